@@ -1,0 +1,134 @@
+/* mblend/anim.h: skeleton, clip, per-frame poses, forward kinematics.
+ *
+ * A skeleton is a list of nodes stored parents-first (parent[i] < i, root -1). BVH End
+ * Sites are nodes too (flagged, no channels, named "<parent>_End") because FK and export
+ * need their offsets. Both skeleton and clip are immutable after creation and live in one
+ * allocation each. */
+#ifndef MBLEND_ANIM_H
+#define MBLEND_ANIM_H
+
+#include <stdint.h>
+#include "base.h"
+#include "math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documented limits; loaders check them before allocating. */
+#define MB_MAX_JOINTS 4096           /* nodes, End Sites included */
+#define MB_MAX_NAME 127              /* bytes in a joint name, excluding NUL */
+#define MB_MAX_FRAMES 50000000       /* frames in one clip */
+#define MB_MAX_TRACK_BYTES (4096ull * 1024ull * 1024ull) /* rotation + translation tracks */
+
+/* A BVH channel. Values are fixed (the writer prints them by name). */
+typedef enum mb_channel {
+    MB_CH_XPOS,
+    MB_CH_YPOS,
+    MB_CH_ZPOS,
+    MB_CH_XROT,
+    MB_CH_YROT,
+    MB_CH_ZROT
+} mb_channel;
+
+/* "Xposition", ..., "Zrotation". */
+MB_API const char *mb_channel_name(mb_channel c);
+
+typedef struct mb_skeleton mb_skeleton;
+typedef struct mb_clip mb_clip;
+
+/* One node for mb_skeleton_create. */
+typedef struct mb_joint_desc {
+    const char *name;          /* 1..MB_MAX_NAME bytes, no whitespace; unique among joints */
+    int parent;                /* index < own index; -1 only for node 0 */
+    float offset[3];           /* rest translation in the parent's space */
+    int end_site;              /* non-zero: a BVH End Site (no channels allowed) */
+    int channel_count;         /* 0..6 */
+    mb_channel channels[6];    /* as written in the file; each channel at most once */
+} mb_joint_desc;
+
+typedef struct mb_skeleton_desc {
+    const mb_joint_desc *joints;
+    int joint_count;           /* 1..MB_MAX_JOINTS */
+    mb_allocator allocator;    /* zero: malloc/free */
+} mb_skeleton_desc;
+
+/* Builds a skeleton (copies everything). Fails with MB_INVALID_ARG on a broken desc (bad
+ * parent order, duplicate or empty names, repeated channels, channels on an End Site),
+ * MB_LIMIT past the limits above, MB_NOMEM. */
+MB_API mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out);
+MB_API void mb_skeleton_destroy(mb_skeleton *s); /* NULL is a no-op */
+
+MB_API int mb_skeleton_joint_count(const mb_skeleton *s);      /* nodes, End Sites included */
+MB_API int mb_skeleton_channel_count(const mb_skeleton *s);    /* sum over joints */
+MB_API const int *mb_skeleton_parents(const mb_skeleton *s);   /* joint_count entries */
+MB_API const char *mb_skeleton_name(const mb_skeleton *s, int joint);
+MB_API const float *mb_skeleton_offset(const mb_skeleton *s, int joint); /* float[3] */
+MB_API int mb_skeleton_is_end_site(const mb_skeleton *s, int joint);
+/* Channel list of a joint as written; returns the count (0..6) and sets *out. */
+MB_API int mb_skeleton_channels(const mb_skeleton *s, int joint, const mb_channel **out);
+/* Euler order of a joint's rotation channels: the listed rotation axes, completed with
+ * the missing ones in XYZ order when fewer than three are listed. */
+MB_API mb_euler_order mb_skeleton_rot_order(const mb_skeleton *s, int joint);
+/* Non-zero when the joint has at least one position channel. */
+MB_API int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
+/* Index of the joint (End Sites included) with that exact name, or -1. */
+MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
+/* Whether two skeletons have the same names and parents (offsets and channels may differ).
+ * On a difference, returns 0 and, when first_diff is not NULL, the first differing joint
+ * index (or the smaller joint count). */
+MB_API int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff);
+
+/* A clip: frame_count frames of frame_time seconds, for a skeleton's joint count.
+ * Rotations: frame-major, [frame][joint][4] unit quaternions (End Sites: identity);
+ * consecutive frames of a joint have a non-negative dot product (sign-continuous).
+ * Translations: [frame][joint][3] local translations, stored only when
+ * has_translations is set; joints without position channels hold their offset. */
+typedef struct mb_clip_desc {
+    int joint_count;
+    int frame_count;           /* 0..MB_MAX_FRAMES */
+    double frame_time;         /* seconds, > 0 and finite */
+    const float *rotations;    /* joint_count * frame_count * 4; NULL: identity */
+    const float *translations; /* joint_count * frame_count * 3; NULL: none */
+    mb_allocator allocator;
+} mb_clip_desc;
+
+/* Builds a clip (copies the tracks, normalises rotations and makes them sign-continuous).
+ * MB_INVALID_ARG for a bad desc or non-finite values, MB_LIMIT, MB_NOMEM. */
+MB_API mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out);
+/* Allocates an uninitialised clip whose tracks the caller (a loader) fills through
+ * mb_clip_rotations_mut / mb_clip_translations_mut before handing it out. */
+MB_API mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
+                               int with_translations, const mb_allocator *a, mb_clip **out);
+MB_API void mb_clip_destroy(mb_clip *c); /* NULL is a no-op */
+
+MB_API int mb_clip_joint_count(const mb_clip *c);
+MB_API int mb_clip_frame_count(const mb_clip *c);
+MB_API double mb_clip_frame_time(const mb_clip *c);
+/* frame_count * frame_time, seconds (0 for an empty clip). */
+MB_API double mb_clip_duration(const mb_clip *c);
+MB_API const float *mb_clip_rotations(const mb_clip *c);    /* [frame][joint][4] */
+MB_API const float *mb_clip_translations(const mb_clip *c); /* [frame][joint][3] or NULL */
+MB_API float *mb_clip_rotations_mut(mb_clip *c);
+MB_API float *mb_clip_translations_mut(mb_clip *c);
+
+/* The local pose of one frame: rotations from the clip; translations from the clip where
+ * the joint has position channels (they replace the offset), the skeleton offset elsewhere.
+ * out.count must equal the joint count. MB_INVALID_ARG for a bad frame or mismatched
+ * skeleton/clip, MB_TOO_SMALL for a short pose. */
+MB_API mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame,
+                                    mb_pose out);
+
+/* The rest pose: identity rotations, offsets as translations. */
+MB_API mb_status mb_skeleton_rest_pose(const mb_skeleton *s, mb_pose out);
+
+/* Forward kinematics: local pose -> world matrices (column-major float[16]), one per joint,
+ * in a single parents-first pass. out_count must be at least the joint count. The world
+ * position of joint i is out_world[i][12..14]. MB_INVALID_ARG / MB_TOO_SMALL on bad views. */
+MB_API mb_status mb_fk(const mb_skeleton *s, const mb_pose *local, float (*out_world)[16],
+                       int out_count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/* mblend/base.h: status codes, errors, allocator hooks, pose views.
+ *
+ * Conventions (fixed for the whole library):
+ * - Angles are radians everywhere in the API. BVH files store degrees; the BVH reader and
+ *   writer convert at the boundary.
+ * - Lengths are in the units of the source file (BVH: whatever the file uses, often cm or
+ *   inches); mblend never rescales silently.
+ * - Quaternions are float[4] stored x, y, z, w, unit length. q and -q are the same rotation.
+ * - Matrices are float[16], column-major (OpenGL/cglm layout): element (row r, col c) is
+ *   m[c * 4 + r]; the translation is m[12], m[13], m[14].
+ * - Right-handed coordinates. The up axis is whatever the source uses (BVH: usually +Y,
+ *   sometimes +Z); tools that need it detect it or take it as a parameter.
+ * - A local transform maps child space to parent space: p_parent = pos + rot * p_child.
+ *   world(child) = world(parent) * T(pos) * R(rot).
+ * - Joints are stored parents-first: parent[i] < i, the root has parent -1.
+ * - Every fallible function returns mb_status. Outputs come last in argument lists.
+ */
+#ifndef MBLEND_BASE_H
+#define MBLEND_BASE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MB_BUILDING_LIBRARY) && defined(__GNUC__)
+#define MB_API __attribute__((visibility("default")))
+#else
+#define MB_API
+#endif
+
+/* One table for the status codes and their strings (X-macro). */
+#define MB_STATUS_TABLE(X)                                                        \
+    X(MB_OK, "ok")                                                                \
+    X(MB_INVALID_ARG, "invalid argument")                                         \
+    X(MB_TOO_SMALL, "buffer too small")                                           \
+    X(MB_NOMEM, "out of memory")                                                  \
+    X(MB_IO, "input/output error")                                                \
+    X(MB_PARSE, "parse error")                                                    \
+    X(MB_LIMIT, "limit exceeded")                                                 \
+    X(MB_MISMATCH, "mismatch")                                                    \
+    X(MB_NUMERIC, "numeric error")
+
+typedef enum mb_status {
+#define MB_STATUS_ENUM_(name, str) name,
+    MB_STATUS_TABLE(MB_STATUS_ENUM_)
+#undef MB_STATUS_ENUM_
+    MB_STATUS_COUNT_
+} mb_status;
+
+/* A static string for s; never NULL ("unknown status" for values outside the enum). */
+MB_API const char *mb_status_str(mb_status s);
+
+/* Where and why something failed. Caller-owned; every loader takes an optional one.
+ * line and column are 1-based (column counts bytes, a tab is one column); 0 when the
+ * error has no position (e.g. a file that cannot be opened). */
+typedef struct mb_error {
+    mb_status code;
+    int line, column;
+    char source[256]; /* file name or the name given to a memory loader */
+    char text[256];   /* message a person can act on, without the position prefix */
+} mb_error;
+
+/* Formats "source:line:col: text" (or "source: text" without a position) into buf,
+ * always NUL-terminated when size > 0. Returns buf. */
+MB_API char *mb_error_format(const mb_error *e, char *buf, size_t size);
+
+/* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
+ * for any type (like malloc). */
+typedef struct mb_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} mb_allocator;
+
+/* A local joint transform: rotation (unit quaternion x,y,z,w) and translation. */
+typedef struct mb_xform {
+    float rot[4];
+    float pos[3];
+} mb_xform;
+
+/* A caller-owned view of count local transforms, one per skeleton joint. */
+typedef struct mb_pose {
+    mb_xform *joints;
+    int count;
+} mb_pose;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+/* mblend/bvh.h: BVH reader and writer.
+ *
+ * Semantics (see DESIGN.md): rotation channels are intrinsic in the order listed (the
+ * order may differ per joint, the root may list rotations first); position channels
+ * replace the joint's OFFSET; End Sites are kept as nodes named "<parent>_End"; keywords
+ * match case-insensitively; any whitespace and line ending; values may wrap across lines;
+ * a UTF-8 BOM is skipped. Angles in the file are degrees, in memory radians. */
+#ifndef MBLEND_BVH_H
+#define MBLEND_BVH_H
+
+#include "anim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MB_BVH_MAX_FILE_BYTES (8ull * 1024ull * 1024ull * 1024ull) /* mb_bvh_read_file */
+
+typedef struct mb_bvh_read_desc {
+    /* Non-zero: a file whose data holds fewer or more frames than its "Frames:" line
+     * loads the complete frames actually present (up to the declared count) and reports
+     * the mismatch through *warning instead of failing. */
+    int lenient;
+    mb_allocator allocator;    /* zero: malloc/free */
+    mb_error *warning;         /* optional output: first warning (code MB_OK when none) */
+} mb_bvh_read_desc;
+
+/* Reads BVH text from memory (len bytes, need not be NUL-terminated). source names the
+ * text in messages (may be NULL: "<memory>"). d may be NULL (defaults). On success
+ * *out_skel and *out_clip own new objects; on failure both are NULL and err (nullable)
+ * says where and why: MB_PARSE (syntax, bad numbers, NaN/Inf, count mismatches),
+ * MB_LIMIT (more joints, channels or frames than the limits in anim.h, checked before
+ * allocating), MB_NOMEM, MB_INVALID_ARG (NULL text or outputs). out_clip may be NULL
+ * when only the skeleton is wanted (the motion is still validated). */
+MB_API mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
+                                 const mb_bvh_read_desc *d, mb_skeleton **out_skel,
+                                 mb_clip **out_clip, mb_error *err);
+
+/* Reads a file (up to MB_BVH_MAX_FILE_BYTES) and calls mb_bvh_read_mem. MB_IO when the
+ * file cannot be read. */
+MB_API mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
+                                  mb_skeleton **out_skel, mb_clip **out_clip, mb_error *err);
+
+typedef struct mb_bvh_write_desc {
+    /* Non-zero: write every joint's rotation channels in order (a mb_euler_order + 1,
+     * i.e. 0 keeps each joint's own order); the motion is unchanged. */
+    int rewrite_order;
+    mb_euler_order order;
+    int precision;             /* significant digits for values; 0: 9 (float round trip) */
+    mb_allocator allocator;
+} mb_bvh_write_desc;
+
+/* Writes skeleton + clip as BVH text into a new buffer (*out_text, *out_len, NUL
+ * terminated, freed with the desc's allocator or free()). Keeps hierarchy, names, End
+ * Sites, channel lists and orders, frame count and frame time. Rotations are decomposed
+ * per joint in its channel order (exact at gimbal lock too). */
+MB_API mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c,
+                                  const mb_bvh_write_desc *d, char **out_text,
+                                  size_t *out_len, mb_error *err);
+
+/* As mb_bvh_write_mem, to a file: written to a temporary file beside path and renamed
+ * over it, so a failure never leaves a partial or clobbered file. MB_IO on I/O errors. */
+MB_API mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
+                                   const mb_bvh_write_desc *d, mb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

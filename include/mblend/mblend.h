@@ -1,0 +1,10 @@
+/* mblend/mblend.h: the umbrella header. */
+#ifndef MBLEND_MBLEND_H
+#define MBLEND_MBLEND_H
+
+#include "base.h"
+#include "math.h"
+#include "anim.h"
+#include "bvh.h"
+
+#endif

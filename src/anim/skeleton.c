@@ -1,0 +1,228 @@
+/* The immutable skeleton: one allocation holding every per-joint array. */
+#include <stdint.h>
+#include <string.h>
+
+#include "anim/skeleton_internal.h"
+#include "base/alloc_internal.h"
+#include "math/euler_internal.h"
+
+static const char *const channel_names[6] = {"Xposition", "Yposition", "Zposition",
+                                             "Xrotation", "Yrotation", "Zrotation"};
+
+const char *mb_channel_name(mb_channel c)
+{
+    if ((unsigned)c >= 6u)
+        return NULL;
+    return channel_names[c];
+}
+
+static size_t align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+
+/* Euler order implied by a channel list: listed rotation axes, then missing ones in XYZ
+ * order (a joint with only "Zrotation" is ZXY, which equals Rz for zero X and Y). */
+static mb_euler_order order_of(const mb_channel *ch, int n)
+{
+    int axes[3], na = 0, seen[3] = {0, 0, 0};
+    for (int k = 0; k < n; ++k)
+        if (ch[k] >= MB_CH_XROT) {
+            int a = (int)ch[k] - (int)MB_CH_XROT;
+            axes[na++] = a;
+            seen[a] = 1;
+        }
+    for (int a = 0; a < 3 && na < 3; ++a)
+        if (!seen[a])
+            axes[na++] = a;
+    return mb_euler_order_from_axes_(axes[0], axes[1], axes[2]);
+}
+
+mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
+{
+    if (!out)
+        return MB_INVALID_ARG;
+    *out = NULL;
+    if (!d || !d->joints)
+        return MB_INVALID_ARG;
+    if (d->joint_count < 1 || d->joint_count > MB_MAX_JOINTS)
+        return d->joint_count < 1 ? MB_INVALID_ARG : MB_LIMIT;
+    int n = d->joint_count;
+    size_t names_bytes = 0;
+    for (int i = 0; i < n; ++i) {
+        const mb_joint_desc *j = &d->joints[i];
+        if (!j->name)
+            return MB_INVALID_ARG;
+        size_t len = strlen(j->name);
+        if (len == 0 || len > MB_MAX_NAME)
+            return MB_INVALID_ARG;
+        names_bytes += len + 1;
+        if (i == 0 ? j->parent != -1 : (j->parent < 0 || j->parent >= i))
+            return MB_INVALID_ARG;
+        if (j->channel_count < 0 || j->channel_count > 6)
+            return MB_INVALID_ARG;
+        if (j->end_site && j->channel_count != 0)
+            return MB_INVALID_ARG;
+        unsigned mask = 0;
+        for (int k = 0; k < j->channel_count; ++k) {
+            unsigned c = (unsigned)j->channels[k];
+            if (c >= 6u || (mask & (1u << c)))
+                return MB_INVALID_ARG;
+            mask |= 1u << c;
+        }
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(j->offset[k]))
+                return MB_INVALID_ARG;
+    }
+    /* Duplicate names among real joints (End Site names are derived, so they follow). */
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k)
+            if (strcmp(d->joints[i].name, d->joints[k].name) == 0)
+                return MB_INVALID_ARG;
+
+    size_t un = (size_t)n;
+    size_t off_parents = align8(sizeof(mb_skeleton));
+    size_t off_offsets = align8(off_parents + un * sizeof(int));
+    size_t off_names = align8(off_offsets + un * 3 * sizeof(float));
+    size_t off_nameptr = align8(off_names + names_bytes);
+    size_t off_channels = align8(off_nameptr + un * sizeof(const char *));
+    size_t off_flags = align8(off_channels + un * 6 * sizeof(mb_channel));
+    size_t total = off_flags + un * sizeof(mb_joint_info_);
+
+    char *mem = mb_alloc_(&d->allocator, total);
+    if (!mem)
+        return MB_NOMEM;
+    memset(mem, 0, total);
+    mb_skeleton *s = (mb_skeleton *)mem;
+    s->allocator = d->allocator;
+    s->joint_count = n;
+    s->parents = (int *)(mem + off_parents);
+    s->offsets = (float *)(mem + off_offsets);
+    s->names = (const char **)(mem + off_nameptr);
+    s->channels = (mb_channel *)(mem + off_channels);
+    s->info = (mb_joint_info_ *)(mem + off_flags);
+    char *np = mem + off_names;
+    for (int i = 0; i < n; ++i) {
+        const mb_joint_desc *j = &d->joints[i];
+        s->parents[i] = j->parent;
+        memcpy(&s->offsets[3 * i], j->offset, sizeof j->offset);
+        size_t len = strlen(j->name);
+        memcpy(np, j->name, len + 1);
+        s->names[i] = np;
+        np += len + 1;
+        mb_joint_info_ *inf = &s->info[i];
+        inf->end_site = (uint8_t)(j->end_site != 0);
+        inf->channel_count = (uint8_t)j->channel_count;
+        inf->channel_start = s->channel_count;
+        for (int k = 0; k < j->channel_count; ++k) {
+            s->channels[6 * i + k] = j->channels[k];
+            if (j->channels[k] <= MB_CH_ZPOS)
+                inf->has_translation = 1;
+            else
+                inf->rot_channels++;
+        }
+        inf->order = (uint8_t)order_of(j->channels, j->channel_count);
+        s->channel_count += j->channel_count;
+        if (inf->end_site)
+            s->end_site_count++;
+    }
+    *out = s;
+    return MB_OK;
+}
+
+void mb_skeleton_destroy(mb_skeleton *s)
+{
+    if (!s)
+        return;
+    mb_allocator a = s->allocator;
+    mb_free_(&a, s);
+}
+
+int mb_skeleton_joint_count(const mb_skeleton *s) { return s ? s->joint_count : 0; }
+int mb_skeleton_channel_count(const mb_skeleton *s) { return s ? s->channel_count : 0; }
+const int *mb_skeleton_parents(const mb_skeleton *s) { return s ? s->parents : NULL; }
+
+static int valid_joint(const mb_skeleton *s, int j) { return s && j >= 0 && j < s->joint_count; }
+
+const char *mb_skeleton_name(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? s->names[j] : NULL;
+}
+
+const float *mb_skeleton_offset(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? &s->offsets[3 * j] : NULL;
+}
+
+int mb_skeleton_is_end_site(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? s->info[j].end_site : 0;
+}
+
+int mb_skeleton_channels(const mb_skeleton *s, int j, const mb_channel **out)
+{
+    if (!valid_joint(s, j)) {
+        if (out)
+            *out = NULL;
+        return 0;
+    }
+    if (out)
+        *out = &s->channels[6 * j];
+    return s->info[j].channel_count;
+}
+
+mb_euler_order mb_skeleton_rot_order(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? (mb_euler_order)s->info[j].order : MB_ORDER_XYZ;
+}
+
+int mb_skeleton_has_translation(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? s->info[j].has_translation : 0;
+}
+
+int mb_skeleton_find(const mb_skeleton *s, const char *name)
+{
+    if (!s || !name)
+        return -1;
+    for (int i = 0; i < s->joint_count; ++i)
+        if (strcmp(s->names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff)
+{
+    if (!a || !b) {
+        if (first_diff)
+            *first_diff = 0;
+        return 0;
+    }
+    int n = a->joint_count < b->joint_count ? a->joint_count : b->joint_count;
+    for (int i = 0; i < n; ++i)
+        if (a->parents[i] != b->parents[i] || strcmp(a->names[i], b->names[i]) != 0) {
+            if (first_diff)
+                *first_diff = i;
+            return 0;
+        }
+    if (a->joint_count != b->joint_count) {
+        if (first_diff)
+            *first_diff = n;
+        return 0;
+    }
+    if (first_diff)
+        *first_diff = -1;
+    return 1;
+}
+
+mb_status mb_skeleton_rest_pose(const mb_skeleton *s, mb_pose out)
+{
+    if (!s || !out.joints)
+        return MB_INVALID_ARG;
+    if (out.count < s->joint_count)
+        return MB_TOO_SMALL;
+    for (int i = 0; i < s->joint_count; ++i) {
+        mb_xform *x = &out.joints[i];
+        x->rot[0] = x->rot[1] = x->rot[2] = 0.0f;
+        x->rot[3] = 1.0f;
+        memcpy(x->pos, &s->offsets[3 * i], sizeof x->pos);
+    }
+    return MB_OK;
+}

@@ -1,0 +1,37 @@
+/* The skeleton's layout, shared by the anim and io layers. */
+#ifndef MB_SKELETON_INTERNAL_H
+#define MB_SKELETON_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "mblend/anim.h"
+
+typedef struct mb_joint_info_ {
+    uint8_t end_site;
+    uint8_t channel_count;
+    uint8_t rot_channels;
+    uint8_t has_translation;
+    uint8_t order;          /* mb_euler_order */
+    int channel_start;      /* index of the first channel in a motion row */
+} mb_joint_info_;
+
+struct mb_skeleton {
+    mb_allocator allocator;
+    int joint_count;
+    int channel_count;
+    int end_site_count;
+    int *parents;
+    float *offsets;         /* [joint][3] */
+    const char **names;
+    mb_channel *channels;   /* [joint][6], first channel_count used */
+    mb_joint_info_ *info;
+};
+
+
+
+/* Flips quaternions so consecutive frames of each joint have a non-negative dot product. */
+void mb_clip_make_continuous_(float *rot, int joint_count, int frame_count);
+/* Shrinks a loader's clip to its first frame_count frames (the memory stays allocated). */
+void mb_clip_truncate_(mb_clip *c, int frame_count);
+#endif

@@ -1,0 +1,33 @@
+/* Status strings and error formatting. */
+#include <stdio.h>
+
+#include "mblend/base.h"
+
+const char *mb_status_str(mb_status s)
+{
+    static const char *const names[] = {
+#define MB_STATUS_STR_(name, str) str,
+        MB_STATUS_TABLE(MB_STATUS_STR_)
+#undef MB_STATUS_STR_
+    };
+    if ((int)s < 0 || (int)s >= (int)MB_STATUS_COUNT_)
+        return "unknown status";
+    return names[s];
+}
+
+char *mb_error_format(const mb_error *e, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return buf;
+    if (!e) {
+        buf[0] = '\0';
+        return buf;
+    }
+    const char *src = e->source[0] ? e->source : "<memory>";
+    const char *text = e->text[0] ? e->text : mb_status_str(e->code);
+    if (e->line > 0)
+        snprintf(buf, size, "%s:%d:%d: %s", src, e->line, e->column, text);
+    else
+        snprintf(buf, size, "%s: %s", src, text);
+    return buf;
+}

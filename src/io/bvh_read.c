@@ -1,0 +1,946 @@
+/* BVH reader: text -> skeleton + clip of quaternion tracks.
+ *
+ * One pass over memory. The HIERARCHY is tokenised (braces are tokens of their own, so
+ * "Hips{" parses too); the MOTION data is read value by value, independent of line breaks,
+ * and converted frame by frame straight into the clip's tracks, so peak memory is the
+ * text plus the tracks. Every error names line and column (1-based, bytes). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/skeleton_internal.h"
+#include "base/alloc_internal.h"
+#include "io/number_internal.h"
+#include "mblend/bvh.h"
+
+#define DEG2RAD 0.017453292519943295
+
+typedef struct tmp_joint {
+    mb_joint_desc d;
+    char name[MB_MAX_NAME + 1];
+    int line;
+    int has_offset, has_channels, end_site_children;
+} tmp_joint;
+
+typedef struct parser {
+    const char *p, *end, *line_start;
+    int line;
+    const char *source;
+    mb_error *err;
+    const mb_allocator *alloc;
+    tmp_joint *joints;
+    int joint_count, joint_cap;
+} parser;
+
+/* ---------- positions and errors ---------- */
+
+static int column_of(const parser *ps, const char *at) { return (int)(at - ps->line_start) + 1; }
+
+static void set_source(mb_error *e, const char *source)
+{
+    snprintf(e->source, sizeof e->source, "%s", source ? source : "<memory>");
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static mb_status fail_at(parser *ps, mb_status code, int line, int column, const char *fmt, ...)
+{
+    if (ps->err) {
+        mb_error *e = ps->err;
+        e->code = code;
+        e->line = line;
+        e->column = column;
+        set_source(e, ps->source);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->text, sizeof e->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+#define FAIL_HERE(ps, code, at, ...) fail_at((ps), (code), (ps)->line, column_of((ps), (at)), __VA_ARGS__)
+
+/* A short printable excerpt of a token for messages (at most 40 bytes, non-printables as '?'). */
+static const char *excerpt(const char *t, size_t n, char buf[48])
+{
+    size_t k = n > 40 ? 40 : n;
+    for (size_t i = 0; i < k; ++i) {
+        unsigned char c = (unsigned char)t[i];
+        buf[i] = (c >= 0x20 && c < 0x7f) || c >= 0x80 ? (char)c : '?';
+    }
+    if (n > 40) {
+        memcpy(buf + 40, "...", 3);
+        k = 43;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+/* ---------- lexing ---------- */
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Skips whitespace, counting lines: LF, CRLF and lone CR each end one line. */
+static void skip_space(parser *ps)
+{
+    const char *p = ps->p, *end = ps->end;
+    while (p < end) {
+        char c = *p;
+        if (c == ' ' || c == '\t') {
+            ++p;
+        } else if (c == '\n') {
+            ++p;
+            ++ps->line;
+            ps->line_start = p;
+        } else if (c == '\r') {
+            ++p;
+            if (p < end && *p == '\n')
+                ++p;
+            ++ps->line;
+            ps->line_start = p;
+        } else if (c == '\v' || c == '\f') {
+            ++p;
+        } else {
+            break;
+        }
+    }
+    ps->p = p;
+}
+
+typedef struct token {
+    const char *s;
+    size_t n;
+    int line, column;
+} token;
+
+/* Next token: a brace alone, or a run of non-space, non-brace bytes. n = 0 at the end. */
+static token next_token(parser *ps)
+{
+    skip_space(ps);
+    token t = {ps->p, 0, ps->line, column_of(ps, ps->p)};
+    const char *p = ps->p;
+    if (p < ps->end && (*p == '{' || *p == '}')) {
+        t.n = 1;
+        ps->p = p + 1;
+        return t;
+    }
+    while (p < ps->end && !is_space(*p) && *p != '{' && *p != '}')
+        ++p;
+    t.n = (size_t)(p - t.s);
+    ps->p = p;
+    return t;
+}
+
+static int tok_is(token t, const char *kw)
+{
+    size_t n = strlen(kw);
+    if (t.n != n)
+        return 0;
+    for (size_t i = 0; i < n; ++i) {
+        char a = t.s[i], b = kw[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a + 32);
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b + 32);
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
+
+static mb_status fail_tok(parser *ps, mb_status code, token t, const char *fmt, const char *arg)
+{
+    return fail_at(ps, code, t.line, t.column, fmt, arg);
+}
+
+/* ---------- hierarchy ---------- */
+
+static const char *const channel_keywords[6] = {"Xposition", "Yposition", "Zposition",
+                                                "Xrotation", "Yrotation", "Zrotation"};
+
+static int channel_of(token t)
+{
+    for (int c = 0; c < 6; ++c)
+        if (tok_is(t, channel_keywords[c]))
+            return c;
+    return -1;
+}
+
+static int is_block_keyword(token t)
+{
+    return t.n == 0 || tok_is(t, "JOINT") || tok_is(t, "End") || tok_is(t, "OFFSET") ||
+           tok_is(t, "CHANNELS") || tok_is(t, "MOTION") || tok_is(t, "ROOT") ||
+           (t.n == 1 && (t.s[0] == '{' || t.s[0] == '}'));
+}
+
+static tmp_joint *add_joint(parser *ps, token at)
+{
+    if (ps->joint_count >= MB_MAX_JOINTS) {
+        fail_at(ps, MB_LIMIT, at.line, at.column,
+                "more than %d joints and End Sites (the documented limit)", MB_MAX_JOINTS);
+        return NULL;
+    }
+    if (ps->joint_count == ps->joint_cap) {
+        int cap = ps->joint_cap ? ps->joint_cap * 2 : 64;
+        if (cap > MB_MAX_JOINTS)
+            cap = MB_MAX_JOINTS;
+        tmp_joint *nj = mb_alloc_(ps->alloc, (size_t)cap * sizeof *nj);
+        if (!nj) {
+            fail_at(ps, MB_NOMEM, at.line, at.column, "out of memory reading the hierarchy");
+            return NULL;
+        }
+        if (ps->joints)
+            memcpy(nj, ps->joints, (size_t)ps->joint_count * sizeof *nj);
+        mb_free_(ps->alloc, ps->joints);
+        ps->joints = nj;
+        ps->joint_cap = cap;
+    }
+    tmp_joint *j = &ps->joints[ps->joint_count++];
+    memset(j, 0, sizeof *j);
+    j->line = at.line;
+    return j;
+}
+
+static int find_joint(const parser *ps, const char *name, int upto)
+{
+    for (int i = 0; i < upto; ++i)
+        if (strcmp(ps->joints[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Reads a joint name: the rest of the line up to '{', trimmed. Names with inner spaces
+ * ("Bip01 L Thigh", as 3ds Max writes them) are kept as they are. */
+static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1])
+{
+    const char *p = ps->p;
+    while (p < ps->end && (*p == ' ' || *p == '\t'))
+        ++p;
+    const char *s = p;
+    while (p < ps->end && *p != '\n' && *p != '\r' && *p != '{' && *p != '}')
+        ++p;
+    const char *e = p;
+    while (e > s && is_space(e[-1]))
+        --e;
+    if (e == s)
+        return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s), "%s without a joint name",
+                       kw.s[0] == 'R' || kw.s[0] == 'r' ? "ROOT" : "JOINT");
+    size_t n = (size_t)(e - s);
+    if (n > MB_MAX_NAME - 4) /* room for the "_End" of a child End Site */
+        return fail_at(ps, MB_LIMIT, kw.line, column_of(ps, s),
+                       "joint name longer than %d bytes", MB_MAX_NAME - 4);
+    for (size_t i = 0; i < n; ++i)
+        if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+            return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s + i),
+                           "control character in joint name");
+    memcpy(out, s, n);
+    out[n] = '\0';
+    ps->p = p;
+    return MB_OK;
+}
+
+static mb_status expect_open_brace(parser *ps, const char *what, const char *name)
+{
+    token t = next_token(ps);
+    if (t.n == 1 && t.s[0] == '{')
+        return MB_OK;
+    char b[48];
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "file ends where '{' should open %s '%s'", what, name);
+    return fail_at(ps, MB_PARSE, t.line, t.column, "expected '{' to open %s '%s', found '%s'",
+                   what, name, excerpt(t.s, t.n, b));
+}
+
+/* A number token in the header (OFFSET values). */
+static mb_status header_float(parser *ps, const char *what, float *out)
+{
+    token t = next_token(ps);
+    char b[48];
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends inside %s", what);
+    const char *next;
+    mb_num_result r = mb_parse_float_(t.s, t.s + t.n, out, &next);
+    if (r == MB_NUM_NONFINITE)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "non-finite value '%s' in %s",
+                       excerpt(t.s, t.n, b), what);
+    if (r != MB_NUM_OK || next != t.s + t.n)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "expected a number in %s, found '%s'",
+                       what, excerpt(t.s, t.n, b));
+    return MB_OK;
+}
+
+static mb_status read_offset(parser *ps, tmp_joint *j, token kw)
+{
+    if (j->has_offset)
+        return fail_tok(ps, MB_PARSE, kw, "second OFFSET for joint '%s'", j->name);
+    for (int k = 0; k < 3; ++k) {
+        mb_status st = header_float(ps, "OFFSET", &j->d.offset[k]);
+        if (st != MB_OK)
+            return st;
+    }
+    j->has_offset = 1;
+    return MB_OK;
+}
+
+static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child)
+{
+    char b[48];
+    if (j->has_channels)
+        return fail_tok(ps, MB_PARSE, kw, "second CHANNELS line for joint '%s'", j->name);
+    if (had_child)
+        return fail_tok(ps, MB_PARSE, kw,
+                        "CHANNELS of joint '%s' must come before its child joints", j->name);
+    token t = next_token(ps);
+    int n = -1;
+    if (t.n == 1 && t.s[0] >= '0' && t.s[0] <= '6')
+        n = t.s[0] - '0';
+    if (n < 0) {
+        if (t.n == 0)
+            return fail_at(ps, MB_PARSE, t.line, t.column, "file ends inside CHANNELS%s", "");
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "CHANNELS count must be 0 to 6 (one per distinct channel), found '%s'",
+                       excerpt(t.s, t.n, b));
+    }
+    unsigned mask = 0;
+    for (int k = 0; k < n; ++k) {
+        t = next_token(ps);
+        int c = channel_of(t);
+        if (c < 0) {
+            if (is_block_keyword(t))
+                return fail_at(ps, MB_PARSE, t.line, t.column,
+                               "CHANNELS count is %d but only %d channel names follow", n, k);
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "unknown channel '%s' (expected Xposition, Yposition, Zposition, "
+                           "Xrotation, Yrotation or Zrotation)",
+                           excerpt(t.s, t.n, b));
+        }
+        if (mask & (1u << c))
+            return fail_at(ps, MB_PARSE, t.line, t.column, "channel %s listed twice for joint '%s'",
+                           channel_keywords[c], j->name);
+        mask |= 1u << c;
+        j->d.channels[k] = (mb_channel)c;
+    }
+    j->d.channel_count = n;
+    j->has_channels = 1;
+    return MB_OK;
+}
+
+/* Parses from just after "ROOT" to the closing brace of the root. Iterative, with an
+ * explicit stack of open joints, so deep hierarchies cannot overflow the C stack. */
+static mb_status read_hierarchy(parser *ps, token root_kw)
+{
+    int stack[MB_MAX_JOINTS];
+    int had_child[MB_MAX_JOINTS];
+    int depth = 0;
+    char b[48];
+
+    tmp_joint *j = add_joint(ps, root_kw);
+    if (!j)
+        return ps->err ? ps->err->code : MB_NOMEM;
+    mb_status st = read_name(ps, root_kw, j->name);
+    if (st != MB_OK)
+        return st;
+    j->d.parent = -1;
+    if ((st = expect_open_brace(ps, "joint", j->name)) != MB_OK)
+        return st;
+    stack[depth] = 0;
+    had_child[depth] = 0;
+    ++depth;
+
+    while (depth > 0) {
+        token t = next_token(ps);
+        tmp_joint *cur = &ps->joints[stack[depth - 1]];
+        if (t.n == 0)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "file ends inside joint '%s' (opened at line %d): missing '}'",
+                           cur->name, cur->line);
+        if (t.n == 1 && t.s[0] == '}') {
+            if (!cur->has_offset)
+                return fail_at(ps, MB_PARSE, t.line, t.column, "%s '%s' has no OFFSET",
+                               cur->d.end_site ? "End Site" : "joint", cur->name);
+            --depth;
+            continue;
+        }
+        if (tok_is(t, "OFFSET")) {
+            st = read_offset(ps, cur, t);
+        } else if (tok_is(t, "CHANNELS")) {
+            if (cur->d.end_site)
+                return fail_tok(ps, MB_PARSE, t, "End Site of '%s' cannot have CHANNELS",
+                                ps->joints[cur->d.parent].name);
+            st = read_channels(ps, cur, t, had_child[depth - 1]);
+        } else if (tok_is(t, "JOINT") || tok_is(t, "End")) {
+            if (cur->d.end_site)
+                return fail_tok(ps, MB_PARSE, t, "End Site of '%s' cannot have children",
+                                ps->joints[cur->d.parent].name);
+            int parent = stack[depth - 1];
+            int is_end = tok_is(t, "End");
+            if (is_end) {
+                token site = next_token(ps);
+                if (!tok_is(site, "Site"))
+                    return fail_at(ps, MB_PARSE, site.line, site.column,
+                                   "expected 'Site' after 'End', found '%s'",
+                                   excerpt(site.s, site.n, b));
+            }
+            tmp_joint *nj = add_joint(ps, t);
+            if (!nj)
+                return ps->err ? ps->err->code : MB_NOMEM;
+            cur = &ps->joints[parent]; /* add_joint may have moved the array */
+            nj->d.parent = parent;
+            if (is_end) {
+                nj->d.end_site = 1;
+                /* "<parent>_End", then "_End2", ... for a joint with several End Sites. */
+                int k = cur->end_site_children++;
+                char suffix[16] = "_End";
+                if (k > 0)
+                    snprintf(suffix, sizeof suffix, "_End%d", k + 1);
+                size_t pn = strlen(cur->name), sn = strlen(suffix);
+                if (pn + sn > MB_MAX_NAME)
+                    return fail_tok(ps, MB_LIMIT, t, "End Site name for '%s' too long", cur->name);
+                memcpy(nj->name, cur->name, pn);
+                memcpy(nj->name + pn, suffix, sn + 1);
+            } else {
+                if ((st = read_name(ps, t, nj->name)) != MB_OK)
+                    return st;
+            }
+            int dup = find_joint(ps, nj->name, ps->joint_count - 1);
+            if (dup >= 0)
+                return fail_at(ps, MB_PARSE, t.line, t.column,
+                               "duplicate joint name '%s' (first defined at line %d)", nj->name,
+                               ps->joints[dup].line);
+            if ((st = expect_open_brace(ps, is_end ? "End Site of" : "joint",
+                                        is_end ? cur->name : nj->name)) != MB_OK)
+                return st;
+            had_child[depth - 1] = 1;
+            stack[depth] = ps->joint_count - 1;
+            had_child[depth] = 0;
+            ++depth;
+        } else if (channel_of(t) >= 0) {
+            return fail_tok(ps, MB_PARSE, t,
+                            "channel name outside a CHANNELS list (more names than the CHANNELS "
+                            "count of joint '%s'?)",
+                            cur->name);
+        } else if (tok_is(t, "MOTION")) {
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "MOTION reached inside joint '%s' (opened at line %d): missing '}'",
+                           cur->name, cur->line);
+        } else if (t.n == 1 && t.s[0] == '{') {
+            return fail_tok(ps, MB_PARSE, t, "unexpected '{' inside joint '%s'", cur->name);
+        } else {
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "unexpected '%s' in joint '%s' (expected OFFSET, CHANNELS, JOINT, "
+                           "End Site or '}')",
+                           excerpt(t.s, t.n, b), cur->name);
+        }
+        if (st != MB_OK)
+            return st;
+    }
+    return MB_OK;
+}
+
+/* ---------- motion ---------- */
+
+/* Per-joint layout of a motion row, precomputed once. */
+typedef struct joint_map {
+    int rot_idx[3];   /* row index of the angle for each axis of the order, -1: zero */
+    int pos_idx[3];   /* row index of x, y, z position, -1: keep the offset */
+    mb_euler_order order;
+} joint_map;
+
+static void build_maps(const mb_skeleton *s, joint_map *maps)
+{
+    for (int i = 0; i < s->joint_count; ++i) {
+        joint_map *m = &maps[i];
+        const mb_joint_info_ *inf = &s->info[i];
+        m->order = (mb_euler_order)inf->order;
+        int axis_idx[3] = {-1, -1, -1}, pos_idx[3] = {-1, -1, -1};
+        for (int k = 0; k < inf->channel_count; ++k) {
+            int c = (int)s->channels[6 * i + k];
+            int row = inf->channel_start + k;
+            if (c <= MB_CH_ZPOS)
+                pos_idx[c] = row;
+            else
+                axis_idx[c - MB_CH_XROT] = row;
+        }
+        for (int k = 0; k < 3; ++k) {
+            m->rot_idx[k] = axis_idx[mb_euler_order_axis(m->order, k)];
+            m->pos_idx[k] = pos_idx[k];
+        }
+    }
+}
+
+/* Converts one row of channel values into frame f of the tracks. */
+static void store_frame(const mb_skeleton *s, const joint_map *maps, const float *row,
+                        float *rot, float *trans, const float *prev_rot)
+{
+    for (int i = 0; i < s->joint_count; ++i) {
+        const joint_map *m = &maps[i];
+        double a[3], q[4];
+        for (int k = 0; k < 3; ++k)
+            a[k] = m->rot_idx[k] >= 0 ? (double)row[m->rot_idx[k]] * DEG2RAD : 0.0;
+        mb_quat_from_euler(m->order, a, q);
+        float *o = rot + 4 * i;
+        /* Sign continuity: same hemisphere as the previous frame (first frame: w >= 0). */
+        double d = prev_rot ? q[0] * prev_rot[4 * i] + q[1] * prev_rot[4 * i + 1] +
+                                  q[2] * prev_rot[4 * i + 2] + q[3] * prev_rot[4 * i + 3]
+                            : q[3];
+        double sg = d < 0.0 ? -1.0 : 1.0;
+        for (int k = 0; k < 4; ++k)
+            o[k] = (float)(sg * q[k]);
+        if (trans) {
+            float *t = trans + 3 * i;
+            const float *off = &s->offsets[3 * i];
+            for (int k = 0; k < 3; ++k)
+                t[k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
+        }
+    }
+}
+
+static int skeleton_has_translation(const mb_skeleton *s)
+{
+    for (int i = 0; i < s->joint_count; ++i)
+        if (s->info[i].has_translation)
+            return 1;
+    return 0;
+}
+
+/* Describes channel c of the row for messages: "joint 'Hips' Xrotation". */
+static void describe_channel(const mb_skeleton *s, int c, char *buf, size_t n)
+{
+    for (int i = 0; i < s->joint_count; ++i) {
+        const mb_joint_info_ *inf = &s->info[i];
+        if (c >= inf->channel_start && c < inf->channel_start + inf->channel_count) {
+            snprintf(buf, n, "%s %s", s->names[i],
+                     channel_keywords[s->channels[6 * i + (c - inf->channel_start)]]);
+            return;
+        }
+    }
+    snprintf(buf, n, "channel %d", c);
+}
+
+static void warn(parser *ps, mb_error *w, int line, int col, const char *fmt, int a, int b2)
+{
+    if (!w)
+        return;
+    w->code = MB_MISMATCH;
+    w->line = line;
+    w->column = col;
+    set_source(w, ps->source);
+    snprintf(w->text, sizeof w->text, fmt, a, b2);
+}
+
+static mb_status read_int_token(parser *ps, const char *what, long long limit, long long *out)
+{
+    token t = next_token(ps);
+    char b[48];
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where the %s should be", what);
+    long long v = 0;
+    size_t i = 0;
+    if (t.s[0] == '+')
+        ++i;
+    if (i == t.n)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "expected the %s, found '%s'", what,
+                       excerpt(t.s, t.n, b));
+    for (; i < t.n; ++i) {
+        if (t.s[i] < '0' || t.s[i] > '9')
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "the %s must be a non-negative integer, found '%s'", what,
+                           excerpt(t.s, t.n, b));
+        if (v <= limit)
+            v = v * 10 + (t.s[i] - '0');
+    }
+    if (v > limit)
+        return fail_at(ps, MB_LIMIT, t.line, t.column,
+                       "%s %s exceeds the limit of %lld", what, excerpt(t.s, t.n, b), limit);
+    *out = v;
+    return MB_OK;
+}
+
+/* "Frames:" may be written "Frames:" or "Frames :"; "Frame Time:" likewise. */
+static mb_status expect_label(parser *ps, const char *word1, const char *word2)
+{
+    token t = next_token(ps);
+    char b[48];
+    const char *label = word2 ? "Frame Time:" : "Frames:";
+    if (!word2) {
+        if (tok_is(t, "Frames:"))
+            return MB_OK;
+        if (tok_is(t, word1)) {
+            const char *save = ps->p;
+            int save_line = ps->line;
+            const char *save_ls = ps->line_start;
+            token c = next_token(ps);
+            if (c.n == 1 && c.s[0] == ':')
+                return MB_OK;
+            ps->p = save;
+            ps->line = save_line;
+            ps->line_start = save_ls;
+            return MB_OK;
+        }
+    } else if (tok_is(t, word1)) {
+        token u = next_token(ps);
+        if (tok_is(u, "Time:"))
+            return MB_OK;
+        if (tok_is(u, "Time")) {
+            const char *save = ps->p;
+            int save_line = ps->line;
+            const char *save_ls = ps->line_start;
+            token c = next_token(ps);
+            if (c.n == 1 && c.s[0] == ':')
+                return MB_OK;
+            ps->p = save;
+            ps->line = save_line;
+            ps->line_start = save_ls;
+            return MB_OK;
+        }
+        t = u;
+    }
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where '%s' should be", label);
+    return fail_at(ps, MB_PARSE, t.line, t.column, "expected '%s', found '%s'", label,
+                   excerpt(t.s, t.n, b));
+}
+
+static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_error *warning,
+                             mb_clip **out_clip)
+{
+    mb_status st;
+    token t = next_token(ps);
+    char b[48];
+    if (!tok_is(t, "MOTION")) {
+        if (t.n == 0)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "file ends after the hierarchy: missing MOTION section%s", "");
+        if (t.n == 1 && t.s[0] == '}')
+            return fail_tok(ps, MB_PARSE, t, "unmatched '}' after the root joint%s", "");
+        if (tok_is(t, "ROOT"))
+            return fail_tok(ps, MB_PARSE, t,
+                            "a second ROOT is not supported (one skeleton per file)%s", "");
+        return fail_at(ps, MB_PARSE, t.line, t.column, "expected MOTION after the hierarchy, found '%s'",
+                       excerpt(t.s, t.n, b));
+    }
+    if ((st = expect_label(ps, "Frames", NULL)) != MB_OK)
+        return st;
+    int frames_line = ps->line;
+    long long declared = 0;
+    if ((st = read_int_token(ps, "frame count", MB_MAX_FRAMES, &declared)) != MB_OK)
+        return st;
+    if ((st = expect_label(ps, "Frame", "Time")) != MB_OK)
+        return st;
+    t = next_token(ps);
+    double frame_time = 0.0;
+    const char *next = NULL;
+    mb_num_result r = t.n ? mb_parse_double_(t.s, t.s + t.n, &frame_time, &next)
+                          : MB_NUM_SYNTAX;
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where the frame time should be%s", "");
+    if (r != MB_NUM_OK || next != t.s + t.n || !(frame_time > 0.0))
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "frame time must be a positive number of seconds, found '%s'",
+                       excerpt(t.s, t.n, b));
+
+    int nch = s->channel_count;
+    int nj = s->joint_count;
+    /* Capacity before allocating: each value needs at least one byte and one separator,
+     * so a short file cannot make us allocate for a huge declared frame count. */
+    long long cap = declared;
+    skip_space(ps);
+    if (nch > 0) {
+        long long remaining = (long long)(ps->end - ps->p);
+        long long possible = (remaining + 1) / (2LL * nch);
+        if (cap > possible)
+            cap = possible;
+    }
+    int with_trans = skeleton_has_translation(s);
+    unsigned long long bytes = (unsigned long long)cap * (unsigned long long)nj *
+                               (with_trans ? 28u : 16u);
+    if (bytes > MB_MAX_TRACK_BYTES)
+        return fail_at(ps, MB_LIMIT, frames_line, 1,
+                       "%lld frames of %d joints exceed the track memory limit", cap, nj);
+    mb_clip *clip = NULL;
+    st = mb_clip_alloc(nj, (int)cap, frame_time, with_trans, ps->alloc, &clip);
+    if (st != MB_OK)
+        return fail_at(ps, st, frames_line, 1, "cannot allocate tracks for %lld frames", cap);
+    float *row = mb_alloc_(ps->alloc, (size_t)(nch > 0 ? nch : 1) * sizeof(float));
+    joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
+    if (!row || !maps) {
+        st = fail_at(ps, MB_NOMEM, frames_line, 1, "out of memory%s", "");
+        goto done;
+    }
+    build_maps(s, maps);
+    float *rot = mb_clip_rotations_mut(clip);
+    float *trans = mb_clip_translations_mut(clip);
+
+    long long f = 0;
+    for (; f < cap; ++f) {
+        for (int c = 0; c < nch; ++c) {
+            skip_space(ps);
+            const char *p = ps->p;
+            if (p == ps->end) {
+                if (lenient) {
+                    warn(ps, warning, ps->line, column_of(ps, p),
+                         "file holds %d complete frames, its Frames line says %d; loaded the "
+                         "frames present",
+                         (int)f, (int)declared);
+                    goto truncated;
+                }
+                if (c == 0)
+                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                                 "file ends after %lld frames, but the Frames line (line %d) "
+                                 "says %lld",
+                                 f, frames_line, declared);
+                else
+                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                                 "expected %d channel values in frame %lld, found %d (file ends)",
+                                 nch, f, c);
+                goto done;
+            }
+            const char *q;
+            r = mb_parse_float_(p, ps->end, &row[c], &q);
+            if (r != MB_NUM_OK || (q < ps->end && !is_space(*q))) {
+                const char *e = p;
+                while (e < ps->end && !is_space(*e))
+                    ++e;
+                char what[300];
+                describe_channel(s, c, what, sizeof what);
+                if (r == MB_NUM_NONFINITE)
+                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                                 "non-finite value '%s' for %s in frame %lld",
+                                 excerpt(p, (size_t)(e - p), b), what, f);
+                else if (r == MB_NUM_OK)
+                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                                 "malformed number '%s' for %s in frame %lld (values must be "
+                                 "separated by whitespace)",
+                                 excerpt(p, (size_t)(e - p), b), what, f);
+                else
+                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                                 "expected a number for %s in frame %lld, found '%s'", what, f,
+                                 excerpt(p, (size_t)(e - p), b));
+                goto done;
+            }
+            ps->p = q;
+        }
+        size_t off = (size_t)f * (size_t)nj;
+        store_frame(s, maps, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
+                    f > 0 ? rot + 4 * (off - (size_t)nj) : NULL);
+    }
+    skip_space(ps);
+    if (f < declared) { /* the size bound cut the capacity: the data must end here */
+        if (lenient) {
+            warn(ps, warning, ps->line, column_of(ps, ps->p),
+                 "file holds %d complete frames, its Frames line says %d; loaded the frames "
+                 "present",
+                 (int)f, (int)declared);
+        } else if (ps->p == ps->end) {
+            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+                         "file ends after %lld frames, but the Frames line (line %d) says %lld", f,
+                         frames_line, declared);
+            goto done;
+        } else {
+            /* Unreachable in practice (dense data fits the bound), kept for safety. */
+            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+                         "could not read %lld frames%s", declared, "");
+            goto done;
+        }
+    } else if (ps->p < ps->end) {
+        if (lenient) {
+            warn(ps, warning, ps->line, column_of(ps, ps->p),
+                 "data continues after the %d frames the Frames line declares%s; ignored",
+                 (int)declared, 0);
+        } else {
+            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+                         "data continues after the %lld frames declared by the Frames line "
+                         "(line %d); fix the count or load leniently",
+                         declared, frames_line);
+            goto done;
+        }
+    }
+truncated:
+    if (f < cap)
+        mb_clip_truncate_(clip, (int)f);
+    st = MB_OK;
+done:
+    mb_free_(ps->alloc, row);
+    mb_free_(ps->alloc, maps);
+    if (st != MB_OK) {
+        mb_clip_destroy(clip);
+        return st;
+    }
+    *out_clip = clip;
+    return MB_OK;
+}
+
+/* ---------- entry points ---------- */
+
+mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
+                          const mb_bvh_read_desc *d, mb_skeleton **out_skel, mb_clip **out_clip,
+                          mb_error *err)
+{
+    if (out_skel)
+        *out_skel = NULL;
+    if (out_clip)
+        *out_clip = NULL;
+    if (err)
+        memset(err, 0, sizeof *err);
+    mb_bvh_read_desc defaults;
+    memset(&defaults, 0, sizeof defaults);
+    if (!d)
+        d = &defaults;
+    if (d->warning) {
+        memset(d->warning, 0, sizeof *d->warning);
+        set_source(d->warning, source);
+    }
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.source = source ? source : "<memory>";
+    ps.err = err;
+    ps.alloc = &d->allocator;
+    if (!out_skel || (!text && len > 0)) {
+        if (err) {
+            err->code = MB_INVALID_ARG;
+            set_source(err, ps.source);
+            snprintf(err->text, sizeof err->text, "invalid argument (NULL text or output)");
+        }
+        return MB_INVALID_ARG;
+    }
+    ps.p = text ? text : "";
+    ps.end = ps.p + len;
+    ps.line = 1;
+    if (len >= 3 && (unsigned char)ps.p[0] == 0xEF && (unsigned char)ps.p[1] == 0xBB &&
+        (unsigned char)ps.p[2] == 0xBF)
+        ps.p += 3; /* UTF-8 byte order mark */
+    ps.line_start = ps.p;
+
+    mb_status st;
+    mb_skeleton *skel = NULL;
+    mb_clip *clip = NULL;
+    char b[48];
+    token t = next_token(&ps);
+    if (!tok_is(t, "HIERARCHY")) {
+        st = t.n == 0 ? fail_at(&ps, MB_PARSE, t.line, t.column, "empty file: expected HIERARCHY")
+                      : fail_at(&ps, MB_PARSE, t.line, t.column,
+                                "expected HIERARCHY at the start of a BVH file, found '%s'",
+                                excerpt(t.s, t.n, b));
+        goto out;
+    }
+    t = next_token(&ps);
+    if (!tok_is(t, "ROOT")) {
+        st = t.n == 0 ? fail_at(&ps, MB_PARSE, t.line, t.column, "file ends before the ROOT joint")
+                      : fail_at(&ps, MB_PARSE, t.line, t.column,
+                                "expected ROOT after HIERARCHY, found '%s'", excerpt(t.s, t.n, b));
+        goto out;
+    }
+    if ((st = read_hierarchy(&ps, t)) != MB_OK)
+        goto out;
+
+    {
+        mb_joint_desc *descs = mb_alloc_(ps.alloc, (size_t)ps.joint_count * sizeof *descs);
+        if (!descs) {
+            st = fail_at(&ps, MB_NOMEM, ps.line, 1, "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < ps.joint_count; ++i) {
+            descs[i] = ps.joints[i].d;
+            descs[i].name = ps.joints[i].name;
+        }
+        mb_skeleton_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.joints = descs;
+        sd.joint_count = ps.joint_count;
+        sd.allocator = d->allocator;
+        st = mb_skeleton_create(&sd, &skel);
+        mb_free_(ps.alloc, descs);
+        if (st != MB_OK) {
+            /* The parser checks everything create checks; this is a safety net. */
+            st = fail_at(&ps, st, ps.line, 1, "invalid skeleton: %s", mb_status_str(st));
+            goto out;
+        }
+    }
+    if ((st = read_motion(&ps, skel, d->lenient, d->warning, &clip)) != MB_OK)
+        goto out;
+
+out:
+    mb_free_(ps.alloc, ps.joints);
+    if (st != MB_OK) {
+        mb_skeleton_destroy(skel);
+        mb_clip_destroy(clip);
+        return st;
+    }
+    *out_skel = skel;
+    if (out_clip)
+        *out_clip = clip;
+    else
+        mb_clip_destroy(clip);
+    return MB_OK;
+}
+
+mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d, mb_skeleton **out_skel,
+                           mb_clip **out_clip, mb_error *err)
+{
+    if (out_skel)
+        *out_skel = NULL;
+    if (out_clip)
+        *out_clip = NULL;
+    if (err)
+        memset(err, 0, sizeof *err);
+    const mb_allocator *a = d ? &d->allocator : NULL;
+    if (!path || !out_skel) {
+        if (err) {
+            err->code = MB_INVALID_ARG;
+            set_source(err, path);
+            snprintf(err->text, sizeof err->text, "invalid argument (NULL path or output)");
+        }
+        return MB_INVALID_ARG;
+    }
+    mb_status st = MB_IO;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    const char *why = NULL;
+    long long size = -1;
+    if (!f) {
+        why = strerror(errno);
+        goto fail;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        why = "cannot determine the file size (not a regular file?)";
+        goto fail;
+    }
+    if ((unsigned long long)size > MB_BVH_MAX_FILE_BYTES) {
+        st = MB_LIMIT;
+        why = "file larger than the 8 GiB limit";
+        goto fail;
+    }
+    buf = mb_alloc_(a, (size_t)size + 1);
+    if (!buf) {
+        st = MB_NOMEM;
+        why = "out of memory reading the file";
+        goto fail;
+    }
+    if (size > 0 && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        why = ferror(f) ? strerror(errno) : "file shrank while reading";
+        goto fail;
+    }
+    fclose(f);
+    f = NULL;
+    st = mb_bvh_read_mem(buf, (size_t)size, path, d, out_skel, out_clip, err);
+    mb_free_(a, buf);
+    return st;
+fail:
+    if (f)
+        fclose(f);
+    mb_free_(a, buf);
+    if (err) {
+        err->code = st;
+        set_source(err, path);
+        snprintf(err->text, sizeof err->text, "cannot read file: %s", why);
+    }
+    return st;
+}

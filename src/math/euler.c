@@ -1,0 +1,137 @@
+/* Euler angles <-> quaternions for the six Tait-Bryan orders, intrinsic.
+ * Written by hand: cglm 0.8 has no Euler-to-quaternion and its Euler matrix helpers use a
+ * different (extrinsic) reading and float only; the writer needs double precision to keep
+ * the round trip within 1e-5 rad. */
+#include <math.h>
+#include <ctype.h>
+
+#include "mblend/math.h"
+#include "math/euler_internal.h"
+
+static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+static const unsigned char order_axes[6][3] = {
+    {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+const char *mb_euler_order_name(mb_euler_order o)
+{
+    if ((unsigned)o >= 6u)
+        return NULL;
+    return order_names[o];
+}
+
+mb_status mb_euler_order_parse(const char *name, mb_euler_order *out)
+{
+    if (!name || !out)
+        return MB_INVALID_ARG;
+    for (int o = 0; o < 6; ++o) {
+        int k = 0;
+        while (k < 3 && name[k] && toupper((unsigned char)name[k]) == order_names[o][k])
+            ++k;
+        if (k == 3 && name[3] == '\0') {
+            *out = (mb_euler_order)o;
+            return MB_OK;
+        }
+    }
+    return MB_INVALID_ARG;
+}
+
+int mb_euler_order_axis(mb_euler_order o, int k)
+{
+    if ((unsigned)o >= 6u || k < 0 || k > 2)
+        return -1;
+    return order_axes[o][k];
+}
+
+mb_euler_order mb_euler_order_from_axes_(int a0, int a1, int a2)
+{
+    for (int o = 0; o < 6; ++o)
+        if (order_axes[o][0] == a0 && order_axes[o][1] == a1 && order_axes[o][2] == a2)
+            return (mb_euler_order)o;
+    return MB_ORDER_XYZ;
+}
+
+/* Hamilton product r = p * q (x, y, z, w). */
+static void qmul(const double p[4], const double q[4], double r[4])
+{
+    r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
+    r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
+    r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
+    r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
+}
+
+void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
+{
+    /* Intrinsic listed order: R = R_a0 * R_a1 * R_a2, so q = q0 * q1 * q2. */
+    double q[3][4];
+    for (int k = 0; k < 3; ++k) {
+        double h = 0.5 * a[k];
+        q[k][0] = q[k][1] = q[k][2] = 0.0;
+        q[k][order_axes[o][k]] = sin(h);
+        q[k][3] = cos(h);
+    }
+    double t[4];
+    qmul(q[0], q[1], t);
+    qmul(t, q[2], out);
+}
+
+/* Row-major 3x3 rotation matrix of a (normalised) quaternion. */
+static void quat_to_mat3(const double q[4], double m[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    m[0][0] = 1 - 2 * (y * y + z * z);
+    m[0][1] = 2 * (x * y - z * w);
+    m[0][2] = 2 * (x * z + y * w);
+    m[1][0] = 2 * (x * y + z * w);
+    m[1][1] = 1 - 2 * (x * x + z * z);
+    m[1][2] = 2 * (y * z - x * w);
+    m[2][0] = 2 * (x * z - y * w);
+    m[2][1] = 2 * (y * z + x * w);
+    m[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
+{
+    double n = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] +
+                    q_in[3] * q_in[3]);
+    double q[4] = {0, 0, 0, 1};
+    if (n > 0 && isfinite(n))
+        for (int k = 0; k < 4; ++k)
+            q[k] = q_in[k] / n;
+    double m[3][3];
+    quat_to_mat3(q, m);
+    int i = order_axes[o][0], j = order_axes[o][1], k = order_axes[o][2];
+    /* Even permutations of XYZ (XYZ, YZX, ZXY) have parity +1. For R = Ri(a) Rj(b) Rk(c):
+     * R[i][k] = s sin b, R[j][k] = -s sin a cos b, R[k][k] = cos a cos b,
+     * R[i][j] = -s cos b sin c, R[i][i] = cos b cos c. */
+    double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
+    double cb = hypot(m[i][i], m[i][j]);
+    out[1] = atan2(s * m[i][k], cb);
+    if (cb > 1e-9) {
+        out[0] = atan2(-s * m[j][k], m[k][k]);
+        out[2] = atan2(-s * m[i][j], m[i][i]);
+    } else {
+        /* Gimbal lock: only a +- c is defined. Put it all in a (c = 0); then
+         * R = Ri(a) Rj(b) and R[k][j] = s sin a, R[j][j] = cos a. */
+        out[0] = atan2(s * m[k][j], m[j][j]);
+        out[2] = 0.0;
+    }
+}
+
+double mb_quat_angle_between(const float a[4], const float b[4])
+{
+    /* The 4D chord |a - b| = 2 sin(theta / 4) keeps precision at tiny angles, where
+     * 2 acos(|a . b|) does not. b is flipped onto a's hemisphere first. */
+    double d = 0.0;
+    for (int k = 0; k < 4; ++k)
+        d += (double)a[k] * (double)b[k];
+    double sgn = d < 0.0 ? -1.0 : 1.0;
+    double e = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        double t = (double)a[k] - sgn * (double)b[k];
+        e += t * t;
+    }
+    double half_chord = 0.5 * sqrt(e);
+    if (half_chord > 1.0)
+        half_chord = 1.0;
+    return 4.0 * asin(half_chord);
+}
