@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite twice: a normal build, then one with
+# AddressSanitizer + UndefinedBehaviorSanitizer. Warnings are errors in both.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="$(nproc)"
+
+"$here/scripts/setup.sh" "$here/build" -DMB_BUILD_TESTS=ON
+echo "== tests (release build)"
+ctest --test-dir "$here/build" --output-on-failure -j"$jobs"
+
+"$here/scripts/setup.sh" "$here/build-asan" -DMB_BUILD_TESTS=ON -DMB_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== tests (ASan + UBSan build)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$here/build-asan" --output-on-failure -j"$jobs"
+echo "== all tests passed (release and sanitizer builds)"
