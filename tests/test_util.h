@@ -15,7 +15,7 @@ static inline const char *mb_shared_path(const char *rel)
     snprintf(buf, sizeof buf, "%s/data/%s", MB_SHARED_DIR, rel);
     FILE *f = fopen(buf, "rb");
     if (!f)
-        cr_fatal("shared data file missing: %s (the real-data tests need ../shared/data)", buf);
+        cr_assert_fail("shared data file missing: %s (the real-data tests need ../shared/data)", buf);
     fclose(f);
     return buf;
 }

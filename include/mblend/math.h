@@ -41,6 +41,27 @@ MB_API void mb_quat_to_euler(mb_euler_order o, const double q[4], double out[3])
 /* Angle in radians (in [0, pi]) of the rotation between two unit quaternions, sign-invariant. */
 MB_API double mb_quat_angle_between(const float a[4], const float b[4]);
 
+/* Log map of a unit quaternion: the rotation vector (axis * angle, radians, angle in
+ * [0, pi]) of q or -q, whichever has w >= 0 (the short arc). Accurate at small angles
+ * and near pi. out may not alias q. */
+MB_API void mb_quat_log(const float q[4], float out[3]);
+
+/* Exp map: the unit quaternion (w >= 0 for angles <= pi) rotating by |v| radians about v. */
+MB_API void mb_quat_exp(const float v[3], float out[4]);
+
+/* Reference quaternion of n weighted unit quaternions: the eigenvector of the largest
+ * eigenvalue of M = sum w_i q_i q_i^T (Markley's average; minimises
+ * sum w_i (1 - (q_i . q)^2)), through LAPACK's dsyev in double precision. Sign-invariant
+ * in every input and independent of their order; returned with w >= 0 (x >= 0 ... when
+ * w == 0) so equal inputs give bit-equal outputs. Weights need not sum to 1 (only their
+ * ratios matter) but must be finite, >= 0, with a positive sum.
+ * out_gap (nullable) receives (lambda_1 - lambda_2) / lambda_1 in [0, 1]: near 0 means
+ * the reference is ill-defined (e.g. two inputs 180 degrees apart with equal weights).
+ * MB_INVALID_ARG for n < 1, NULL arrays or bad weights; MB_NUMERIC for non-finite
+ * input or a LAPACK failure. */
+MB_API mb_status mb_quat_reference(const float (*q)[4], const float *w, int n, float out[4],
+                                   float *out_gap);
+
 #ifdef __cplusplus
 }
 #endif

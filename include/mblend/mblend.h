@@ -6,5 +6,6 @@
 #include "math.h"
 #include "anim.h"
 #include "bvh.h"
+#include "blend.h"
 
 #endif

@@ -1,0 +1,80 @@
+/* mblend/blend.h: the N-way pose blend job.
+ *
+ * For each joint, with inputs q_i and normalised weights w_i (DESIGN.md, "The method"):
+ *   1. q_ref = top eigenvector of M = sum w_i q_i q_i^T (sign-invariant, order-independent);
+ *   2. v_i = log(q_ref^-1 q_i), taking -q_i where q_ref . q_i < 0 (short arc);
+ *   3. v = sum w_i v_i;   4. q = q_ref exp(v).
+ * Translations are the weighted sum. Nothing allocates; the job owns nothing. */
+#ifndef MBLEND_BLEND_H
+#define MBLEND_BLEND_H
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MB_BLEND_MAX_LAYERS 64
+
+typedef enum mb_blend_method {
+    MB_BLEND_LOGEXP = 0, /* the method above (default) */
+    MB_BLEND_NLERP,      /* running weighted sum, each input's sign fixed against the
+                            accumulator, then normalised: what most engines ship; depends
+                            on input order and sign when inputs are far apart */
+    MB_BLEND_KARCHER     /* iterated geodesic (Karcher) mean: logexp repeated from its own
+                            result until the tangent mean vanishes (< 1e-7 rad, <= 32 steps) */
+} mb_blend_method;
+
+typedef enum mb_eigen_solver {
+    MB_EIGEN_AUTO = 0,   /* fast solver, LAPACKE where the gap is small */
+    MB_EIGEN_LAPACKE,    /* always LAPACK dsyev (exact mode, about 1 us per joint) */
+    MB_EIGEN_FAST        /* same as AUTO (the fallback is part of the fast solver) */
+} mb_eigen_solver;
+
+/* One input: a pose and its weight, optionally scaled per joint by a mask. */
+typedef struct mb_blend_layer {
+    const mb_pose *pose;         /* count must equal out.count */
+    float weight;                /* finite, >= 0 */
+    const float *joint_weights;  /* optional mask, pose->count values, finite, >= 0 */
+} mb_blend_layer;
+
+/* Optional per-joint diagnostics (caller-owned arrays of count >= out.count; any may
+ * be NULL). Filling eigen_gap makes every joint's reference come from LAPACKE so the
+ * reported gap is exact. */
+typedef struct mb_blend_diag {
+    float *eigen_gap;   /* (lambda_1 - lambda_2) / lambda_1 of M, in [0, 1] */
+    float *max_angle;   /* largest |v_i| (radians): how far the inputs spread */
+    int count;
+    int low_gap_joints; /* out: joints whose gap was below the threshold */
+} mb_blend_diag;
+
+typedef struct mb_blend_desc {
+    const mb_blend_layer *layers;
+    int layer_count;             /* 1..MB_BLEND_MAX_LAYERS */
+    mb_blend_method method;
+    mb_eigen_solver solver;
+    /* Relative eigen-gap below which the reference is considered ill-defined: the joint
+     * then uses the exact LAPACKE path and is counted in diag->low_gap_joints.
+     * 0 means the default, 1e-3. */
+    float gap_threshold;
+    mb_pose out;                 /* may be exactly the memory of any input pose */
+    mb_blend_diag *diag;         /* optional */
+} mb_blend_desc;
+
+/* Runs the blend. Validates everything before writing: MB_INVALID_ARG for NULL views,
+ * layer_count out of range, mismatched counts, a negative, NaN or infinite weight or
+ * mask value, a zero weight total, an unknown method; MB_TOO_SMALL for short diag
+ * arrays; MB_NUMERIC for non-finite pose values. Weights are normalised per joint; a
+ * joint whose masked weights are all zero takes layer 0's transform unchanged.
+ * Deterministic: the same inputs in the same order give bit-identical output. */
+MB_API mb_status mb_blend_run(const mb_blend_desc *d);
+
+/* Name of a method ("logexp", "nlerp", "karcher"); NULL for unknown values. */
+MB_API const char *mb_blend_method_name(mb_blend_method m);
+/* Parses a method name; MB_INVALID_ARG when unknown. */
+MB_API mb_status mb_blend_method_parse(const char *name, mb_blend_method *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

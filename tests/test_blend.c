@@ -1,0 +1,545 @@
+/* The blend job and the rotation maps: oracle numbers, invariants, validation. */
+#include <math.h>
+#include <stdint.h>
+
+#include "mblend/mblend.h"
+#include "test_util.h"
+
+#define PI 3.14159265358979323846
+
+/* ---------- small independent helpers (double precision, written for the tests) ---------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static double urand(void) /* [0, 1) */
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static void random_quat(float q[4])
+{
+    /* Uniform on S^3 (Shoemake). */
+    double u1 = urand(), u2 = urand() * 2 * PI, u3 = urand() * 2 * PI;
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    q[0] = (float)(a * sin(u2));
+    q[1] = (float)(a * cos(u2));
+    q[2] = (float)(b * sin(u3));
+    q[3] = (float)(b * cos(u3));
+}
+
+static void axis_angle(double ax, double ay, double az, double angle, float q[4])
+{
+    double n = sqrt(ax * ax + ay * ay + az * az);
+    double s = sin(angle / 2) / n;
+    q[0] = (float)(ax * s);
+    q[1] = (float)(ay * s);
+    q[2] = (float)(az * s);
+    q[3] = (float)cos(angle / 2);
+}
+
+static double qangle(const float a[4], const float b[4]) { return mb_quat_angle_between(a, b); }
+
+/* slerp in double, short arc, by the textbook formula. */
+static void slerp_ref(const float a[4], const float b_in[4], double t, float out[4])
+{
+    double b[4], d = 0;
+    for (int k = 0; k < 4; ++k)
+        d += (double)a[k] * b_in[k];
+    double s = d < 0 ? -1 : 1;
+    for (int k = 0; k < 4; ++k)
+        b[k] = s * b_in[k];
+    d = fabs(d);
+    if (d > 1)
+        d = 1;
+    double th = acos(d);
+    double wa, wb;
+    if (th < 1e-9) {
+        wa = 1 - t;
+        wb = t;
+    } else {
+        wa = sin((1 - t) * th) / sin(th);
+        wb = sin(t * th) / sin(th);
+    }
+    for (int k = 0; k < 4; ++k)
+        out[k] = (float)(wa * a[k] + wb * b[k]);
+}
+
+/* ---------- log / exp ---------- */
+
+Test(logexp, exp_of_log_is_identity_up_to_sign)
+{
+    for (int i = 0; i < 20000; ++i) {
+        float q[4], v[3], r[4];
+        if (i % 4 == 0) {
+            /* tiny angles, where naive acos-based formulas lose everything */
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, pow(10, -9 + 8 * urand()), q);
+        } else if (i % 4 == 1) {
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, PI - pow(10, -6 + 5 * urand()), q);
+        } else {
+            random_quat(q);
+        }
+        mb_quat_log(q, v);
+        double ang = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        cr_assert(ang <= PI + 1e-6, "log angle %g > pi", ang);
+        mb_quat_exp(v, r);
+        cr_assert(qangle(q, r) < 2e-6, "exp(log q) off by %g rad", qangle(q, r));
+    }
+}
+
+Test(logexp, small_angle_accuracy)
+{
+    /* rotation by 1e-7 rad about x: log must give (1e-7, 0, 0) to float precision */
+    float q[4], v[3];
+    axis_angle(1, 0, 0, 1e-7, q);
+    mb_quat_log(q, v);
+    cr_assert_float_eq(v[0], 1e-7f, 1e-13f);
+    cr_assert_float_eq(v[1], 0.0f, 1e-20f);
+    float e[4], vv[3] = {0, 0, 3e-8f};
+    mb_quat_exp(vv, e);
+    cr_assert_float_eq(e[2], 1.5e-8f, 1e-14f);
+    cr_assert_float_eq(e[3], 1.0f, 1e-7f);
+}
+
+Test(logexp, log_picks_short_arc)
+{
+    float q[4], v[3];
+    axis_angle(0, 1, 0, 1.0, q);
+    for (int k = 0; k < 4; ++k)
+        q[k] = -q[k];
+    mb_quat_log(q, v);
+    cr_assert_float_eq(v[1], 1.0f, 1e-6f);
+}
+
+/* ---------- reference quaternion ---------- */
+
+Test(reference, single_and_sign_invariant)
+{
+    for (int i = 0; i < 1000; ++i) {
+        float q[3][4], w[3] = {0.2f, 0.5f, 0.3f}, r1[4], r2[4], g;
+        for (int k = 0; k < 3; ++k)
+            random_quat(q[k]);
+        cr_assert_eq(mb_quat_reference((const float(*)[4])q, w, 1, r1, &g), MB_OK);
+        cr_assert(qangle(q[0], r1) < 1e-6);
+        cr_assert_float_eq(g, 1.0f, 1e-5f);
+        cr_assert_eq(mb_quat_reference((const float(*)[4])q, w, 3, r1, NULL), MB_OK);
+        for (int k = 0; k < 4; ++k)
+            q[1][k] = -q[1][k];
+        cr_assert_eq(mb_quat_reference((const float(*)[4])q, w, 3, r2, NULL), MB_OK);
+        cr_assert(qangle(r1, r2) < 1e-6);
+        cr_assert(r2[3] >= 0.0f);
+    }
+}
+
+Test(reference, bad_arguments)
+{
+    float q[2][4] = {{0, 0, 0, 1}, {0, 0, 0, 1}}, r[4];
+    float bad_w[2] = {-1, 2}, zero_w[2] = {0, 0}, nan_w[2] = {NAN, 1};
+    cr_assert_eq(mb_quat_reference((const float(*)[4])q, bad_w, 2, r, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_quat_reference((const float(*)[4])q, zero_w, 2, r, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_quat_reference((const float(*)[4])q, nan_w, 2, r, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_quat_reference(NULL, zero_w, 2, r, NULL), MB_INVALID_ARG);
+    float w[2] = {1, 1};
+    q[1][0] = INFINITY;
+    cr_assert_eq(mb_quat_reference((const float(*)[4])q, w, 2, r, NULL), MB_NUMERIC);
+}
+
+/* ---------- the blend job: helpers ---------- */
+
+#define MAXJ 64
+
+typedef struct pose_buf {
+    mb_xform x[MAXJ];
+    mb_pose p;
+} pose_buf;
+
+static void pose_init(pose_buf *b, int n)
+{
+    b->p.joints = b->x;
+    b->p.count = n;
+}
+
+static mb_status run_blend(const pose_buf *in, const float *w, int L, mb_blend_method m,
+                           mb_eigen_solver solver, pose_buf *out, mb_blend_diag *diag)
+{
+    mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
+    for (int i = 0; i < L; ++i) {
+        layers[i].pose = &in[i].p;
+        layers[i].weight = w[i];
+        layers[i].joint_weights = NULL;
+    }
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = L;
+    d.method = m;
+    d.solver = solver;
+    d.out = out->p;
+    d.diag = diag;
+    return mb_blend_run(&d);
+}
+
+static void random_pose(pose_buf *b, int n, const float *center, double spread)
+{
+    pose_init(b, n);
+    for (int j = 0; j < n; ++j) {
+        float d[4];
+        axis_angle(urand() - .5, urand() - .5, urand() - .5, spread * urand(), d);
+        /* q = center_j * d, computed by hand (x, y, z, w) */
+        const float *c = center ? center + 4 * j : (const float[4]){0, 0, 0, 1};
+        float *q = b->x[j].rot;
+        q[0] = c[3] * d[0] + c[0] * d[3] + c[1] * d[2] - c[2] * d[1];
+        q[1] = c[3] * d[1] - c[0] * d[2] + c[1] * d[3] + c[2] * d[0];
+        q[2] = c[3] * d[2] + c[0] * d[1] - c[1] * d[0] + c[2] * d[3];
+        q[3] = c[3] * d[3] - c[0] * d[0] - c[1] * d[1] - c[2] * d[2];
+        for (int k = 0; k < 3; ++k)
+            b->x[j].pos[k] = (float)(urand() * 10 - 5);
+    }
+}
+
+/* ---------- invariants ---------- */
+
+Test(blend, one_input_returns_it)
+{
+    pose_buf in, out;
+    random_pose(&in, 20, NULL, PI);
+    pose_init(&out, 20);
+    float w = 0.7f;
+    for (int m = 0; m < 3; ++m) {
+        cr_assert_eq(run_blend(&in, &w, 1, (mb_blend_method)m, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+        for (int j = 0; j < 20; ++j) {
+            cr_assert(qangle(in.x[j].rot, out.x[j].rot) < 1e-6, "method %d joint %d", m, j);
+            for (int k = 0; k < 3; ++k)
+                cr_assert_float_eq(in.x[j].pos[k], out.x[j].pos[k], 1e-6f);
+        }
+    }
+}
+
+Test(blend, two_inputs_give_slerp)
+{
+    for (int trial = 0; trial < 200; ++trial) {
+        pose_buf in[2], out;
+        random_pose(&in[0], 16, NULL, PI);
+        float centers[16 * 4];
+        for (int j = 0; j < 16; ++j)
+            memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+        random_pose(&in[1], 16, centers, 2.5); /* up to 143 degrees apart */
+        pose_init(&out, 16);
+        double t = urand();
+        float w[2] = {(float)(1 - t), (float)t};
+        cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+        for (int j = 0; j < 16; ++j) {
+            float s[4];
+            slerp_ref(in[0].x[j].rot, in[1].x[j].rot, (double)w[1] / (w[0] + w[1]), s);
+            double e = qangle(s, out.x[j].rot);
+            cr_assert(e < 2e-6, "trial %d joint %d: logexp vs slerp %g rad", trial, j, e);
+        }
+    }
+}
+
+Test(blend, order_sign_and_scale_invariant)
+{
+    for (int trial = 0; trial < 100; ++trial) {
+        int L = 2 + (int)(urand() * 7); /* 2..8 */
+        pose_buf in[8], perm[8], out1, out2;
+        random_pose(&in[0], 12, NULL, PI);
+        float centers[12 * 4];
+        for (int j = 0; j < 12; ++j)
+            memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+        float w[8], wp[8];
+        for (int i = 0; i < L; ++i) {
+            random_pose(&in[i], 12, centers, 1.2);
+            w[i] = (float)(0.05 + urand());
+        }
+        /* reversed order, every other input negated, weights scaled by 3.5 */
+        for (int i = 0; i < L; ++i) {
+            perm[i] = in[L - 1 - i];
+            pose_init(&perm[i], 12);
+            wp[i] = w[L - 1 - i] * 3.5f;
+            if (i % 2)
+                for (int j = 0; j < 12; ++j)
+                    for (int k = 0; k < 4; ++k)
+                        perm[i].x[j].rot[k] = -perm[i].x[j].rot[k];
+        }
+        for (int m = 0; m < 3; m += 2) { /* logexp and karcher; nlerp is order-dependent */
+            pose_init(&out1, 12);
+            pose_init(&out2, 12);
+            cr_assert_eq(run_blend(in, w, L, (mb_blend_method)m, MB_EIGEN_AUTO, &out1, NULL), MB_OK);
+            cr_assert_eq(run_blend(perm, wp, L, (mb_blend_method)m, MB_EIGEN_AUTO, &out2, NULL), MB_OK);
+            for (int j = 0; j < 12; ++j) {
+                double e = qangle(out1.x[j].rot, out2.x[j].rot);
+                cr_assert(e < 1e-6, "method %d trial %d joint %d: %g rad", m, trial, j, e);
+                for (int k = 0; k < 3; ++k)
+                    cr_assert_float_eq(out1.x[j].pos[k], out2.x[j].pos[k], 1e-5f);
+            }
+        }
+    }
+}
+
+Test(blend, karcher_mean_has_zero_tangent_mean)
+{
+    pose_buf in[4], out;
+    random_pose(&in[0], 8, NULL, PI);
+    float centers[8 * 4];
+    for (int j = 0; j < 8; ++j)
+        memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+    float w[4] = {0.1f, 0.4f, 0.3f, 0.2f};
+    for (int i = 1; i < 4; ++i)
+        random_pose(&in[i], 8, centers, 2.0);
+    pose_init(&out, 8);
+    cr_assert_eq(run_blend(in, w, 4, MB_BLEND_KARCHER, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+    for (int j = 0; j < 8; ++j) {
+        /* sum w_i log(m^-1 q_i) ~ 0, computed with the public maps */
+        double s[3] = {0, 0, 0};
+        for (int i = 0; i < 4; ++i) {
+            const float *m = out.x[j].rot, *q = in[i].x[j].rot;
+            float c[4] = {-m[0], -m[1], -m[2], m[3]}, d[4], v[3];
+            d[0] = c[3] * q[0] + c[0] * q[3] + c[1] * q[2] - c[2] * q[1];
+            d[1] = c[3] * q[1] - c[0] * q[2] + c[1] * q[3] + c[2] * q[0];
+            d[2] = c[3] * q[2] + c[0] * q[1] - c[1] * q[0] + c[2] * q[3];
+            d[3] = c[3] * q[3] - c[0] * q[0] - c[1] * q[1] - c[2] * q[2];
+            mb_quat_log(d, v);
+            for (int k = 0; k < 3; ++k)
+                s[k] += w[i] * v[k];
+        }
+        cr_assert(sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) < 1e-5);
+    }
+}
+
+Test(blend, low_gap_is_deterministic_and_reported)
+{
+    /* Two rotations 180 degrees apart with equal weights: every unit quaternion in their
+     * span is a maximiser, so the gap is 0 and the reference is a convention. */
+    pose_buf in[2], out1, out2;
+    pose_init(&in[0], 1);
+    pose_init(&in[1], 1);
+    axis_angle(0, 1, 0, 0.3, in[0].x[0].rot);
+    float d[4];
+    axis_angle(0, 1, 0, 0.3 + PI, d);
+    memcpy(in[1].x[0].rot, d, 16);
+    memset(in[0].x[0].pos, 0, 12);
+    memset(in[1].x[0].pos, 0, 12);
+    float w[2] = {0.5f, 0.5f}, gap[1] = {-1}, ang[1];
+    mb_blend_diag diag = {gap, ang, 1, 0};
+    pose_init(&out1, 1);
+    pose_init(&out2, 1);
+    cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out1, &diag), MB_OK);
+    cr_assert(gap[0] < 1e-3f, "gap %g", gap[0]);
+    cr_assert_eq(diag.low_gap_joints, 1);
+    cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out2, NULL), MB_OK);
+    cr_assert(memcmp(out1.x[0].rot, out2.x[0].rot, 16) == 0, "not bit-identical");
+    double nn = 0;
+    for (int k = 0; k < 4; ++k)
+        nn += (double)out1.x[0].rot[k] * out1.x[0].rot[k];
+    cr_assert_float_eq(nn, 1.0, 1e-6);
+}
+
+Test(blend, output_may_alias_an_input)
+{
+    pose_buf in[3], copy[3], out;
+    float w[3] = {0.2f, 0.3f, 0.5f};
+    random_pose(&in[0], 10, NULL, PI);
+    float centers[10 * 4];
+    for (int j = 0; j < 10; ++j)
+        memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+    random_pose(&in[1], 10, centers, 1.0);
+    random_pose(&in[2], 10, centers, 1.0);
+    memcpy(copy, in, sizeof in);
+    for (int i = 0; i < 3; ++i)
+        pose_init(&copy[i], 10);
+    pose_init(&out, 10);
+    cr_assert_eq(run_blend(copy, w, 3, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+    /* now write into input 1's own memory */
+    cr_assert_eq(run_blend(in, w, 3, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &in[1], NULL), MB_OK);
+    cr_assert(memcmp(in[1].x, out.x, 10 * sizeof(mb_xform)) == 0);
+}
+
+Test(blend, joint_masks)
+{
+    pose_buf in[2], out;
+    random_pose(&in[0], 4, NULL, PI);
+    random_pose(&in[1], 4, NULL, PI);
+    pose_init(&out, 4);
+    float m0[4] = {1, 1, 0, 0}, m1[4] = {0, 1, 1, 0};
+    mb_blend_layer layers[2] = {{&in[0].p, 1.0f, m0}, {&in[1].p, 1.0f, m1}};
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = 2;
+    d.out = out.p;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    cr_assert(qangle(out.x[0].rot, in[0].x[0].rot) < 1e-6); /* only layer 0 */
+    cr_assert(qangle(out.x[2].rot, in[1].x[2].rot) < 1e-6); /* only layer 1 */
+    cr_assert(memcmp(&out.x[3], &in[0].x[3], sizeof(mb_xform)) == 0); /* fully masked */
+    float s[4];
+    slerp_ref(in[0].x[1].rot, in[1].x[1].rot, 0.5, s);
+    cr_assert(qangle(out.x[1].rot, s) < 2e-6);
+}
+
+Test(blend, validation_rejects_and_leaves_output_alone)
+{
+    pose_buf in[2], out, short_pose;
+    random_pose(&in[0], 5, NULL, PI);
+    random_pose(&in[1], 5, NULL, PI);
+    pose_init(&out, 5);
+    memset(out.x, 0x5a, sizeof out.x);
+    mb_xform before[MAXJ];
+    memcpy(before, out.x, sizeof before);
+    float w_ok[2] = {1, 1};
+    const float bad[][2] = {{-0.1f, 1}, {NAN, 1}, {INFINITY, 1}, {0, 0}};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b)
+        cr_assert_eq(run_blend(in, bad[b], 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL),
+                     MB_INVALID_ARG, "weights case %zu", b);
+    cr_assert_eq(run_blend(in, w_ok, 0, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_INVALID_ARG);
+    cr_assert_eq(run_blend(in, w_ok, 2, (mb_blend_method)7, MB_EIGEN_AUTO, &out, NULL), MB_INVALID_ARG);
+    random_pose(&short_pose, 4, NULL, PI);
+    pose_buf mixed[2] = {in[0], short_pose};
+    pose_init(&mixed[0], 5);
+    pose_init(&mixed[1], 4);
+    cr_assert_eq(run_blend(mixed, w_ok, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_INVALID_ARG);
+    float gap[3];
+    mb_blend_diag diag = {gap, NULL, 3, 0};
+    cr_assert_eq(run_blend(in, w_ok, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, &diag), MB_TOO_SMALL);
+    in[1].x[2].rot[1] = NAN;
+    cr_assert_eq(run_blend(in, w_ok, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
+    in[1].x[2].rot[1] = 0;
+    memset(in[1].x[3].rot, 0, 16);
+    cr_assert_eq(run_blend(in, w_ok, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
+    float mask[5] = {1, 1, -1, 1, 1};
+    mb_blend_layer layers[2] = {{&in[0].p, 1.0f, mask}, {&in[1].p, 1.0f, NULL}};
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = 2;
+    d.out = out.p;
+    cr_assert_eq(mb_blend_run(&d), MB_INVALID_ARG);
+    cr_assert_eq(mb_blend_run(NULL), MB_INVALID_ARG);
+    cr_assert(memcmp(before, out.x, sizeof before) == 0, "output changed on error");
+}
+
+/* ---------- fast solver vs LAPACKE ---------- */
+
+Test(blend, fast_solver_agrees_with_lapacke)
+{
+    /* Clustered, spread and random-sign inputs; where the gap is comfortable the fast
+     * path must agree with the exact one. */
+    int cases = 0;
+    double worst = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        int L = 2 + trial % 7;
+        pose_buf in[8], a, b;
+        random_pose(&in[0], 4, NULL, PI);
+        float centers[4 * 4];
+        for (int j = 0; j < 4; ++j)
+            memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+        float w[8];
+        double spread = (trial % 3 == 0) ? 0.2 : (trial % 3 == 1 ? 1.5 : 3.0);
+        for (int i = 0; i < L; ++i) {
+            random_pose(&in[i], 4, centers, spread);
+            w[i] = (float)urand();
+            if (urand() < 0.5)
+                for (int j = 0; j < 4; ++j)
+                    for (int k = 0; k < 4; ++k)
+                        in[i].x[j].rot[k] = -in[i].x[j].rot[k];
+        }
+        w[0] += 0.01f;
+        pose_init(&a, 4);
+        pose_init(&b, 4);
+        cr_assert_eq(run_blend(in, w, L, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &a, NULL), MB_OK);
+        cr_assert_eq(run_blend(in, w, L, MB_BLEND_LOGEXP, MB_EIGEN_LAPACKE, &b, NULL), MB_OK);
+        for (int j = 0; j < 4; ++j) {
+            double e = qangle(a.x[j].rot, b.x[j].rot);
+            if (e > worst)
+                worst = e;
+            ++cases;
+        }
+    }
+    cr_assert(worst < 1e-5, "worst fast/exact disagreement %g rad over %d joints", worst, cases);
+}
+
+/* ---------- the independent scipy oracle on real clip frames ---------- */
+
+typedef struct loaded {
+    char name[256];
+    mb_skeleton *s;
+    mb_clip *c;
+} loaded;
+
+static loaded cache[16];
+static int cache_n;
+
+static loaded *load(const char *file)
+{
+    for (int i = 0; i < cache_n; ++i)
+        if (strcmp(cache[i].name, file) == 0)
+            return &cache[i];
+    cr_assert_lt(cache_n, 16);
+    char rel[300];
+    snprintf(rel, sizeof rel, "bvh/%s", file);
+    loaded *l = &cache[cache_n++];
+    snprintf(l->name, sizeof l->name, "%s", file);
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(mb_shared_path(rel), NULL, &l->s, &l->c, &e), MB_OK, "%s", e.text);
+    return l;
+}
+
+Test(oracle, blend_cases_csv)
+{
+    FILE *f = fopen(mb_shared_path("oracle/blend_cases.csv"), "r");
+    cr_assert(f);
+    char line[4096];
+    int rows = 0, cur_case = -1;
+    pose_buf in[8], out;
+    float w[8];
+    int L = 0;
+    double worst_mean = 0, worst_blend = 0;
+    float gaps[MAXJ];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || strncmp(line, "case,", 5) == 0)
+            continue;
+        int cs, ji;
+        char inputs[2048], jname[128];
+        float mq[4], bq[4];
+        int got = sscanf(line, "%d,%2047[^,],%d,%127[^,],%f,%f,%f,%f,%f,%f,%f,%f", &cs, inputs,
+                         &ji, jname, &mq[0], &mq[1], &mq[2], &mq[3], &bq[0], &bq[1], &bq[2], &bq[3]);
+        cr_assert_eq(got, 12, "bad oracle row: %s", line);
+        if (cs != cur_case) {
+            /* parse "file@frame:weight;..." and blend every joint of the case */
+            cur_case = cs;
+            L = 0;
+            char *save = NULL;
+            for (char *it = strtok_r(inputs, ";", &save); it; it = strtok_r(NULL, ";", &save)) {
+                char file[256];
+                int frame;
+                float wt;
+                cr_assert_eq(sscanf(it, "%255[^@]@%d:%f", file, &frame, &wt), 3, "item %s", it);
+                loaded *l = load(file);
+                int n = mb_skeleton_joint_count(l->s);
+                cr_assert_leq(n, MAXJ);
+                pose_init(&in[L], n);
+                cr_assert_eq(mb_clip_frame_pose(l->s, l->c, frame, in[L].p), MB_OK);
+                w[L++] = wt;
+            }
+            pose_init(&out, in[0].p.count);
+            mb_blend_diag diag = {gaps, NULL, MAXJ, 0};
+            cr_assert_eq(run_blend(in, w, L, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+            (void)diag;
+        }
+        /* mean: the reference quaternion from the same frames */
+        float qs[8][4];
+        for (int i = 0; i < L; ++i)
+            memcpy(qs[i], in[i].x[ji].rot, 16);
+        float ref[4];
+        cr_assert_eq(mb_quat_reference((const float(*)[4])qs, w, L, ref, NULL), MB_OK);
+        double em = qangle(ref, mq), eb = qangle(out.x[ji].rot, bq);
+        if (em > worst_mean)
+            worst_mean = em;
+        if (eb > worst_blend)
+            worst_blend = eb;
+        cr_assert(em < 1e-5, "case %d joint %d %s: mean off by %g rad", cs, ji, jname, em);
+        cr_assert(eb < 1e-5, "case %d joint %d %s: blend off by %g rad", cs, ji, jname, eb);
+        ++rows;
+    }
+    fclose(f);
+    cr_assert_gt(rows, 150, "only %d oracle rows checked", rows);
+    cr_log_info("blend oracle: %d rows, worst mean %.3g rad, worst blend %.3g rad", rows,
+                worst_mean, worst_blend);
+}
