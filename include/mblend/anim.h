@@ -119,6 +119,22 @@ MB_API float *mb_clip_translations_mut(mb_clip *c);
 MB_API mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame,
                                     mb_pose out);
 
+/* How sampling treats times outside the clip. */
+typedef enum mb_wrap {
+    MB_WRAP_CLAMP = 0, /* t < 0 gives frame 0, t past the last frame gives the last frame;
+                          the clip spans (frame_count - 1) * frame_time seconds */
+    MB_WRAP_LOOP       /* t wraps modulo frame_count * frame_time; between the last frame
+                          and frame 0 the pose interpolates back to frame 0 (a cycle) */
+} mb_wrap;
+
+/* The local pose at time t (seconds): rotations slerped between the two nearest frames
+ * (short arc), translations lerped; joints without position channels take their offset.
+ * O(1) per joint for any t (frames are evenly spaced), so sequential playback and random
+ * seek cost the same. MB_INVALID_ARG for a non-finite t, an empty clip or a skeleton/clip
+ * mismatch; MB_TOO_SMALL for a short pose. */
+MB_API mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap,
+                                mb_pose out);
+
 /* The rest pose: identity rotations, offsets as translations. */
 MB_API mb_status mb_skeleton_rest_pose(const mb_skeleton *s, mb_pose out);
 

@@ -7,5 +7,6 @@
 #include "anim.h"
 #include "bvh.h"
 #include "blend.h"
+#include "motion.h"
 
 #endif

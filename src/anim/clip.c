@@ -142,23 +142,3 @@ const float *mb_clip_rotations(const mb_clip *c) { return c ? c->rotations : NUL
 const float *mb_clip_translations(const mb_clip *c) { return c ? c->translations : NULL; }
 float *mb_clip_rotations_mut(mb_clip *c) { return c ? c->rotations : NULL; }
 float *mb_clip_translations_mut(mb_clip *c) { return c ? c->translations : NULL; }
-
-mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame, mb_pose out)
-{
-    if (!s || !c || !out.joints || c->joint_count != s->joint_count)
-        return MB_INVALID_ARG;
-    if (frame < 0 || frame >= c->frame_count)
-        return MB_INVALID_ARG;
-    if (out.count < s->joint_count)
-        return MB_TOO_SMALL;
-    size_t base = (size_t)frame * (size_t)c->joint_count;
-    for (int j = 0; j < s->joint_count; ++j) {
-        mb_xform *x = &out.joints[j];
-        memcpy(x->rot, &c->rotations[4 * (base + (size_t)j)], sizeof x->rot);
-        const float *t = (c->translations && s->info[j].has_translation)
-                             ? &c->translations[3 * (base + (size_t)j)]
-                             : &s->offsets[3 * j];
-        memcpy(x->pos, t, sizeof x->pos);
-    }
-    return MB_OK;
-}

@@ -1,0 +1,348 @@
+/* Motion analysis: up axis, moving root, feet, the cgspeed T-pose frame, foot contacts. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc_internal.h"
+#include "mblend/math.h"
+#include "mblend/motion.h"
+#include "motion/motion_internal.h"
+
+mb_status mb_motion_positions_(const mb_skeleton *s, const mb_clip *c, float *out)
+{
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    mb_xform *local = malloc((size_t)nj * sizeof *local);
+    float(*world)[16] = malloc((size_t)nj * sizeof *world);
+    if (!local || !world) {
+        free(local);
+        free(world);
+        return MB_NOMEM;
+    }
+    mb_pose p = {local, nj};
+    mb_status st = MB_OK;
+    for (int f = 0; f < nf && st == MB_OK; ++f) {
+        st = mb_clip_frame_pose(s, c, f, p);
+        if (st == MB_OK)
+            st = mb_fk(s, &p, world, nj);
+        for (int j = 0; j < nj && st == MB_OK; ++j)
+            memcpy(&out[3 * ((size_t)f * nj + j)], &world[j][12], 3 * sizeof(float));
+    }
+    free(local);
+    free(world);
+    return st;
+}
+
+static void set_err(mb_error *err, mb_status code, const char *source, const char *text)
+{
+    if (!err)
+        return;
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
+    snprintf(err->text, sizeof err->text, "%s", text);
+}
+
+/* Largest joint rotation change between two frames (radians). */
+static double frame_distance(const mb_clip *c, int f0, int f1)
+{
+    int nj = mb_clip_joint_count(c);
+    const float *r = mb_clip_rotations(c);
+    double mx = 0.0;
+    for (int j = 0; j < nj; ++j) {
+        double a = mb_quat_angle_between(r + 4 * ((size_t)f0 * nj + j), r + 4 * ((size_t)f1 * nj + j));
+        if (a > mx)
+            mx = a;
+    }
+    return mx;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Frame 0 of the cgspeed CMU conversions is a T-pose glued before the capture: the jump
+ * from frame 0 to 1 dwarfs the motion's own frame-to-frame change. */
+static int detect_tpose_frame(const mb_clip *c)
+{
+    int nf = mb_clip_frame_count(c);
+    if (nf < 4)
+        return 0;
+    int n = nf - 2 < 200 ? nf - 2 : 200;
+    double *d = malloc((size_t)n * sizeof *d);
+    if (!d)
+        return 0;
+    for (int f = 0; f < n; ++f)
+        d[f] = frame_distance(c, f + 1, f + 2);
+    qsort(d, (size_t)n, sizeof *d, cmp_double);
+    double median = d[n / 2];
+    free(d);
+    double jump = frame_distance(c, 0, 1);
+    return jump > 0.1745 && jump > 10.0 * median; /* > 10 degrees and 10x the usual step */
+}
+
+/* Joint name normalised for matching: lower case, separators removed. */
+static void normalise(const char *in, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; *in && k + 1 < n; ++in)
+        if (*in != '_' && *in != ' ' && *in != '-' && *in != '.' && *in != ':')
+            out[k++] = (char)tolower((unsigned char)*in);
+    out[k] = '\0';
+}
+
+/* Score of a joint name as a foot on one side (0: not a foot). "LeftFoot", "Foot_L",
+ * "lfoot", "LeftAnkle", "l_ankle" all match; toes do not. */
+static int foot_score(const char *name, int left)
+{
+    char n[160];
+    normalise(name, n, sizeof n);
+    if (strstr(n, "toe") || strstr(n, "end"))
+        return 0;
+    int part = strstr(n, "foot") ? 2 : (strstr(n, "ankle") ? 1 : 0);
+    if (!part)
+        return 0;
+    size_t len = strlen(n);
+    const char *word = left ? "left" : "right";
+    char letter = left ? 'l' : 'r';
+    int side = strstr(n, word) != NULL || n[0] == letter || n[len - 1] == letter;
+    return side ? part : 0;
+}
+
+static int find_foot_by_name(const mb_skeleton *s, int left)
+{
+    int best = -1, best_score = 0;
+    for (int j = 0; j < mb_skeleton_joint_count(s); ++j) {
+        if (mb_skeleton_is_end_site(s, j))
+            continue;
+        int sc = foot_score(mb_skeleton_name(s, j), left);
+        if (sc > best_score) {
+            best_score = sc;
+            best = j;
+        }
+    }
+    return best;
+}
+
+mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
+                            const char *source, mb_motion_info *out, mb_error *err)
+{
+    if (!s || !c || !out || mb_clip_joint_count(c) != mb_skeleton_joint_count(s)) {
+        set_err(err, MB_INVALID_ARG, source, "invalid arguments to motion analysis");
+        return MB_INVALID_ARG;
+    }
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    if (nf < 2) {
+        set_err(err, MB_INVALID_ARG, source, "motion analysis needs at least 2 frames");
+        return MB_INVALID_ARG;
+    }
+    memset(out, 0, sizeof *out);
+    out->left_foot = out->right_foot = -1;
+    out->first_frame = detect_tpose_frame(c);
+
+    /* Root: the first joint whose translation track moves. */
+    const float *tr = mb_clip_translations(c);
+    out->root = 0;
+    for (int j = 0; tr && j < nj; ++j) {
+        if (!mb_skeleton_has_translation(s, j))
+            continue;
+        int moves = 0;
+        for (int f = 1; f < nf && !moves; ++f)
+            for (int k = 0; k < 3; ++k)
+                if (tr[3 * ((size_t)f * nj + j) + k] != tr[3 * (size_t)j + k])
+                    moves = 1;
+        if (moves) {
+            out->root = j;
+            break;
+        }
+    }
+
+    float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
+    if (!pos) {
+        set_err(err, MB_NOMEM, source, "out of memory");
+        return MB_NOMEM;
+    }
+    mb_status st = mb_motion_positions_(s, c, pos);
+    if (st != MB_OK) {
+        free(pos);
+        set_err(err, st, source, "forward kinematics failed");
+        return st;
+    }
+    /* Up axis: the body's mean extent is largest along it (limbs hang or stand along
+     * the up axis in locomotion; the T-pose frame is skipped). */
+    double ext[3] = {0, 0, 0};
+    int f0 = out->first_frame;
+    /* Only the root's subtree: a static dummy parent left at the origin while the body
+     * travels would otherwise stretch the extent along the travel direction. */
+    unsigned char *in_body = calloc((size_t)nj, 1);
+    if (!in_body) {
+        free(pos);
+        set_err(err, MB_NOMEM, source, "out of memory");
+        return MB_NOMEM;
+    }
+    const int *parents = mb_skeleton_parents(s);
+    in_body[out->root] = 1;
+    for (int j = out->root + 1; j < nj; ++j)
+        in_body[j] = parents[j] >= 0 && in_body[parents[j]];
+    for (int f = f0; f < nf; ++f)
+        for (int k = 0; k < 3; ++k) {
+            float lo = INFINITY, hi = -INFINITY;
+            for (int j = 0; j < nj; ++j) {
+                if (!in_body[j])
+                    continue;
+                float v = pos[3 * ((size_t)f * nj + j) + k];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            ext[k] += hi - lo;
+        }
+    free(in_body);
+    int up = ext[1] >= ext[0] && ext[1] >= ext[2] ? 1 : (ext[2] >= ext[0] ? 2 : 0);
+    if (d && d->up_axis >= 1 && d->up_axis <= 3)
+        up = d->up_axis - 1;
+    out->up_axis = up;
+    out->height = (float)(ext[up] / (nf - f0));
+
+    /* Mean horizontal root speed. */
+    double travel = 0.0;
+    for (int f = f0 + 1; f < nf; ++f) {
+        const float *a = &pos[3 * ((size_t)(f - 1) * nj + out->root)];
+        const float *b = &pos[3 * ((size_t)f * nj + out->root)];
+        double h2 = 0.0;
+        for (int k = 0; k < 3; ++k)
+            if (k != up)
+                h2 += (double)(b[k] - a[k]) * (b[k] - a[k]);
+        travel += sqrt(h2);
+    }
+    out->speed = (float)(travel / ((nf - 1 - f0) * mb_clip_frame_time(c)));
+
+    /* Feet: given names, else by name, else the two lowest End Sites split by side. */
+    const char *given[2] = {d ? d->left_foot : NULL, d ? d->right_foot : NULL};
+    int feet[2];
+    for (int side = 0; side < 2; ++side) {
+        if (given[side]) {
+            feet[side] = mb_skeleton_find(s, given[side]);
+            if (feet[side] < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "no joint named '%.120s' for the %s foot", given[side],
+                         side == 0 ? "left" : "right");
+                free(pos);
+                set_err(err, MB_INVALID_ARG, source, msg);
+                return MB_INVALID_ARG;
+            }
+        } else {
+            feet[side] = find_foot_by_name(s, side == 0);
+        }
+    }
+    if (feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1]) {
+        /* Lowest two End Sites by mean height; left is on the +(up x forward) side. */
+        int lo1 = -1, lo2 = -1;
+        double h1 = INFINITY, h2 = INFINITY;
+        for (int j = 0; j < nj; ++j) {
+            if (!mb_skeleton_is_end_site(s, j))
+                continue;
+            double h = 0.0;
+            for (int f = f0; f < nf; ++f)
+                h += pos[3 * ((size_t)f * nj + j) + up];
+            if (h < h1) {
+                lo2 = lo1;
+                h2 = h1;
+                lo1 = j;
+                h1 = h;
+            } else if (h < h2) {
+                lo2 = j;
+                h2 = h;
+            }
+        }
+        if (lo1 < 0 || lo2 < 0) {
+            free(pos);
+            set_err(err, MB_MISMATCH, source,
+                    "cannot find the feet: no joint named like LeftFoot/RightFoot and fewer "
+                    "than two End Sites; name them with --feet L,R");
+            return MB_MISMATCH;
+        }
+        /* Side: lateral axis = up x forward, forward = the root's travel direction. */
+        const float *pa = &pos[3 * ((size_t)f0 * nj + out->root)];
+        const float *pb = &pos[3 * ((size_t)(nf - 1) * nj + out->root)];
+        double fw[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+        fw[up] = 0.0;
+        if (fw[0] * fw[0] + fw[1] * fw[1] + fw[2] * fw[2] < 1e-12) {
+            fw[0] = fw[1] = fw[2] = 0.0;
+            fw[(up + 2) % 3] = 1.0; /* in place: the axis after up, e.g. +Z for Y-up */
+        }
+        double u[3] = {0, 0, 0};
+        u[up] = 1.0;
+        double lat[3] = {u[1] * fw[2] - u[2] * fw[1], u[2] * fw[0] - u[0] * fw[2],
+                         u[0] * fw[1] - u[1] * fw[0]};
+        double side1 = 0.0;
+        for (int f = f0; f < nf; ++f)
+            for (int k = 0; k < 3; ++k)
+                side1 += lat[k] * (pos[3 * ((size_t)f * nj + lo1) + k] -
+                                   pos[3 * ((size_t)f * nj + lo2) + k]);
+        feet[0] = side1 > 0 ? lo1 : lo2;
+        feet[1] = side1 > 0 ? lo2 : lo1;
+    }
+    out->left_foot = feet[0];
+    out->right_foot = feet[1];
+    float g = INFINITY;
+    for (int f = f0; f < nf; ++f)
+        for (int side = 0; side < 2; ++side) {
+            float h = pos[3 * ((size_t)f * nj + feet[side]) + up];
+            g = h < g ? h : g;
+        }
+    out->ground = g;
+    free(pos);
+    return MB_OK;
+}
+
+mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
+                             unsigned char *out_left, unsigned char *out_right)
+{
+    if (!s || !c || !info)
+        return MB_INVALID_ARG;
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    if (nf < 2 || info->left_foot < 0 || info->right_foot < 0)
+        return MB_INVALID_ARG;
+    float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
+    if (!pos)
+        return MB_NOMEM;
+    mb_status st = mb_motion_positions_(s, c, pos);
+    if (st != MB_OK) {
+        free(pos);
+        return st;
+    }
+    int up = info->up_axis;
+    double ft = mb_clip_frame_time(c);
+    /* Planted: within 6% of the body height of the lowest point this foot reaches, and
+     * slower horizontally than the root's mean speed (a swinging foot moves about twice
+     * as fast as the body). Thresholds are relative, so units and gait do not matter. */
+    for (int side = 0; side < 2; ++side) {
+        unsigned char *out = side == 0 ? out_left : out_right;
+        if (!out)
+            continue;
+        int j = side == 0 ? info->left_foot : info->right_foot;
+        float lo = INFINITY;
+        for (int f = info->first_frame; f < nf; ++f) {
+            float h = pos[3 * ((size_t)f * nj + j) + up];
+            lo = h < lo ? h : lo;
+        }
+        double hmax = lo + 0.06 * info->height;
+        for (int f = 0; f < nf; ++f) {
+            int a = f > 0 ? f - 1 : f, b = f > 0 ? f : f + 1;
+            const float *pa = &pos[3 * ((size_t)a * nj + j)], *pb = &pos[3 * ((size_t)b * nj + j)];
+            double v2 = 0.0;
+            for (int k = 0; k < 3; ++k)
+                if (k != up)
+                    v2 += (double)(pb[k] - pa[k]) * (pb[k] - pa[k]);
+            double v = sqrt(v2) / ft;
+            double h = pos[3 * ((size_t)f * nj + j) + up];
+            double vmax = 0.6 * info->speed + 0.05 * info->height; /* per second */
+            out[f] = f >= info->first_frame && h <= hmax && v <= vmax;
+        }
+    }
+    free(pos);
+    return MB_OK;
+}
