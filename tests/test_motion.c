@@ -1,0 +1,304 @@
+/* Sampling, motion analysis, gait cycles and the phase-aligned clip blend on real clips. */
+#include <math.h>
+
+#include "mblend/mblend.h"
+#include "test_util.h"
+
+typedef struct clip_file {
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_motion_info info;
+} clip_file;
+
+static clip_file load(const char *rel)
+{
+    clip_file f;
+    mb_error e;
+    char path[512];
+    snprintf(path, sizeof path, "bvh/%s", rel);
+    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
+    return f;
+}
+
+static void unload(clip_file *f)
+{
+    mb_clip_destroy(f->c);
+    mb_skeleton_destroy(f->s);
+}
+
+/* World position of joint j at one frame of a clip. */
+static void world_pos(const mb_skeleton *s, const mb_clip *c, int frame, int j, double out[3])
+{
+    int n = mb_skeleton_joint_count(s);
+    mb_xform *x = malloc(sizeof *x * (size_t)n);
+    float(*w)[16] = malloc(sizeof *w * (size_t)n);
+    mb_pose p = {x, n};
+    cr_assert_eq(mb_clip_frame_pose(s, c, frame, p), MB_OK);
+    cr_assert_eq(mb_fk(s, &p, w, n), MB_OK);
+    for (int k = 0; k < 3; ++k)
+        out[k] = w[j][12 + k];
+    free(x);
+    free(w);
+}
+
+/* ---------- sampling ---------- */
+
+Test(sample, frames_interpolation_and_wrap)
+{
+    clip_file f = load("cmu_02_03_run.bvh");
+    int n = mb_skeleton_joint_count(f.s), nf = mb_clip_frame_count(f.c);
+    double ft = mb_clip_frame_time(f.c);
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *m = malloc(sizeof *m * n);
+    mb_pose pa = {a, n}, pb = {b, n}, pm = {m, n};
+    /* exact frame times give the frames */
+    cr_assert_eq(mb_clip_frame_pose(f.s, f.c, 10, pa), MB_OK);
+    cr_assert_eq(mb_clip_sample(f.s, f.c, 10 * ft, MB_WRAP_CLAMP, pm), MB_OK);
+    for (int j = 0; j < n; ++j)
+        cr_assert(mb_quat_angle_between(a[j].rot, m[j].rot) < 1e-6);
+    /* halfway: the midpoint of the two frames' rotations (equal angle to both) */
+    cr_assert_eq(mb_clip_frame_pose(f.s, f.c, 11, pb), MB_OK);
+    cr_assert_eq(mb_clip_sample(f.s, f.c, 10.5 * ft, MB_WRAP_CLAMP, pm), MB_OK);
+    for (int j = 0; j < n; ++j) {
+        double da = mb_quat_angle_between(a[j].rot, m[j].rot);
+        double db = mb_quat_angle_between(b[j].rot, m[j].rot);
+        double ab = mb_quat_angle_between(a[j].rot, b[j].rot);
+        cr_assert(fabs(da - db) < 1e-5 && fabs(da + db - ab) < 1e-5, "joint %d", j);
+        for (int k = 0; k < 3; ++k)
+            cr_assert_float_eq(m[j].pos[k], 0.5f * (a[j].pos[k] + b[j].pos[k]), 1e-4f);
+    }
+    /* clamp past the end gives the last frame; loop wraps by the clip length */
+    cr_assert_eq(mb_clip_frame_pose(f.s, f.c, nf - 1, pa), MB_OK);
+    cr_assert_eq(mb_clip_sample(f.s, f.c, 1e6, MB_WRAP_CLAMP, pm), MB_OK);
+    cr_assert(memcmp(a, m, sizeof *a * n) == 0);
+    cr_assert_eq(mb_clip_frame_pose(f.s, f.c, 3, pa), MB_OK);
+    cr_assert_eq(mb_clip_sample(f.s, f.c, (3 + 2 * nf) * ft, MB_WRAP_LOOP, pm), MB_OK);
+    for (int j = 0; j < n; ++j)
+        cr_assert(mb_quat_angle_between(a[j].rot, m[j].rot) < 1e-5);
+    cr_assert_eq(mb_clip_sample(f.s, f.c, NAN, MB_WRAP_CLAMP, pm), MB_INVALID_ARG);
+    mb_pose short_pose = {m, n - 1};
+    cr_assert_eq(mb_clip_sample(f.s, f.c, 0.0, MB_WRAP_CLAMP, short_pose), MB_TOO_SMALL);
+    free(a);
+    free(b);
+    free(m);
+    unload(&f);
+}
+
+/* ---------- analysis ---------- */
+
+Test(analyze, real_files)
+{
+    clip_file cmu = load("cmu_02_01_walk.bvh");
+    cr_assert_eq(cmu.info.up_axis, 1);
+    cr_assert_eq(cmu.info.first_frame, 1, "cgspeed T-pose frame 0 not detected");
+    cr_assert_str_eq(mb_skeleton_name(cmu.s, cmu.info.left_foot), "LeftFoot");
+    cr_assert_str_eq(mb_skeleton_name(cmu.s, cmu.info.right_foot), "RightFoot");
+    unload(&cmu);
+
+    clip_file bandai = load("bandai2_walk_normal_001.bvh");
+    cr_assert_eq(bandai.info.up_axis, 1);
+    cr_assert_str_eq(mb_skeleton_name(bandai.s, bandai.info.root), "Hips",
+                     "the static joint_Root dummy is not the moving root");
+    cr_assert_eq(bandai.info.first_frame, 0);
+    cr_assert_str_eq(mb_skeleton_name(bandai.s, bandai.info.left_foot), "Foot_L");
+    /* a person of about 1.4 to 1.8 m, in cm */
+    cr_assert(bandai.info.height > 120 && bandai.info.height < 185, "height %g", bandai.info.height);
+    unload(&bandai);
+
+    clip_file zup = load("animdraw_fair1_dab_zup.bvh");
+    cr_assert_eq(zup.info.up_axis, 2);
+    unload(&zup);
+
+    clip_file pymo = load("pymo_walk_rootoffset_xyz.bvh");
+    cr_assert_eq(pymo.info.first_frame, 0);
+    cr_assert(fabs(pymo.info.ground) < 5.0, "feet land on y~0 (REPLACE semantics), got %g",
+              pymo.info.ground);
+    unload(&pymo);
+}
+
+Test(analyze, given_feet_and_errors)
+{
+    clip_file f = load("cmu_02_03_run.bvh");
+    mb_analyze_desc d = {0};
+    d.left_foot = "LeftToeBase";
+    d.right_foot = "RightToeBase";
+    mb_motion_info mi;
+    mb_error e;
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
+    cr_assert_str_eq(mb_skeleton_name(f.s, mi.left_foot), "LeftToeBase");
+    d.left_foot = "NoSuchJoint";
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "NoSuchJoint"), "%s", e.text);
+    d.left_foot = NULL;
+    d.up_axis = 3;
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
+    cr_assert_eq(mi.up_axis, 2);
+    unload(&f);
+}
+
+/* ---------- cycles ---------- */
+
+Test(cycle, found_on_walks_and_runs)
+{
+    /* expected cycle durations: walks about 1 s, runs about 0.7 s */
+    const struct {
+        const char *file;
+        double lo, hi;
+    } cases[] = {{"cmu_02_01_walk.bvh", 0.9, 1.3},   {"cmu_02_03_run.bvh", 0.6, 0.9},
+                 {"bandai2_walk_normal_001.bvh", 0.9, 1.3}, {"bandai2_run_normal_001.bvh", 0.6, 0.9},
+                 {"bandai2_run_normal_002.bvh", 0.6, 0.9},  {"pymo_walk_rootoffset_xyz.bvh", 0.8, 1.3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        clip_file f = load(cases[i].file);
+        mb_frame_range r;
+        mb_error e;
+        cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 0, cases[i].file, &r, &e), MB_OK,
+                     "%s: %s", cases[i].file, e.text);
+        double T = (r.end - r.start) * mb_clip_frame_time(f.c);
+        cr_assert(T > cases[i].lo && T < cases[i].hi, "%s: cycle %d:%d lasts %g s", cases[i].file,
+                  r.start, r.end, T);
+        /* it starts at a left touchdown: the left foot is planted there, and the left
+         * foot is at about the same place relative to the root one cycle later */
+        unsigned char *lc = malloc((size_t)mb_clip_frame_count(f.c));
+        cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL), MB_OK);
+        cr_assert(lc[r.start] && !lc[r.start - 1], "%s: no touchdown at %d", cases[i].file, r.start);
+        free(lc);
+        unload(&f);
+    }
+}
+
+Test(cycle, short_take_reports_clearly)
+{
+    clip_file f = load("cmu_09_01_run.bvh"); /* 1.2 s: less than two left touchdowns */
+    mb_frame_range r;
+    mb_error e;
+    mb_status st = mb_motion_find_cycle(f.s, f.c, &f.info, 0, "cmu_09_01_run.bvh", &r, &e);
+    cr_assert_eq(st, MB_MISMATCH);
+    cr_assert(strstr(e.text, "LeftFoot") && strstr(e.text, "--range"), "%s", e.text);
+    /* the right foot has a full cycle */
+    cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 1, "cmu_09_01_run.bvh", &r, &e), MB_OK, "%s", e.text);
+    unload(&f);
+}
+
+/* ---------- the clip blend ---------- */
+
+typedef struct blend_setup {
+    clip_file a, b;
+    mb_frame_range ra, rb;
+} blend_setup;
+
+static blend_setup setup_pair(const char *fa, const char *fb)
+{
+    blend_setup s;
+    mb_error e;
+    s.a = load(fa);
+    s.b = load(fb);
+    cr_assert_eq(mb_motion_find_cycle(s.a.s, s.a.c, &s.a.info, 0, fa, &s.ra, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_find_cycle(s.b.s, s.b.c, &s.b.info, 0, fb, &s.rb, &e), MB_OK, "%s", e.text);
+    return s;
+}
+
+static mb_clip *blend_pair(blend_setup *s, float wa, float wb)
+{
+    mb_clip_input in[2] = {{s->a.s, s->a.c, "a", s->ra, wa, &s->a.info},
+                           {s->b.s, s->b.c, "b", s->rb, wb, &s->b.info}};
+    mb_clip_blend_desc d = {0};
+    d.inputs = in;
+    d.input_count = 2;
+    d.cyclic = 1;
+    mb_clip *out = NULL;
+    mb_error e;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_OK, "%s", e.text);
+    return out;
+}
+
+/* Horizontal distance the root travels over a clip's frames [f0, f1]. */
+static double root_travel(const mb_skeleton *s, const mb_clip *c, int root, int up, int f0, int f1)
+{
+    double a[3], b[3];
+    world_pos(s, c, f0, root, a);
+    world_pos(s, c, f1, root, b);
+    double d2 = 0;
+    for (int k = 0; k < 3; ++k)
+        if (k != up)
+            d2 += (b[k] - a[k]) * (b[k] - a[k]);
+    return sqrt(d2);
+}
+
+Test(clip_blend, weight_one_reproduces_the_input_cycle)
+{
+    blend_setup s = setup_pair("cmu_02_01_walk.bvh", "cmu_02_03_run.bvh");
+    mb_clip *out = blend_pair(&s, 1.0f, 0.0f);
+    int len = s.ra.end - s.ra.start;
+    cr_assert_eq(mb_clip_frame_count(out), len);
+    int n = mb_skeleton_joint_count(s.a.s), root = s.a.info.root;
+    const float *ro = mb_clip_rotations(out), *ri = mb_clip_rotations(s.a.c);
+    double worst = 0;
+    for (int k = 0; k < len; ++k)
+        for (int j = 0; j < n; ++j) {
+            if (j == root)
+                continue;
+            double e = mb_quat_angle_between(ro + 4 * ((size_t)k * n + j),
+                                             ri + 4 * ((size_t)(s.ra.start + k) * n + j));
+            worst = e > worst ? e : worst;
+        }
+    cr_assert(worst < 1e-5, "non-root joints differ by %g rad", worst);
+    /* the root travels the same distance over the cycle */
+    double din = root_travel(s.a.s, s.a.c, root, 1, s.ra.start, s.ra.end - 1);
+    double dout = root_travel(s.a.s, out, root, 1, 0, len - 1);
+    cr_assert(fabs(din - dout) < 1e-3 * din + 1e-3, "travel %g vs %g", din, dout);
+    mb_clip_destroy(out);
+    unload(&s.a);
+    unload(&s.b);
+}
+
+Test(clip_blend, half_and_half_is_between_in_speed_and_length)
+{
+    const char *sets[][2] = {{"cmu_02_01_walk.bvh", "cmu_02_03_run.bvh"},
+                             {"bandai2_walk_normal_001.bvh", "bandai2_run_normal_001.bvh"}};
+    for (int si = 0; si < 2; ++si) {
+        blend_setup s = setup_pair(sets[si][0], sets[si][1]);
+        double fta = mb_clip_frame_time(s.a.c), ftb = mb_clip_frame_time(s.b.c);
+        double Ta = (s.ra.end - s.ra.start) * fta, Tb = (s.rb.end - s.rb.start) * ftb;
+        mb_clip *out = blend_pair(&s, 0.5f, 0.5f);
+        double T = mb_clip_frame_count(out) * mb_clip_frame_time(out);
+        cr_assert(fabs(T - 0.5 * (Ta + Tb)) <= mb_clip_frame_time(out), "%s: cycle %g s, inputs %g and %g",
+                  sets[si][0], T, Ta, Tb);
+        int root = s.a.info.root, up = s.a.info.up_axis;
+        double va = root_travel(s.a.s, s.a.c, root, up, s.ra.start, s.ra.end) / Ta;
+        double vb = root_travel(s.b.s, s.b.c, root, up, s.rb.start, s.rb.end) / Tb;
+        int nf = mb_clip_frame_count(out);
+        double v = root_travel(s.a.s, out, root, up, 0, nf - 1) / ((nf - 1) * mb_clip_frame_time(out));
+        /* blended distance per blended cycle time: (d_a + d_b) / (T_a + T_b) */
+        double expect = (va * Ta + vb * Tb) / (Ta + Tb);
+        cr_assert(v > fmin(va, vb) && v < fmax(va, vb), "%s: speed %g not between %g and %g",
+                  sets[si][0], v, va, vb);
+        cr_assert(fabs(v - expect) < 0.05 * expect, "%s: speed %g, expected about %g", sets[si][0], v, expect);
+        mb_clip_destroy(out);
+        unload(&s.a);
+        unload(&s.b);
+    }
+}
+
+Test(clip_blend, topology_mismatch_names_the_joint)
+{
+    clip_file a = load("cmu_02_01_walk.bvh"), b = load("bandai2_run_normal_001.bvh");
+    mb_clip_input in[2] = {{a.s, a.c, "walk.bvh", {1, 100}, 0.5f, &a.info},
+                           {b.s, b.c, "run.bvh", {1, 20}, 0.5f, &b.info}};
+    mb_clip_blend_desc d = {0};
+    d.inputs = in;
+    d.input_count = 2;
+    d.cyclic = 1;
+    mb_clip *out = (mb_clip *)1;
+    mb_error e;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_MISMATCH);
+    cr_assert_null(out);
+    cr_assert(strstr(e.text, "joint 0") && strstr(e.text, "Hips") && strstr(e.text, "joint_Root"), "%s", e.text);
+    in[1] = (mb_clip_input){a.s, a.c, "walk.bvh", {300, 400}, 0.5f, &a.info};
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "300:400"), "%s", e.text);
+    in[1].range = (mb_frame_range){1, 50};
+    in[1].weight = -1.0f;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
+    unload(&a);
+    unload(&b);
+}
