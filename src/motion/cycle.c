@@ -28,11 +28,13 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
         int hold = (int)(0.05 / ft + 0.5), air = (int)(0.08 / ft + 0.5);
         hold = hold < 2 ? 2 : hold;
         air = air < 2 ? 2 : air;
-        for (int f = info->first_frame + air; f + hold <= nf; ++f) {
+        /* Near the start of the take the flight may be cut short by the first frame:
+         * two airborne frames there are enough. */
+        for (int f = info->first_frame + 2; f + hold <= nf; ++f) {
             int ok = 1;
             for (int k = 0; k < hold && ok; ++k)
                 ok = contact[f + k];
-            for (int k = 1; k <= air && ok; ++k)
+            for (int k = 1; k <= air && ok && f - k >= info->first_frame; ++k)
                 ok = !contact[f - k];
             if (ok)
                 downs[n++] = f;
@@ -58,11 +60,30 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
         }
         return MB_MISMATCH;
     }
-    /* Of the complete cycles, the one nearest the middle: the ends of a take often hold
-     * starts and stops. */
+    /* Of the complete cycles of typical length (within 25% of the median: a missed
+     * touchdown makes a double-length one), the one nearest the middle: the ends of a
+     * take often hold starts and stops. */
+    int *len = malloc((size_t)n * sizeof *len);
+    if (!len) {
+        free(downs);
+        return MB_NOMEM;
+    }
+    for (int k = 0; k + 1 < n; ++k)
+        len[k] = downs[k + 1] - downs[k];
+    for (int a = 1; a < n - 1; ++a) /* insertion sort: a handful of cycles */
+        for (int b = a; b > 0 && len[b - 1] > len[b]; --b) {
+            int t = len[b];
+            len[b] = len[b - 1];
+            len[b - 1] = t;
+        }
+    double median = len[(n - 1) / 2];
+    free(len);
     int best = 0;
     double mid = 0.5 * nf, bestd = 1e300;
     for (int k = 0; k + 1 < n; ++k) {
+        double l = downs[k + 1] - downs[k];
+        if (l < 0.75 * median || l > 1.25 * median)
+            continue;
         double centre = 0.5 * (downs[k] + downs[k + 1]);
         double dist = centre > mid ? centre - mid : mid - centre;
         if (dist < bestd) {
