@@ -106,15 +106,25 @@ void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
     double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
     double cb = hypot(m[i][i], m[i][j]);
     out[1] = atan2(s * m[i][k], cb);
-    if (cb > 1e-9) {
+    if (cb > 1e-12) {
         out[0] = atan2(-s * m[j][k], m[k][k]);
-        out[2] = atan2(-s * m[i][j], m[i][i]);
+        /* c from what is left once a is removed: Ri(a)^T R = Rj(b) Rk(c), whose row j is
+         * row j of Rk(c): (s sin c, cos c) at columns (i, j). Near the lock a is
+         * ill-conditioned (both its atan2 arguments are ~cos b); taking c from the
+         * remainder absorbs a's error, so the triple still reproduces R to rounding,
+         * which an independent atan2 for c does not (1e-9 rad off at 1e-5 deg from it). */
+        double ca = cos(out[0]), sa = sin(out[0]);
+        out[2] = atan2(s * ca * m[j][i] + sa * m[k][i], ca * m[j][j] + s * sa * m[k][j]);
     } else {
         /* Gimbal lock: only a +- c is defined. Put it all in a (c = 0); then
          * R = Ri(a) Rj(b) and R[k][j] = s sin a, R[j][j] = cos a. */
         out[0] = atan2(s * m[k][j], m[j][j]);
         out[2] = 0.0;
     }
+    /* atan2(-0, x < 0) is -pi; the documented range is (-pi, pi]. */
+    for (int t = 0; t < 3; t += 2)
+        if (out[t] <= -3.1415926535897931)
+            out[t] = -out[t];
 }
 
 double mb_quat_angle_between(const float a[4], const float b[4])

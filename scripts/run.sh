@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The main job on the shipped clips (data/bvh): installs what is missing, builds, then
+#  1. summarises the walk and run clips,
+#  2. blends them 50/50, in phase, into a jog (one loopable gait cycle) with a report,
+#  3. re-exports both clips through the BVH writer (lossless round trip),
+# writing everything into out/ (or the folder given as the first argument).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$here/out}"
+"$here/scripts/setup.sh" "$here/build" -DMB_BUILD_TESTS=OFF >/dev/null
+mblend="$here/build/tools/mblend/mblend"
+mkdir -p "$out"
+
+for clip in walk run; do
+  echo "== mblend info data/bvh/$clip.bvh"
+  "$mblend" info "$here/data/bvh/$clip.bvh" | sed -n '1,8p'
+done
+
+echo "== mblend blend walk + run -> jog (weights 0.5, 0.5)"
+"$mblend" blend "$here/data/bvh/walk.bvh" "$here/data/bvh/run.bvh" --weights 0.5,0.5 \
+  --cycle auto --report "$out/jog_report.csv" --compare -o "$out/jog.bvh"
+"$mblend" info "$out/jog.bvh" | sed -n '4,8p'
+
+echo "== re-export through the writer"
+for clip in walk run; do
+  "$mblend" convert "$here/data/bvh/$clip.bvh" -o "$out/${clip}_reexported.bvh"
+  echo "wrote $out/${clip}_reexported.bvh"
+done
+echo "== done: results in $out"

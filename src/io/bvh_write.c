@@ -1,0 +1,743 @@
+/* BVH writer: skeleton + clip -> BVH text (memory or file).
+ *
+ * The whole text is built in one buffer first and only then, for files, written to a
+ * temporary file that is renamed over the target: a failure at any point leaves the target
+ * as it was. Rotations are decomposed in double from the float quaternions, so a read-write
+ * round trip loses no more than the float storage already did. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "anim/skeleton_internal.h"
+#include "base/alloc_internal.h"
+#include "io/number_internal.h"
+#include "mblend/bvh.h"
+
+#define RAD2DEG 57.295779513082320876798154814105
+#define PI_ 3.14159265358979323846
+
+/* Unwrapped angles may drift by whole turns over a spinning clip. Readers (ours included)
+ * parse motion values as float, whose resolution falls with magnitude: below 1024 degrees
+ * half an ulp is 3e-5 degree (5e-7 rad), at 36000 it would be 1e-3 degree. Past this
+ * bound an angle goes back to [-180, 180] and takes the one jump. */
+#define MAX_UNWRAPPED_DEG 720.0
+
+/* cos(middle angle) below which a float quaternion is taken as exactly at gimbal lock:
+ * 2^-22, a few float ulps of a quaternion component, the resolution floats have there. */
+#define FLOAT_LOCK_COS 2.4e-7
+
+/* ---------- errors ---------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static mb_status fail(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
+{
+    if (err) {
+        memset(err, 0, sizeof *err);
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "%s", source ? source : "<memory>");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ---------- output buffer ---------- */
+
+typedef struct outbuf {
+    const mb_allocator *alloc;
+    char *p;
+    size_t len, cap;
+    int nomem;
+} outbuf;
+
+static int ob_reserve(outbuf *b, size_t extra)
+{
+    if (b->nomem)
+        return 0;
+    if (extra <= b->cap - b->len)
+        return 1;
+    /* The allocator hooks have no realloc: allocate, copy, free. Doubling keeps the copies
+     * linear in the output size when the initial estimate was short. */
+    size_t need = b->len + extra;
+    if (need < b->len) {
+        b->nomem = 1;
+        return 0;
+    }
+    size_t cap = b->cap > SIZE_MAX / 2 ? need : b->cap * 2;
+    if (cap < need)
+        cap = need;
+    char *np = mb_alloc_(b->alloc, cap);
+    if (!np) {
+        b->nomem = 1;
+        return 0;
+    }
+    if (b->len)
+        memcpy(np, b->p, b->len);
+    mb_free_(b->alloc, b->p);
+    b->p = np;
+    b->cap = cap;
+    return 1;
+}
+
+static void ob_put(outbuf *b, const char *s, size_t n)
+{
+    if (ob_reserve(b, n)) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    }
+}
+
+static void ob_str(outbuf *b, const char *s) { ob_put(b, s, strlen(s)); }
+
+static void ob_char(outbuf *b, char c) { ob_put(b, &c, 1); }
+
+static void ob_tabs(outbuf *b, int n)
+{
+    for (int i = 0; i < n; ++i)
+        ob_char(b, '\t');
+}
+
+/* ---------- numbers ---------- */
+
+/* printf follows LC_NUMERIC, and a program that set a locale with a decimal comma would get
+ * "0,5". The only locale-dependent part of %g output is the decimal point, so every byte
+ * that is not part of the C-locale grammar is replaced by one '.' (a multi-byte decimal
+ * point collapses to one). Returns the new length. */
+static int to_c_locale(char *s, int n)
+{
+    int w = 0;
+    int in_point = 0;
+    for (int r = 0; r < n; ++r) {
+        char c = s[r];
+        int plain = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e' || c == 'E';
+        if (plain) {
+            s[w++] = c;
+            in_point = 0;
+        } else if (!in_point) {
+            s[w++] = '.';
+            in_point = 1;
+        }
+    }
+    s[w] = '\0';
+    return w;
+}
+
+/* %.{prec}g of a finite double in C-locale form, into buf (>= 40 bytes). Returns length. */
+static int fmt_g(char *buf, double v, int prec)
+{
+    /* Adding 0.0 turns -0 into +0: "-0" is noise, not information, in a BVH file. */
+    int n = snprintf(buf, 40, "%.*g", prec, v + 0.0);
+    if (n < 0 || n >= 40)
+        n = snprintf(buf, 40, "0");
+    return to_c_locale(buf, n);
+}
+
+/* The shortest %g form (at most max_prec digits, 1..9) that reads back as exactly v, both
+ * through our own reader's parser and through strtof, so the value survives any correct
+ * reader; 0.1f stays "0.1" instead of "0.100000001". */
+static int fmt_float_shortest(char *buf, float v, int max_prec)
+{
+    int n = 0;
+    for (int p = 1; p <= max_prec; ++p) {
+        n = fmt_g(buf, (double)v, p);
+        if (p == max_prec || p == 9)
+            return n;
+        float a, b2;
+        const char *next;
+        if (mb_parse_float_(buf, buf + n, &a, &next) != MB_NUM_OK || next != buf + n || a != v)
+            continue;
+        /* strtof uses the locale's decimal point; in a decimal-comma locale it stops at the
+         * '.', the values differ and we just keep more digits. */
+        b2 = strtof(buf, NULL);
+        if (b2 == v)
+            return n;
+    }
+    return n;
+}
+
+/* Same for a double (frame time), 1..17 digits. */
+static int fmt_double_shortest(char *buf, double v)
+{
+    int n = 0;
+    for (int p = 1; p <= 17; ++p) {
+        n = fmt_g(buf, v, p);
+        if (p == 17)
+            break;
+        double a;
+        const char *next;
+        if (mb_parse_double_(buf, buf + n, &a, &next) == MB_NUM_OK && next == buf + n &&
+            a == v && strtod(buf, NULL) == v)
+            break;
+    }
+    return n;
+}
+
+/* ---------- rotations ---------- */
+
+/* Row-major rotation matrix of a unit quaternion. */
+static void quat_to_mat3(const double q[4], double m[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    m[0][0] = 1 - 2 * (y * y + z * z);
+    m[0][1] = 2 * (x * y - z * w);
+    m[0][2] = 2 * (x * z + y * w);
+    m[1][0] = 2 * (x * y + z * w);
+    m[1][1] = 1 - 2 * (x * x + z * z);
+    m[1][2] = 2 * (y * z - x * w);
+    m[2][0] = 2 * (x * z - y * w);
+    m[2][1] = 2 * (y * z + x * w);
+    m[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+/* Euler angles (radians) of q for a joint that writes nrot (1..3) rotation channels, the
+ * first nrot axes of order o. With fewer than three channels the missing angles are read as
+ * 0, so the general decomposition is not used: near its gimbal lock it splits a twist
+ * between the first and third angle, and dropping the third would lose it.
+ * - 1 channel: the twist angle about that axis, 2 atan2(q_axis, w); exact for a pure
+ *   rotation about it, the closest such rotation otherwise.
+ * - 2 channels, R = Ri(a) Rj(b): column j of R is Ri(a) e_j and row i is e_i^T Rj(b), which
+ *   give a and b independently and well-conditioned at every angle. */
+static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a[3])
+{
+    double n = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] +
+                    q_in[3] * q_in[3]);
+    double q[4] = {0, 0, 0, 1};
+    if (n > 0)
+        for (int k = 0; k < 4; ++k)
+            q[k] = q_in[k] / n;
+    a[0] = a[1] = a[2] = 0.0;
+    int i = mb_euler_order_axis(o, 0), j = mb_euler_order_axis(o, 1),
+        k = mb_euler_order_axis(o, 2);
+    double m[3][3];
+    double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0; /* parity of (i, j, k) */
+    if (nrot >= 3) {
+        quat_to_mat3(q, m);
+        double cb = hypot(m[i][i], m[i][j]);
+        if (cb < FLOAT_LOCK_COS) {
+            /* A lock rotation that went through float arithmetic (blending, sampling)
+             * sits ~1e-7 off the lock, where the split of the twist between the outer
+             * angles is decided by rounding noise ("-1 -89.9999952 -179" for "-148 -90
+             * 0"). Inside float resolution it is the lock: same convention as
+             * mb_quat_to_euler there (third angle 0); the rotation moves by at most
+             * about 2 cb (5e-7) radians. */
+            a[1] = atan2(s * m[i][k], cb);
+            a[0] = atan2(s * m[k][j], m[j][j]);
+            return;
+        }
+        mb_quat_to_euler(o, q, a);
+        return;
+    }
+    if (nrot == 1) {
+        double t = 2.0 * atan2(q[i], q[3]);
+        if (t > PI_)
+            t -= 2.0 * PI_;
+        else if (t <= -PI_)
+            t += 2.0 * PI_;
+        a[0] = t;
+        return;
+    }
+    quat_to_mat3(q, m);
+    a[0] = atan2(s * m[k][j], m[j][j]);
+    a[1] = atan2(s * m[i][k], m[i][i]);
+}
+
+/* x plus whole turns, as close to prev as possible (degrees). */
+static double unwrap_deg(double x, double prev)
+{
+    return x + 360.0 * nearbyint((prev - x) / 360.0);
+}
+
+/* Chooses, among the equivalent angle triples of one rotation, the one closest to the
+ * previous frame's (degrees, in place), so curves stay continuous for editors:
+ * whole turns on each angle, and for three channels also the second Tait-Bryan solution
+ * (a + 180, 180 - b, c + 180), which takes over when the middle angle passes +-90. The
+ * rotation is unchanged either way (up to rounding). The branch is chosen before the
+ * magnitude bound is applied, so the bound cannot make the far branch look closer. */
+static void make_continuous(int nrot, double d[3], const double prev[3])
+{
+    double best[3], cost = 0.0;
+    for (int k = 0; k < nrot; ++k) {
+        best[k] = unwrap_deg(d[k], prev[k]);
+        cost += fabs(best[k] - prev[k]);
+    }
+    if (nrot == 3) {
+        double alt[3] = {d[0] + 180.0, 180.0 - d[1], d[2] + 180.0}, c2 = 0.0;
+        for (int k = 0; k < 3; ++k) {
+            alt[k] = unwrap_deg(alt[k], prev[k]);
+            c2 += fabs(alt[k] - prev[k]);
+        }
+        if (c2 < cost)
+            memcpy(best, alt, sizeof best);
+    }
+    for (int k = 0; k < nrot; ++k)
+        d[k] = fabs(best[k]) > MAX_UNWRAPPED_DEG ? remainder(best[k], 360.0) : best[k];
+}
+
+/* ---------- layout ---------- */
+
+/* Output layout of one joint: its channels (rewritten when asked) and rotation order. */
+typedef struct out_joint {
+    mb_channel ch[6];
+    int n;
+    int nrot;
+    mb_euler_order order;
+    int rot_slot[3]; /* index into the decomposed angles for X, Y, Z rotation, -1: unused */
+} out_joint;
+
+static void build_layout(const mb_skeleton *s, const mb_bvh_write_desc *d, out_joint *out)
+{
+    for (int j = 0; j < s->joint_count; ++j) {
+        const mb_channel *ch;
+        int n = mb_skeleton_channels(s, j, &ch);
+        out_joint *oj = &out[j];
+        int nrot = s->info[j].rot_channels;
+        oj->order = mb_skeleton_rot_order(s, j);
+        if (d->rewrite_order && nrot > 0) {
+            /* Three rotation channels where the first one was; positions keep their places
+             * relative to each other. */
+            oj->order = d->order;
+            oj->n = 0;
+            int placed = 0;
+            for (int k = 0; k < n; ++k) {
+                if (ch[k] <= MB_CH_ZPOS) {
+                    oj->ch[oj->n++] = ch[k];
+                } else if (!placed) {
+                    for (int r = 0; r < 3; ++r)
+                        oj->ch[oj->n++] =
+                            (mb_channel)(MB_CH_XROT + mb_euler_order_axis(d->order, r));
+                    placed = 1;
+                }
+            }
+            nrot = 3;
+        } else {
+            memcpy(oj->ch, ch, (size_t)n * sizeof *ch);
+            oj->n = n;
+        }
+        oj->nrot = nrot;
+        /* The first nrot axes of the order are the listed ones (the skeleton completes a
+         * short list with the missing axes after them). */
+        for (int a = 0; a < 3; ++a)
+            oj->rot_slot[a] = -1;
+        for (int k = 0; k < nrot; ++k)
+            oj->rot_slot[mb_euler_order_axis(oj->order, k)] = k;
+    }
+}
+
+/* Names go out verbatim after ROOT/JOINT; the reader takes the rest of the line up to '{'
+ * and trims it, so anything that would change on the way back is refused. */
+static const char *bad_name_reason(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return "is empty";
+    if (n > MB_MAX_NAME - 4)
+        return "is longer than the 123 bytes a BVH reader accepts (room for \"_End\")";
+    if (name[0] == ' ' || name[0] == '\t' || name[n - 1] == ' ' || name[n - 1] == '\t')
+        return "starts or ends with whitespace";
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == '{' || c == '}')
+            return "contains a brace";
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return "contains a control character";
+    }
+    return NULL;
+}
+
+/* ---------- validation ---------- */
+
+static mb_status validate(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
+                          const char *source, mb_error *err)
+{
+    if (!s || !c)
+        return fail(err, MB_INVALID_ARG, source, "invalid argument (NULL skeleton or clip)");
+    if (mb_clip_joint_count(c) != s->joint_count)
+        return fail(err, MB_MISMATCH, source,
+                    "clip has %d joints but the skeleton has %d (End Sites included)",
+                    mb_clip_joint_count(c), s->joint_count);
+    if (d->precision < 0 || d->precision > 17)
+        return fail(err, MB_INVALID_ARG, source, "precision %d outside 0..17 (0: 9 digits)",
+                    d->precision);
+    if (d->rewrite_order && (unsigned)d->order >= 6u)
+        return fail(err, MB_INVALID_ARG, source, "rewrite order %d is not an mb_euler_order",
+                    (int)d->order);
+    if (s->info[0].end_site)
+        return fail(err, MB_INVALID_ARG, source, "the root '%s' cannot be an End Site",
+                    s->names[0]);
+    /* Rewriting the order never empties a channel list, so the stored count decides. */
+    if (s->channel_count == 0 && mb_clip_frame_count(c) > 0)
+        return fail(err, MB_INVALID_ARG, source,
+                    "the skeleton has no channels, so its %d frames cannot be written (a BVH "
+                    "frame count must be 0 without channels)",
+                    mb_clip_frame_count(c));
+    for (int j = 0; j < s->joint_count; ++j) {
+        int p = s->parents[j];
+        if (p >= 0 && s->info[p].end_site)
+            return fail(err, MB_INVALID_ARG, source,
+                        "End Site '%s' has a child '%s'; BVH End Sites are leaves",
+                        s->names[p], s->names[j]);
+        const char *why = s->info[j].end_site ? NULL : bad_name_reason(s->names[j]);
+        if (why)
+            return fail(err, MB_INVALID_ARG, source, "joint name '%.64s' %s", s->names[j],
+                        why);
+    }
+    return MB_OK;
+}
+
+/* ---------- text ---------- */
+
+/* Depth-first preorder (children in index order): the order BVH nests joints and lists
+ * motion channels. A reader-made skeleton already is in this order; one built by hand
+ * only has to be parents-first, and is written (and read back) depth-first. */
+static void preorder(const mb_skeleton *s, int *order, int *depth, int *stack)
+{
+    int n = s->joint_count, top = 0, w = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        int j = stack[--top];
+        order[w++] = j;
+        depth[j] = s->parents[j] < 0 ? 0 : depth[s->parents[j]] + 1;
+        /* Push children in reverse so the lowest index comes out first. */
+        for (int c = n - 1; c > j; --c)
+            if (s->parents[c] == j)
+                stack[top++] = c;
+    }
+}
+
+static void write_offset(outbuf *b, const float *off)
+{
+    char num[40];
+    ob_str(b, "OFFSET");
+    for (int k = 0; k < 3; ++k) {
+        ob_char(b, ' ');
+        ob_put(b, num, (size_t)fmt_float_shortest(num, off[k], 9));
+    }
+    ob_char(b, '\n');
+}
+
+static void write_hierarchy(outbuf *b, const mb_skeleton *s, const out_joint *layout,
+                            const int *order, const int *depth)
+{
+    int n = s->joint_count;
+    ob_str(b, "HIERARCHY\n");
+    for (int w = 0; w < n; ++w) {
+        int j = order[w], dj = depth[j];
+        if (s->info[j].end_site) {
+            ob_tabs(b, dj);
+            ob_str(b, "End Site\n");
+        } else {
+            ob_tabs(b, dj);
+            ob_str(b, dj == 0 ? "ROOT " : "JOINT ");
+            ob_str(b, s->names[j]);
+            ob_char(b, '\n');
+        }
+        ob_tabs(b, dj);
+        ob_str(b, "{\n");
+        ob_tabs(b, dj + 1);
+        write_offset(b, &s->offsets[3 * j]);
+        if (!s->info[j].end_site) {
+            char cnt[8];
+            ob_tabs(b, dj + 1);
+            snprintf(cnt, sizeof cnt, "%d", layout[j].n);
+            ob_str(b, "CHANNELS ");
+            ob_str(b, cnt);
+            for (int k = 0; k < layout[j].n; ++k) {
+                ob_char(b, ' ');
+                ob_str(b, mb_channel_name(layout[j].ch[k]));
+            }
+            ob_char(b, '\n');
+        }
+        /* Close every block the next joint in preorder is not inside of. */
+        int next_depth = w + 1 < n ? depth[order[w + 1]] : 0;
+        for (int d = dj; d >= next_depth; --d) {
+            ob_tabs(b, d);
+            ob_str(b, "}\n");
+        }
+    }
+}
+
+/* Writes the motion rows; returns MB_OK or MB_NUMERIC (via err) for a non-finite value. */
+static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
+                              const out_joint *layout, const int *order, int prec,
+                              double *prev, const char *source, mb_error *err)
+{
+    int nj = s->joint_count, nf = mb_clip_frame_count(c);
+    const float *rot = mb_clip_rotations(c);
+    const float *trans = mb_clip_translations(c);
+    char num[40];
+    for (int f = 0; f < nf; ++f) {
+        int first = 1;
+        for (int w = 0; w < nj; ++w) {
+            int j = order[w];
+            const out_joint *oj = &layout[j];
+            if (oj->n == 0)
+                continue;
+            size_t fj = (size_t)f * (size_t)nj + (size_t)j;
+            double deg[3] = {0, 0, 0};
+            if (oj->nrot > 0) {
+                const float *qf = &rot[4 * fj];
+                double q[4] = {qf[0], qf[1], qf[2], qf[3]}, a[3];
+                if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3]))
+                    return fail(err, MB_NUMERIC, source,
+                                "non-finite rotation for joint '%s' in frame %d", s->names[j], f);
+                decompose(oj->order, oj->nrot, q, a);
+                for (int k = 0; k < 3; ++k)
+                    deg[k] = a[k] * RAD2DEG;
+                if (f > 0)
+                    make_continuous(oj->nrot, deg, &prev[3 * j]);
+                memcpy(&prev[3 * j], deg, sizeof deg);
+            }
+            const float *pos = trans ? &trans[3 * fj] : &s->offsets[3 * j];
+            for (int k = 0; k < oj->n; ++k) {
+                int len;
+                mb_channel ch = oj->ch[k];
+                if (ch <= MB_CH_ZPOS) {
+                    float v = pos[ch - MB_CH_XPOS];
+                    if (!isfinite(v))
+                        return fail(err, MB_NUMERIC, source,
+                                    "non-finite translation for joint '%s' in frame %d",
+                                    s->names[j], f);
+                    /* Positions are floats already: the shortest exact form, capped. */
+                    len = fmt_float_shortest(num, v, prec < 9 ? prec : 9);
+                } else {
+                    len = fmt_g(num, deg[oj->rot_slot[ch - MB_CH_XROT]], prec);
+                }
+                if (!first)
+                    ob_char(b, ' ');
+                first = 0;
+                ob_put(b, num, (size_t)len);
+            }
+        }
+        ob_char(b, '\n');
+        if (b->nomem)
+            break;
+    }
+    return MB_OK;
+}
+
+/* Builds the whole text; on success *out owns it (NUL-terminated). */
+static mb_status build_text(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
+                            const char *source, outbuf *b, mb_error *err)
+{
+    int nj = s->joint_count, nf = mb_clip_frame_count(c);
+    int prec = d->precision ? d->precision : 9;
+    const mb_allocator *a = &d->allocator;
+
+    out_joint *layout = mb_alloc_(a, (size_t)nj * sizeof *layout);
+    int *ints = mb_alloc_(a, (size_t)nj * 3 * sizeof(int));
+    double *prev = mb_alloc_(a, (size_t)nj * 3 * sizeof(double));
+    mb_status st = MB_OK;
+    if (!layout || !ints || !prev) {
+        st = fail(err, MB_NOMEM, source, "out of memory");
+        goto done;
+    }
+    build_layout(s, d, layout);
+    int *order = ints, *depth = ints + nj, *stack = ints + 2 * nj;
+    preorder(s, order, depth, stack);
+
+    /* A close first estimate saves the copies of growing: per value a sign, the digits,
+     * a point, an exponent and a separator; per joint a header line or three. */
+    int nch = 0;
+    for (int j = 0; j < nj; ++j)
+        nch += layout[j].n;
+    unsigned long long est = 256ull + (unsigned long long)nj * 192ull +
+                             (unsigned long long)nf * ((unsigned long long)nch * (prec + 8u) + 1u);
+    if (est > (64ull << 20))
+        est = 64ull << 20; /* beyond that, grow on demand rather than over-reserve */
+    ob_reserve(b, (size_t)est);
+
+    write_hierarchy(b, s, layout, order, depth);
+    char num[40], line[64];
+    snprintf(line, sizeof line, "MOTION\nFrames: %d\nFrame Time: ", nf);
+    ob_str(b, line);
+    ob_put(b, num, (size_t)fmt_double_shortest(num, mb_clip_frame_time(c)));
+    ob_char(b, '\n');
+    st = write_motion(b, s, c, layout, order, prec, prev, source, err);
+    if (st == MB_OK) {
+        ob_char(b, '\0');
+        if (b->nomem)
+            st = fail(err, MB_NOMEM, source, "out of memory building the BVH text");
+        else
+            b->len--; /* the NUL is not part of the length */
+    }
+done:
+    mb_free_(a, layout);
+    mb_free_(a, ints);
+    mb_free_(a, prev);
+    if (st != MB_OK) {
+        mb_free_(a, b->p);
+        b->p = NULL;
+        b->len = b->cap = 0;
+    }
+    return st;
+}
+
+mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
+                           char **out_text, size_t *out_len, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (out_text)
+        *out_text = NULL;
+    if (out_len)
+        *out_len = 0;
+    if (!out_text)
+        return fail(err, MB_INVALID_ARG, NULL, "invalid argument (NULL output)");
+    mb_bvh_write_desc defaults;
+    memset(&defaults, 0, sizeof defaults);
+    if (!d)
+        d = &defaults;
+    mb_status st = validate(s, c, d, NULL, err);
+    if (st != MB_OK)
+        return st;
+    outbuf b = {&d->allocator, NULL, 0, 0, 0};
+    st = build_text(s, c, d, NULL, &b, err);
+    if (st != MB_OK)
+        return st;
+    *out_text = b.p;
+    if (out_len)
+        *out_len = b.len;
+    return MB_OK;
+}
+
+/* ---------- files ---------- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Opens a new file "<path>.tmp.<pid>.<n>" with O_EXCL. Not mkstemp: that creates mode
+ * 0600, and a BVH export should get the usual 0666 & ~umask like any new file. */
+static int open_temp(const char *path, char *tmp, size_t tmp_size)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long seed = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^
+                         (unsigned long)(uintptr_t)tmp;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+        int n = snprintf(tmp, tmp_size, "%s.tmp.%ld.%06lx", path, (long)getpid(),
+                         (seed >> 20) & 0xfffffful);
+        if (n < 0 || (size_t)n >= tmp_size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+/* Flushes the directory entry of the rename to disk; best effort (some file systems
+ * refuse fsync on directories, and the data itself is already safe). */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return;
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
+                            const mb_bvh_write_desc *d, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!path || !*path)
+        return fail(err, MB_INVALID_ARG, path, "invalid argument (NULL or empty path)");
+    mb_bvh_write_desc defaults;
+    memset(&defaults, 0, sizeof defaults);
+    if (!d)
+        d = &defaults;
+    /* Everything that can be checked is checked before the file system is touched. */
+    mb_status st = validate(s, c, d, path, err);
+    if (st != MB_OK)
+        return st;
+    outbuf b = {&d->allocator, NULL, 0, 0, 0};
+    st = build_text(s, c, d, path, &b, err);
+    if (st != MB_OK)
+        return st;
+
+    size_t plen = strlen(path);
+    char *tmp = mb_alloc_(&d->allocator, plen + 64);
+    if (!tmp) {
+        mb_free_(&d->allocator, b.p);
+        return fail(err, MB_NOMEM, path, "out of memory");
+    }
+    struct stat old;
+    int rc, saved;
+    const char *step = "cannot create a temporary file beside it";
+    int fd = open_temp(path, tmp, plen + 64), created = fd >= 0;
+    if (fd < 0)
+        goto io_fail;
+    /* Replacing a file keeps its permission bits, as an editor's save does. */
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
+        (void)fchmod(fd, old.st_mode & 07777);
+    step = "write failed";
+    if (write_all(fd, b.p, b.len) != 0)
+        goto io_fail;
+    step = "fsync failed";
+    if (fsync(fd) != 0)
+        goto io_fail;
+    step = "close failed";
+    rc = close(fd);
+    fd = -1;
+    if (rc != 0)
+        goto io_fail;
+    step = "cannot replace it with the temporary file";
+    if (rename(tmp, path) != 0)
+        goto io_fail;
+    sync_parent_dir(path);
+    mb_free_(&d->allocator, tmp);
+    mb_free_(&d->allocator, b.p);
+    return MB_OK;
+
+io_fail:
+    saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (created)
+        unlink(tmp);
+    mb_free_(&d->allocator, tmp);
+    mb_free_(&d->allocator, b.p);
+    return fail(err, MB_IO, path, "cannot write '%s': %s (%s)", path, strerror(saved), step);
+}

@@ -1,0 +1,639 @@
+/* The mblend command-line tool, run as a separate process (fork/exec of the built binary):
+ * exit codes, messages, and its numbers against independent answers (the hand-computed
+ * tiny_arm_handcheck.bvh values of SOURCES.md and the scipy oracle's expected_fk.csv). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "test_util.h"
+
+#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct run_result {
+    int code; /* exit status, or -1 when killed by a signal */
+    char *out;
+    char *err;
+} run_result;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static char scratch_dir[256];
+
+/* A fresh empty directory for this test's files. */
+static const char *scratch(void)
+{
+    snprintf(scratch_dir, sizeof scratch_dir, "/tmp/mb_test_cli_XXXXXX");
+    cr_assert_not_null(mkdtemp(scratch_dir), "mkdtemp: %s", strerror(errno));
+    return scratch_dir;
+}
+
+/* Runs CLI with the given arguments (NULL-terminated, not including the program name),
+ * capturing stdout and stderr through files in a private temporary directory. */
+static run_result run_args(const char *const *args)
+{
+    char dir[] = "/tmp/mb_test_cli_run_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    int argc = 0;
+    while (args[argc])
+        ++argc;
+    char **argv = calloc((size_t)argc + 2, sizeof *argv);
+    cr_assert_not_null(argv);
+    argv[0] = (char *)CLI;
+    for (int i = 0; i < argc; ++i)
+        argv[i + 1] = (char *)args[i];
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        execv(CLI, argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    free(argv);
+    run_result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out_path, NULL);
+    r.err = slurp(err_path, NULL);
+    cr_assert(r.out && r.err, "cannot read the captured output");
+    cr_assert_neq(r.code, 127, "cannot execute %s (built?)", CLI);
+    remove(out_path);
+    remove(err_path);
+    rmdir(dir);
+    return r;
+}
+
+#define RUN(...) run_args((const char *const[]){__VA_ARGS__, NULL})
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static const char *bvh(const char *rel)
+{
+    static char buf[8][4096];
+    static int next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s", mb_shared_path(rel));
+    return b;
+}
+
+static int matches(const char *text, const char *pattern)
+{
+    regex_t re;
+    cr_assert_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0, "bad regex %s", pattern);
+    int ok = regexec(&re, text, 0, NULL, 0) == 0;
+    regfree(&re);
+    return ok;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* One row of "frame,joint_index,joint_name,x,y,z". */
+typedef struct row {
+    int frame, joint;
+    char name[128];
+    double p[3];
+} row;
+
+/* Parses positions CSV output; checks the header. Returns the row count. */
+static int parse_csv(const char *text, row **rows)
+{
+    const char *header = "frame,joint_index,joint_name,x,y,z\n";
+    cr_assert(strncmp(text, header, strlen(header)) == 0, "CSV header missing: %.60s", text);
+    const char *p = text + strlen(header);
+    int cap = 256, n = 0;
+    *rows = malloc((size_t)cap * sizeof **rows);
+    while (*p) {
+        if (n == cap) {
+            cap *= 2;
+            *rows = realloc(*rows, (size_t)cap * sizeof **rows);
+            cr_assert_not_null(*rows);
+        }
+        row *r = &(*rows)[n];
+        int used = 0;
+        int got = sscanf(p, "%d,%d,%127[^,],%lf,%lf,%lf%n", &r->frame, &r->joint, r->name,
+                         &r->p[0], &r->p[1], &r->p[2], &used);
+        cr_assert_eq(got, 6, "malformed CSV line: %.80s", p);
+        p += used;
+        cr_assert_eq(*p, '\n', "CSV line not terminated: %.80s", p);
+        ++p;
+        ++n;
+    }
+    return n;
+}
+
+static void assert_same_positions(const char *a_path, const char *b_path, double tol)
+{
+    run_result a = RUN("positions", a_path);
+    run_result b = RUN("positions", b_path);
+    cr_assert_eq(a.code, 0, "%s", a.err);
+    cr_assert_eq(b.code, 0, "%s", b.err);
+    row *ra, *rb;
+    int na = parse_csv(a.out, &ra), nb = parse_csv(b.out, &rb);
+    cr_assert_eq(na, nb);
+    cr_assert_gt(na, 0);
+    for (int i = 0; i < na; ++i) {
+        cr_assert_eq(ra[i].frame, rb[i].frame);
+        cr_assert_str_eq(ra[i].name, rb[i].name);
+        for (int k = 0; k < 3; ++k)
+            cr_assert(fabs(ra[i].p[k] - rb[i].p[k]) <= tol * (1.0 + fabs(ra[i].p[k])),
+                      "frame %d %s axis %d: %.7g vs %.7g", ra[i].frame, ra[i].name, k,
+                      ra[i].p[k], rb[i].p[k]);
+    }
+    free(ra);
+    free(rb);
+    run_free(&a);
+    run_free(&b);
+}
+
+/* ---------------------------------------------------------------- info */
+
+Test(cli_info, cmu_counts_joints_end_sites_and_y_up)
+{
+    run_result r = RUN("info", bvh("bvh/cmu_02_01_walk.bvh"));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "31 joints") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "7 End Sites") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "Y-up") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "Z-up") == NULL);
+    cr_assert(matches(r.out, "frames: +344,"), "%s", r.out);
+    cr_assert(matches(r.out, "rotation order: ZYX \\(all 31 joints"), "%s", r.out);
+    cr_assert(matches(r.out, "120 fps"), "%s", r.out);
+    /* The table: root with position then rotation channels; an End Site row. */
+    cr_assert(matches(r.out, "^ +0 +Hips +- +pos XYZ rot ZYX$"), "%s", r.out);
+    cr_assert(matches(r.out, "^ +6 +LeftToeBase_End +LeftToeBase +\\(End Site\\)$"), "%s", r.out);
+    cr_assert_str_eq(r.err, "");
+    run_free(&r);
+}
+
+Test(cli_info, zup_and_mixed_orders)
+{
+    run_result r = RUN("info", "--no-table", bvh("bvh/animdraw_fair1_dab_zup.bvh"));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "Z-up") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "Y-up") == NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "27 joints + 7 End Sites") != NULL, "%s", r.out);
+    cr_assert(matches(r.out, "rotation order: mixed: XYZ \\(25 joints\\), YXZ \\(2 joints\\)"),
+              "%s", r.out);
+    cr_assert(strstr(r.out, "index") == NULL, "--no-table still printed the table");
+    run_free(&r);
+}
+
+Test(cli_info, placeholder_root_bandai_is_y_up_and_travels)
+{
+    /* joint_Root never moves; Hips carries the motion: travel must come from Hips. */
+    run_result r = RUN("info", "--no-table", bvh("bvh/bandai2_walk_normal_001.bvh"));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "Y-up") != NULL, "%s", r.out);
+    cr_assert(matches(r.out, "root travel: +Hips .*net [0-9]{3,}"), "%s", r.out);
+    run_free(&r);
+}
+
+Test(cli_info, zero_frames)
+{
+    run_result r = RUN("info", bvh("bvh/derived/zero_frames_cmu02.bvh"));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(matches(r.out, "frames: +0,"), "%s", r.out);
+    cr_assert(strstr(r.out, "Y-up") != NULL, "%s", r.out);
+    run_free(&r);
+}
+
+/* ---------------------------------------------------------------- positions */
+
+Test(cli_positions, tiny_arm_matches_hand_computed_values)
+{
+    run_result r = RUN("positions", bvh("bvh/derived/tiny_arm_handcheck.bvh"));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    row *rows;
+    int n = parse_csv(r.out, &rows);
+    cr_assert_eq(n, 12, "3 frames x 4 nodes expected, got %d rows", n);
+    static const char *names[4] = {"Shoulder", "Elbow", "Wrist", "Wrist_End"};
+    /* SOURCES.md: f0 (1,2,3) (1,6,3) (1,10,3) (1,12,3); f1 (0,0,0) (-4,0,0) (-4,0,4)
+     * (-4,0,6); f2 root Z90 then X90: elbow (0,0,4), wrist (0,0,8), end (0,0,10). */
+    static const double want[3][4][3] = {
+        {{1, 2, 3}, {1, 6, 3}, {1, 10, 3}, {1, 12, 3}},
+        {{0, 0, 0}, {-4, 0, 0}, {-4, 0, 4}, {-4, 0, 6}},
+        {{0, 0, 0}, {0, 0, 4}, {0, 0, 8}, {0, 0, 10}},
+    };
+    for (int i = 0; i < n; ++i) {
+        int f = i / 4, j = i % 4;
+        cr_assert_eq(rows[i].frame, f);
+        cr_assert_eq(rows[i].joint, j);
+        cr_assert_str_eq(rows[i].name, names[j]);
+        for (int k = 0; k < 3; ++k)
+            cr_assert(fabs(rows[i].p[k] - want[f][j][k]) < 1e-4, "frame %d %s axis %d: %.7g, want %g",
+                      f, names[j], k, rows[i].p[k], want[f][j][k]);
+    }
+    free(rows);
+    run_free(&r);
+}
+
+/* Compares `positions --frame N` of a file with every oracle row of that frame. */
+static void check_oracle(const char *file, int frame)
+{
+    FILE *f = fopen(mb_shared_path("bvh/expected_fk.csv"), "r");
+    cr_assert_not_null(f);
+    char line[512];
+    row want[256];
+    int nw = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        row w;
+        if (line[0] == '#' || strncmp(line, "file,", 5) == 0)
+            continue;
+        if (sscanf(line, "%255[^,],%d,%d,%127[^,],%lf,%lf,%lf", name, &w.frame, &w.joint, w.name,
+                   &w.p[0], &w.p[1], &w.p[2]) != 7)
+            continue;
+        if (strcmp(name, file) == 0 && w.frame == frame && nw < 256)
+            want[nw++] = w;
+    }
+    fclose(f);
+    cr_assert_gt(nw, 0, "no oracle rows for %s frame %d", file, frame);
+
+    char rel[512], fr[32];
+    snprintf(rel, sizeof rel, "bvh/%s%s", strncmp(file, "order_", 6) == 0 ? "derived/" : "", file);
+    snprintf(fr, sizeof fr, "%d", frame);
+    run_result r = RUN("positions", "--frame", fr, bvh(rel));
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    row *got;
+    int ng = parse_csv(r.out, &got);
+    cr_assert_eq(ng, nw, "%s frame %d: %d rows, oracle has %d", file, frame, ng, nw);
+    /* 1e-4 relative to the figure's size in this frame (bounding-box diagonal), plus 1e-4. */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < nw; ++i)
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = fmin(lo[k], want[i].p[k]);
+            hi[k] = fmax(hi[k], want[i].p[k]);
+        }
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double tol = 1e-4 * diag + 1e-4;
+    for (int i = 0; i < nw; ++i) {
+        cr_assert_eq(got[i].frame, frame);
+        cr_assert_eq(got[i].joint, want[i].joint);
+        cr_assert_str_eq(got[i].name, want[i].name);
+        double d2 = 0;
+        for (int k = 0; k < 3; ++k)
+            d2 += (got[i].p[k] - want[i].p[k]) * (got[i].p[k] - want[i].p[k]);
+        cr_assert(sqrt(d2) <= tol, "%s frame %d %s: (%g %g %g) vs oracle (%g %g %g), tol %g", file,
+                  frame, want[i].name, got[i].p[0], got[i].p[1], got[i].p[2], want[i].p[0],
+                  want[i].p[1], want[i].p[2], tol);
+    }
+    free(got);
+    run_free(&r);
+}
+
+Test(cli_positions, matches_oracle_rows)
+{
+    check_oracle("cmu_02_01_walk.bvh", 172);
+    check_oracle("animdraw_fair1_dab_zup.bvh", 169);
+    check_oracle("bandai2_run_normal_001.bvh", 34);
+    check_oracle("cmu_131_01_mixedorder_mixedeol.bvh", 993);
+    check_oracle("pymo_walk_rootoffset_xyz.bvh", 532);
+    check_oracle("order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20);
+    check_oracle("fairmotion_sinusoidal_xyz_noendsite.bvh", 119);
+}
+
+Test(cli_positions, frame_ranges_are_half_open)
+{
+    const char *tiny = bvh("bvh/derived/tiny_arm_handcheck.bvh");
+    run_result r = RUN("positions", "--frames", "1:3", tiny);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    row *rows;
+    int n = parse_csv(r.out, &rows);
+    cr_assert_eq(n, 8);
+    cr_assert_eq(rows[0].frame, 1);
+    cr_assert_eq(rows[7].frame, 2);
+    free(rows);
+    run_free(&r);
+
+    r = RUN("positions", "--frames=2:", tiny);
+    cr_assert_eq(r.code, 0);
+    cr_assert_eq(parse_csv(r.out, &rows), 4);
+    cr_assert_eq(rows[0].frame, 2);
+    free(rows);
+    run_free(&r);
+
+    r = RUN("positions", "--frames", ":1", tiny);
+    cr_assert_eq(r.code, 0);
+    cr_assert_eq(parse_csv(r.out, &rows), 4);
+    cr_assert_eq(rows[3].frame, 0);
+    free(rows);
+    run_free(&r);
+
+    r = RUN("positions", "--frame", "2", tiny);
+    cr_assert_eq(r.code, 0);
+    cr_assert_eq(parse_csv(r.out, &rows), 4);
+    cr_assert_eq(rows[0].frame, 2);
+    free(rows);
+    run_free(&r);
+}
+
+Test(cli_positions, out_of_range_frames_exit_2)
+{
+    const char *tiny = bvh("bvh/derived/tiny_arm_handcheck.bvh");
+    const char *bad[][2] = {{"--frame", "3"}, {"--frame", "-1"}, {"--frames", "0:4"},
+                            {"--frames", "2:2"}, {"--frames", "5:"}, {"--frames", "-1:2"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        run_result r = RUN("positions", bad[i][0], bad[i][1], tiny);
+        cr_assert_eq(r.code, 2, "%s %s: exit %d", bad[i][0], bad[i][1], r.code);
+        cr_assert_str_eq(r.out, "", "%s %s printed data", bad[i][0], bad[i][1]);
+        cr_assert(strstr(r.err, "range") != NULL, "%s %s: %s", bad[i][0], bad[i][1], r.err);
+        run_free(&r);
+    }
+    /* Malformed (not out of range): usage errors. */
+    const char *malformed[][2] = {{"--frame", "x"}, {"--frames", "3"}, {"--frames", "1:2:3"},
+                                  {"--frame", "1.5"}};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; ++i) {
+        run_result r = RUN("positions", malformed[i][0], malformed[i][1], tiny);
+        cr_assert_eq(r.code, 1, "%s %s: exit %d", malformed[i][0], malformed[i][1], r.code);
+        run_free(&r);
+    }
+}
+
+/* ---------------------------------------------------------------- convert */
+
+Test(cli_convert, round_trip_keeps_positions_and_layout)
+{
+    const char *dir = scratch();
+    char out[512];
+    snprintf(out, sizeof out, "%s/mixed.bvh", dir);
+    const char *in = bvh("bvh/derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh");
+    run_result r = RUN("convert", in, "-o", out);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+    assert_same_positions(in, out, 1e-4);
+    /* The root still lists its rotations first. */
+    char *text = slurp(out, NULL);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "CHANNELS 6 Xrotation Yrotation Zrotation Xposition Yposition Zposition"),
+              "root channel order lost");
+    free(text);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_convert, order_option_rewrites_channels_not_motion)
+{
+    const char *dir = scratch();
+    char out[512];
+    snprintf(out, sizeof out, "%s/zxy.bvh", dir);
+    const char *in = bvh("bvh/derived/order_ZYX_cmu_02_03_first40.bvh");
+    run_result r = RUN("convert", "--order", "zxy", "--precision", "9", in, "--output", out);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    run_free(&r);
+    char *text = slurp(out, NULL);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "Zrotation Yrotation Xrotation") == NULL, "ZYX channels remain");
+    int n3 = 0;
+    for (const char *p = text; (p = strstr(p, "CHANNELS 3 ")) != NULL; p += 11) {
+        cr_assert(strncmp(p, "CHANNELS 3 Zrotation Xrotation Yrotation", 40) == 0, "%.50s", p);
+        ++n3;
+    }
+    cr_assert_eq(n3, 30);
+    cr_assert(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"));
+    free(text);
+    assert_same_positions(in, out, 1e-4);
+    r = RUN("info", "--no-table", out);
+    cr_assert(strstr(r.out, "rotation order: ZXY (all 31 joints"), "%s", r.out);
+    run_free(&r);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_convert, bad_input_leaves_existing_output_alone)
+{
+    const char *dir = scratch();
+    char bad[512], out[512];
+    snprintf(bad, sizeof bad, "%s/bad.bvh", dir);
+    snprintf(out, sizeof out, "%s/out.bvh", dir);
+    write_text(bad, "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 zero\n}\n");
+    write_text(out, "precious\n");
+    run_result r = RUN("convert", bad, "-o", out);
+    cr_assert_eq(r.code, 2, "exit %d", r.code);
+    char pattern[600];
+    snprintf(pattern, sizeof pattern, "^%s:4:[0-9]+: ", bad);
+    cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
+    run_free(&r);
+    char *text = slurp(out, NULL);
+    cr_assert_str_eq(text, "precious\n");
+    free(text);
+    /* A good input into a directory that does not exist: an output error, exit 2. */
+    char nowhere[600];
+    snprintf(nowhere, sizeof nowhere, "%s/missing/dir/out.bvh", dir);
+    r = RUN("convert", bvh("bvh/derived/tiny_arm_handcheck.bvh"), "-o", nowhere);
+    cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
+    cr_assert_neq(r.err[0], '\0');
+    run_free(&r);
+    /* Nothing but the two files: no temporaries left behind. */
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    int others = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, "bad.bvh") == 0 || strcmp(e->d_name, "out.bvh") == 0)
+            continue;
+        cr_log_error("unexpected file %s", e->d_name);
+        ++others;
+    }
+    closedir(d);
+    cr_assert_eq(others, 0);
+    remove(bad);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_convert, overwrites_existing_output)
+{
+    const char *dir = scratch();
+    char out[512];
+    snprintf(out, sizeof out, "%s/out.bvh", dir);
+    write_text(out, "old\n");
+    const char *in = bvh("bvh/derived/tiny_arm_handcheck.bvh");
+    run_result r = RUN("convert", in, "-o", out);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    run_free(&r);
+    assert_same_positions(in, out, 1e-5);
+    remove(out);
+    rmdir(dir);
+}
+
+/* ---------------------------------------------------------------- errors and usage */
+
+Test(cli_errors, bad_input_exits_2_with_position)
+{
+    const char *dir = scratch();
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/short.bvh", dir);
+    write_text(bad, "HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Xrotation Yrotation Zrotation\n"
+                    "\tEnd Site\n\t{\n\t\tOFFSET 0 1 0\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                    "1 2 3\n4 5\n");
+    const char *cmds[] = {"info", "positions"};
+    for (int i = 0; i < 2; ++i) {
+        run_result r = RUN(cmds[i], bad);
+        cr_assert_eq(r.code, 2, "%s: exit %d", cmds[i], r.code);
+        char pattern[600];
+        snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: .+", bad);
+        cr_assert(matches(r.err, pattern), "%s stderr: %s", cmds[i], r.err);
+        cr_assert_str_eq(r.out, "");
+        run_free(&r);
+    }
+    remove(bad);
+    rmdir(dir);
+
+    /* A real defective file: Frames says 174, the data holds 100 frames. */
+    const char *trunc = bvh("bvh/derived/frames_header_174_data_100_cmu_02_03.bvh");
+    run_result r = RUN("info", trunc);
+    cr_assert_eq(r.code, 2);
+    char pattern[1200];
+    snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: ", trunc);
+    cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
+    run_free(&r);
+    /* Leniently it loads, with a positioned warning. */
+    r = RUN("info", "--lenient", "--no-table", trunc);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: warning: ", trunc);
+    cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
+    cr_assert(matches(r.out, "frames: +100,"), "%s", r.out);
+    run_free(&r);
+}
+
+Test(cli_errors, unreadable_file_exits_2)
+{
+    run_result r = RUN("info", "/nonexistent/nowhere.bvh");
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "/nonexistent/nowhere.bvh: ") == r.err, "stderr: %s", r.err);
+    run_free(&r);
+}
+
+Test(cli_errors, usage_errors_exit_1)
+{
+    const char *tiny = bvh("bvh/derived/tiny_arm_handcheck.bvh");
+    const char *const cases[][6] = {
+        {"info", "--bogus", tiny, NULL},
+        {"info", NULL},
+        {"info", tiny, tiny, NULL},
+        {"positions", "-x", tiny, NULL},
+        {"positions", tiny, "--frame", NULL},
+        {"convert", tiny, NULL},
+        {"convert", tiny, "-o", NULL},
+        {"convert", tiny, "-o", "/tmp/x.bvh", "--order"},
+        {"convert", "--order", "QQQ", tiny, NULL},
+        {"convert", "--order", "XYZW", tiny, NULL},
+        {"convert", "--precision", "0", tiny, NULL},
+        {"convert", "--lenient=1", tiny, NULL},
+        {"frobnicate", NULL},
+        {"--bogus", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_result r = run_args(cases[i]);
+        cr_assert_eq(r.code, 1, "case %zu (%s %s): exit %d, stderr %s", i, cases[i][0],
+                     cases[i][1] ? cases[i][1] : "", r.code, r.err);
+        cr_assert_neq(r.err[0], '\0', "case %zu: no message", i);
+        run_free(&r);
+    }
+    /* No arguments at all: usage on stderr, nothing on stdout. */
+    run_result r = run_args((const char *const[]){NULL});
+    cr_assert_eq(r.code, 1);
+    cr_assert_str_eq(r.out, "");
+    cr_assert(strstr(r.err, "usage:") != NULL);
+    run_free(&r);
+}
+
+Test(cli_errors, help_everywhere)
+{
+    const char *top[] = {"--help", "-h", "help"};
+    for (int i = 0; i < 3; ++i) {
+        run_result r = RUN(top[i]);
+        cr_assert_eq(r.code, 0);
+        cr_assert(strstr(r.out, "usage: mblend") != NULL);
+        cr_assert_str_eq(r.err, "");
+        run_free(&r);
+    }
+    /* Every command the top-level help lists (later subcommands included). */
+    run_result h = RUN("--help");
+    const char *p = strstr(h.out, "Commands:\n");
+    cr_assert_not_null(p);
+    p += strlen("Commands:\n");
+    int count = 0;
+    char name[64];
+    while (sscanf(p, "  %63s", name) == 1 && strncmp(p, "  ", 2) == 0) {
+        const char *flags[] = {"--help", "-h"};
+        for (int k = 0; k < 2; ++k) {
+            run_result r = RUN(name, flags[k]);
+            cr_assert_eq(r.code, 0, "%s %s: exit %d", name, flags[k], r.code);
+            cr_assert(strstr(r.out, "usage: mblend ") != NULL, "%s %s: %s", name, flags[k], r.out);
+            cr_assert_str_eq(r.err, "");
+            run_free(&r);
+        }
+        ++count;
+        p = strchr(p, '\n');
+        cr_assert_not_null(p);
+        ++p;
+    }
+    cr_assert_geq(count, 3);
+    run_free(&h);
+    /* --help wins even after other arguments. */
+    run_result r = RUN("convert", "in.bvh", "--help");
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+}

@@ -1,0 +1,186 @@
+/* Option parsing, messages and loading shared by the subcommands. */
+#include "cli_common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
+    a->next = 1;
+    a->cmd = cmd;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int bad(const mb_cli_args *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", a->cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", a->cmd);
+    va_end(ap);
+    return MB_CLI_BAD;
+}
+
+int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts)
+{
+    static const mb_cli_opt help = {"help", 'h', 0, MB_OPT_HELP};
+    a->arg = NULL;
+    a->opt = NULL;
+    if (a->next >= a->argc)
+        return MB_CLI_END;
+    char *s = a->argv[a->next++];
+    if (a->options_done || s[0] != '-' || s[1] == '\0') { /* "-" is an operand */
+        a->arg = s;
+        return MB_CLI_OPERAND;
+    }
+    a->opt = s;
+    if (strcmp(s, "--") == 0) {
+        a->options_done = 1;
+        return mb_cli_next(a, opts);
+    }
+    const mb_cli_opt *found = NULL;
+    const char *inline_arg = NULL;
+    if (s[1] == '-') {
+        const char *name = s + 2;
+        const char *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        if (n == 4 && strncmp(name, "help", 4) == 0)
+            found = &help;
+        for (const mb_cli_opt *o = opts; !found && o && o->long_name; ++o)
+            if (strlen(o->long_name) == n && strncmp(o->long_name, name, n) == 0)
+                found = o;
+        if (!found)
+            return bad(a, "unknown option '%s'", s);
+        if (eq) {
+            if (!found->has_arg)
+                return bad(a, "option '%s' takes no argument", s);
+            inline_arg = eq + 1;
+        }
+    } else {
+        char c = s[1];
+        if (c == 'h')
+            found = &help;
+        for (const mb_cli_opt *o = opts; !found && o && o->long_name; ++o)
+            if (o->short_name && o->short_name == c)
+                found = o;
+        if (!found)
+            return bad(a, "unknown option '%s'", s);
+        if (s[2] != '\0') {
+            if (!found->has_arg)
+                return bad(a, "unknown option '%s' (short options do not combine)", s);
+            inline_arg = s + 2;
+        }
+    }
+    if (found->has_arg) {
+        if (inline_arg) {
+            a->arg = inline_arg;
+        } else {
+            if (a->next >= a->argc)
+                return bad(a, "option '%s' needs an argument", s);
+            a->arg = a->argv[a->next++];
+        }
+    }
+    return found->id;
+}
+
+static void vmessage(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int mb_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help'.\n", cmd);
+    return MB_EXIT_USAGE;
+}
+
+int mb_cli_input_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    return MB_EXIT_INPUT;
+}
+
+int mb_cli_parse_long(const char *s, long *out)
+{
+    if (!s || !*s)
+        return 0;
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        ++p;
+    if (*p < '0' || *p > '9')
+        return 0;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+void mb_cli_print_error(const mb_error *e)
+{
+    char buf[600];
+    fprintf(stderr, "%s\n", mb_error_format(e, buf, sizeof buf));
+}
+
+void mb_cli_print_warning(const mb_error *w)
+{
+    const char *src = w->source[0] ? w->source : "<memory>";
+    if (w->line > 0)
+        fprintf(stderr, "%s:%d:%d: warning: %s\n", src, w->line, w->column, w->text);
+    else
+        fprintf(stderr, "%s: warning: %s\n", src, w->text);
+}
+
+int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip)
+{
+    mb_error err, warning;
+    memset(&err, 0, sizeof err);
+    memset(&warning, 0, sizeof warning);
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = lenient;
+    d.warning = &warning;
+    mb_status st = mb_bvh_read_file(path, &d, out_skel, out_clip, &err);
+    if (st != MB_OK) {
+        if (err.code == MB_OK) { /* defensive: a loader that failed without saying why */
+            err.code = st;
+            snprintf(err.source, sizeof err.source, "%s", path);
+        }
+        mb_cli_print_error(&err);
+        return MB_EXIT_INPUT;
+    }
+    if (warning.code != MB_OK && warning.text[0])
+        mb_cli_print_warning(&warning);
+    return MB_EXIT_OK;
+}
+
+mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
+                             float (*world)[16])
+{
+    int n = mb_skeleton_joint_count(s);
+    mb_pose p = {pose, n};
+    mb_status st = frame < 0 ? mb_skeleton_rest_pose(s, p) : mb_clip_frame_pose(s, c, frame, p);
+    if (st != MB_OK)
+        return st;
+    return mb_fk(s, &p, world, n);
+}

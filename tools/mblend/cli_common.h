@@ -1,0 +1,89 @@
+/* Shared pieces of the mblend command-line tool: exit codes, option parsing, loading a BVH
+ * file with error reporting. Subcommands are thin wrappers over the public API. */
+#ifndef MB_CLI_COMMON_H
+#define MB_CLI_COMMON_H
+
+#include <stdio.h>
+
+#include "mblend/mblend.h"
+
+/* Exit codes, the same for every subcommand. */
+enum {
+    MB_EXIT_OK = 0,    /* success (also --help) */
+    MB_EXIT_USAGE = 1, /* bad command line: unknown option, missing or malformed argument */
+    MB_EXIT_INPUT = 2  /* bad input: unreadable or malformed file, out-of-range request, I/O error */
+};
+
+/* Every subcommand: argv[0] is the subcommand's name; returns an MB_EXIT_* code. */
+#define MB_CLI_COMMAND(name, summary)                                                       \
+    int mb_cmd_##name(int argc, char **argv);                                               \
+    void mb_cmd_##name##_usage(FILE *out);
+#include "commands.def"
+#undef MB_CLI_COMMAND
+
+/* ---------- option parsing ----------
+ * Options and operands may be mixed; "--" ends the options. Long options take their
+ * argument as "--name value" or "--name=value", short ones as "-o value" or "-ovalue".
+ * "-h" / "--help" are recognised by every subcommand (id MB_OPT_HELP). */
+
+#define MB_OPT_HELP 1000
+
+typedef struct mb_cli_opt {
+    const char *long_name; /* without "--"; NULL ends the table */
+    char short_name;       /* 0: none */
+    int has_arg;
+    int id;                /* > 0, returned by mb_cli_next */
+} mb_cli_opt;
+
+typedef struct mb_cli_args {
+    int argc;
+    char **argv;
+    int next;          /* index of the next argv element */
+    int options_done;  /* after "--" */
+    const char *cmd;   /* "mblend info": for messages */
+    const char *arg;   /* the operand or the option's argument after mb_cli_next */
+    const char *opt;   /* the option as written, for messages */
+} mb_cli_args;
+
+enum { MB_CLI_OPERAND = 0, MB_CLI_END = -1, MB_CLI_BAD = -2 };
+
+/* argv[0] is the subcommand name; cmd is used in messages ("mblend info"). */
+void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv);
+/* The next option id, MB_CLI_OPERAND (a->arg is the operand), MB_CLI_END, or MB_CLI_BAD
+ * (the message is already printed; exit with MB_EXIT_USAGE). */
+int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts);
+
+/* Prints "cmd: message" and a hint to use --help on stderr; returns MB_EXIT_USAGE. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int mb_cli_usage_error(const char *cmd, const char *fmt, ...);
+
+/* Prints "cmd: message" on stderr and returns MB_EXIT_INPUT (errors without a position). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int mb_cli_input_error(const char *cmd, const char *fmt, ...);
+
+/* Strict decimal integer parse (optional sign, digits, nothing else, fits in long).
+ * Returns 1 on success. */
+int mb_cli_parse_long(const char *s, long *out);
+
+/* ---------- loading and errors ---------- */
+
+/* Prints an mb_error as "file:line:col: message" (mb_error_format) on stderr. */
+void mb_cli_print_error(const mb_error *e);
+/* Prints a loader warning as "file:line:col: warning: message" on stderr. */
+void mb_cli_print_warning(const mb_error *w);
+
+/* Reads a BVH file; errors and (with lenient) warnings go to stderr. Returns MB_EXIT_OK or
+ * MB_EXIT_INPUT. out_clip may be NULL. */
+int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip);
+
+/* ---------- poses ---------- */
+
+/* World matrices of one frame (frame < 0: the rest pose) into world (joint_count entries),
+ * using pose (joint_count entries) as scratch. Returns the library status. */
+mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
+                             float (*world)[16]);
+#endif

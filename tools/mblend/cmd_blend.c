@@ -1,0 +1,560 @@
+/* mblend blend IN... --weights W,... -o OUT: blend poses or whole clips. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+
+void mb_cmd_blend_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mblend blend IN... --weights W1,W2,... -o OUT.bvh [options]\n"
+            "\n"
+            "Blend BVH clips (or single poses) on one skeleton with the log/exp method: per\n"
+            "joint, a reference rotation from the top eigenvector of sum w q q^T, the inputs\n"
+            "mapped to its tangent space, averaged with the weights and mapped back.\n"
+            "\n"
+            "IN is one of\n"
+            "  file.bvh        the whole clip (with --cycle auto: one gait cycle of it)\n"
+            "  file.bvh@N      frame N, a pose (frames count from 0, the first motion line);\n"
+            "                  with pose inputs OUT is a one-frame BVH of the blended pose\n"
+            "  file.bvh@A:B    frames A to B-1 (half-open, as in mblend positions)\n"
+            "All inputs must share joint names and parents; offsets come from the first.\n"
+            "\n"
+            "Clips are blended in normalised time: every output frame samples every input at\n"
+            "the same phase, and the output lasts sum w_i T_i. Root motion is blended as each\n"
+            "input's per-frame displacement and turn in its own heading frame, then\n"
+            "integrated, so the result travels at the blended speed without sliding.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUT     the BVH file to write (temporary file + rename)\n"
+            "  -w, --weights LIST   one non-negative weight per input, comma-separated;\n"
+            "                       normalised to sum 1 (default: equal weights)\n"
+            "  --cycle auto|none    auto (default for clips): find one gait cycle per input,\n"
+            "                       from a left-foot touchdown to the next (the right foot for\n"
+            "                       every input when a clip is too short), skipping the T-pose\n"
+            "                       frame 0 of cgspeed CMU files; the output loops.\n"
+            "                       none: stretch the given ranges (or whole clips) onto each\n"
+            "                       other, both ends included\n"
+            "  --range LIST         the cycle or range of each input, comma-separated, one per\n"
+            "                       input: A:B in frames (half-open) or A s:B s in seconds,\n"
+            "                       e.g. 12:145,0.5s:1.2s; '-' keeps auto for that input\n"
+            "  --feet L,R           foot joint names for cycle detection (default: by name,\n"
+            "                       else the two lowest End Sites)\n"
+            "  --up x|y|z           the up axis (default: detected)\n"
+            "  --method M           logexp (default), nlerp (what most engines do) or karcher\n"
+            "                       (iterated geodesic mean)\n"
+            "  --exact              solve every reference with LAPACKE (default: fast solver\n"
+            "                       with LAPACKE where the eigen-gap is small)\n"
+            "  --report FILE        CSV per output frame and joint: weights, eigen-gap, largest\n"
+            "                       tangent angle; with --compare also the angle between the\n"
+            "                       methods\n"
+            "  --compare            add nlerp and karcher angles (degrees) to the report\n"
+            "  --lenient            accept Frames lines that disagree with the data\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "example: mblend blend data/bvh/walk.bvh data/bvh/run.bvh -w 0.5,0.5 -o jog.bvh\n");
+}
+
+enum {
+    OPT_OUTPUT = 1,
+    OPT_WEIGHTS,
+    OPT_CYCLE,
+    OPT_RANGE,
+    OPT_FEET,
+    OPT_UP,
+    OPT_METHOD,
+    OPT_EXACT,
+    OPT_REPORT,
+    OPT_COMPARE,
+    OPT_LENIENT
+};
+
+typedef struct input {
+    char path[1024];
+    int kind; /* 0 whole clip, 1 pose @N, 2 range @A:B */
+    long a, b;
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_motion_info info;
+    mb_frame_range range;
+    int has_range;
+    float weight;
+} input;
+
+/* "12:145" in frames or "0.5s:1.2s" in seconds into a half-open frame range. */
+static int parse_range(const char *text, double frame_time, mb_frame_range *out)
+{
+    const char *colon = strchr(text, ':');
+    if (!colon)
+        return 0;
+    double v[2];
+    const char *parts[2] = {text, colon + 1};
+    size_t lens[2] = {(size_t)(colon - text), strlen(colon + 1)};
+    for (int k = 0; k < 2; ++k) {
+        char buf[64];
+        if (lens[k] == 0 || lens[k] >= sizeof buf)
+            return 0;
+        memcpy(buf, parts[k], lens[k]);
+        buf[lens[k]] = '\0';
+        int secs = buf[lens[k] - 1] == 's';
+        if (secs)
+            buf[lens[k] - 1] = '\0';
+        char *end;
+        errno = 0;
+        double x = strtod(buf, &end);
+        if (end == buf || *end || errno || !isfinite(x) || x < 0)
+            return 0;
+        if (!secs && x != floor(x))
+            return 0;
+        v[k] = secs ? floor(x / frame_time + 0.5) : x;
+    }
+    if (v[0] > 2e9 || v[1] > 2e9)
+        return 0;
+    out->start = (int)v[0];
+    out->end = (int)v[1];
+    return out->end > out->start;
+}
+
+/* Splits "a,b,c" in place; returns the count (at most max). */
+static int split_list(char *s, char **items, int max)
+{
+    int n = 0;
+    for (char *p = s; n < max;) {
+        items[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+/* ---------- the report ---------- */
+
+typedef struct report_ctx {
+    FILE *f;
+    const mb_skeleton *s;
+    int compare;
+    const input *in;
+    int n;
+    mb_xform *scratch;
+} report_ctx;
+
+static mb_status report_frame(void *user, int frame, double phase, const mb_blend_layer *layers,
+                              int layer_count, const mb_pose *blended, const mb_blend_diag *diag)
+{
+    report_ctx *r = user;
+    mb_xform *alt[2] = {NULL, NULL};
+    if (r->compare) {
+        for (int m = 0; m < 2; ++m) {
+            alt[m] = r->scratch + (size_t)m * blended->count;
+            mb_blend_desc d = {0};
+            d.layers = layers;
+            d.layer_count = layer_count;
+            d.method = m == 0 ? MB_BLEND_NLERP : MB_BLEND_KARCHER;
+            d.out.joints = alt[m];
+            d.out.count = blended->count;
+            mb_status st = mb_blend_run(&d);
+            if (st != MB_OK)
+                return st;
+        }
+    }
+    for (int j = 0; j < blended->count; ++j) {
+        if (mb_skeleton_is_end_site(r->s, j))
+            continue;
+        fprintf(r->f, "%d,%.6f,%d,%s,", frame, phase, j, mb_skeleton_name(r->s, j));
+        for (int i = 0; i < layer_count; ++i)
+            fprintf(r->f, "%s%.6g", i ? ";" : "", (double)layers[i].weight);
+        fprintf(r->f, ",%.6g,%.6g", (double)diag->eigen_gap[j],
+                (double)diag->max_angle[j] * 57.29577951308232);
+        if (r->compare)
+            for (int m = 0; m < 2; ++m)
+                fprintf(r->f, ",%.6g",
+                        mb_quat_angle_between(blended->joints[j].rot, alt[m][j].rot) *
+                            57.29577951308232);
+        fputc('\n', r->f);
+    }
+    return ferror(r->f) ? MB_IO : MB_OK;
+}
+
+static void report_header(FILE *f, int compare)
+{
+    fprintf(f, "frame,phase,joint_index,joint_name,weights,eigen_gap,max_tangent_angle_deg%s\n",
+            compare ? ",angle_to_nlerp_deg,angle_to_karcher_deg" : "");
+}
+
+/* ---------- main ---------- */
+
+static void free_inputs(input *in, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        mb_clip_destroy(in[i].c);
+        mb_skeleton_destroy(in[i].s);
+    }
+    free(in);
+}
+
+int mb_cmd_blend(int argc, char **argv)
+{
+    static const mb_cli_opt opts[] = {
+        {"output", 'o', 1, OPT_OUTPUT}, {"weights", 'w', 1, OPT_WEIGHTS},
+        {"cycle", 0, 1, OPT_CYCLE},     {"range", 0, 1, OPT_RANGE},
+        {"feet", 0, 1, OPT_FEET},       {"up", 0, 1, OPT_UP},
+        {"method", 0, 1, OPT_METHOD},   {"exact", 0, 0, OPT_EXACT},
+        {"report", 0, 1, OPT_REPORT},   {"compare", 0, 0, OPT_COMPARE},
+        {"lenient", 0, 0, OPT_LENIENT}, {NULL, 0, 0, 0}};
+    const char *cmd = "mblend blend";
+    mb_cli_args a;
+    mb_cli_args_init(&a, cmd, argc, argv);
+    const char *outp = NULL, *weights = NULL, *ranges = NULL, *feet = NULL, *report = NULL;
+    int cycle_auto = -1, up = 0, exact = 0, compare = 0, lenient = 0, id;
+    mb_blend_method method = MB_BLEND_LOGEXP;
+    input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
+    if (!in)
+        return mb_cli_input_error(cmd, "out of memory");
+    int n = 0, rc = MB_EXIT_OK;
+#define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
+#define INPUT_ERR(...) do { rc = mb_cli_input_error(cmd, __VA_ARGS__); goto out; } while (0)
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        switch (id) {
+        case MB_CLI_BAD: rc = MB_EXIT_USAGE; goto out;
+        case MB_OPT_HELP: mb_cmd_blend_usage(stdout); goto out;
+        case OPT_OUTPUT: outp = a.arg; break;
+        case OPT_WEIGHTS: weights = a.arg; break;
+        case OPT_RANGE: ranges = a.arg; break;
+        case OPT_FEET: feet = a.arg; break;
+        case OPT_REPORT: report = a.arg; break;
+        case OPT_EXACT: exact = 1; break;
+        case OPT_COMPARE: compare = 1; break;
+        case OPT_LENIENT: lenient = 1; break;
+        case OPT_CYCLE:
+            if (strcmp(a.arg, "auto") == 0)
+                cycle_auto = 1;
+            else if (strcmp(a.arg, "none") == 0)
+                cycle_auto = 0;
+            else
+                USAGE("bad --cycle '%s' (auto or none)", a.arg);
+            break;
+        case OPT_UP:
+            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+                USAGE("bad --up '%s' (x, y or z)", a.arg);
+            up = 1 + (a.arg[0] | 0x20) - 'x';
+            break;
+        case OPT_METHOD:
+            if (mb_blend_method_parse(a.arg, &method) != MB_OK)
+                USAGE("bad --method '%s' (logexp, nlerp or karcher)", a.arg);
+            break;
+        case MB_CLI_OPERAND: {
+            if (n == MB_BLEND_MAX_LAYERS)
+                USAGE("at most %d inputs", MB_BLEND_MAX_LAYERS);
+            input *it = &in[n++];
+            const char *at = strrchr(a.arg, '@');
+            size_t plen = at ? (size_t)(at - a.arg) : strlen(a.arg);
+            if (plen == 0 || plen >= sizeof it->path)
+                USAGE("bad input '%s'", a.arg);
+            memcpy(it->path, a.arg, plen);
+            it->path[plen] = '\0';
+            if (at) {
+                const char *spec = at + 1, *colon = strchr(spec, ':');
+                char buf[64];
+                if (!colon) {
+                    if (!mb_cli_parse_long(spec, &it->a) || it->a < 0)
+                        USAGE("bad frame in '%s' (file.bvh@N, N >= 0)", a.arg);
+                    it->kind = 1;
+                } else {
+                    size_t l1 = (size_t)(colon - spec);
+                    if (l1 == 0 || l1 >= sizeof buf)
+                        USAGE("bad range in '%s' (file.bvh@A:B)", a.arg);
+                    memcpy(buf, spec, l1);
+                    buf[l1] = '\0';
+                    if (!mb_cli_parse_long(buf, &it->a) || !mb_cli_parse_long(colon + 1, &it->b) ||
+                        it->a < 0 || it->b <= it->a)
+                        USAGE("bad range in '%s' (file.bvh@A:B with 0 <= A < B)", a.arg);
+                    it->kind = 2;
+                }
+            }
+            break;
+        }
+        default: break;
+        }
+    }
+    if (n == 0)
+        USAGE("no input files");
+    if (!outp)
+        USAGE("missing -o OUT.bvh");
+    int poses = 0;
+    for (int i = 0; i < n; ++i)
+        poses += in[i].kind == 1;
+    if (poses && poses != n)
+        USAGE("mix of poses (file@N) and clips: give all inputs as poses or all as clips");
+
+    /* Weights. */
+    if (weights) {
+        char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
+        if (strlen(weights) >= sizeof buf)
+            USAGE("--weights too long");
+        strcpy(buf, weights);
+        int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
+        if (k != n)
+            USAGE("--weights has %d value%s for %d input%s", k, k == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        double sum = 0;
+        for (int i = 0; i < n; ++i) {
+            char *end;
+            errno = 0;
+            double w = strtod(items[i], &end);
+            if (end == items[i] || *end || errno || !isfinite(w) || w < 0)
+                USAGE("bad weight '%s' (a finite number >= 0)", items[i]);
+            in[i].weight = (float)w;
+            sum += w;
+        }
+        if (!(sum > 0))
+            USAGE("the weights sum to zero");
+    } else {
+        for (int i = 0; i < n; ++i)
+            in[i].weight = 1.0f;
+    }
+    char feet_buf[512], *feet_lr[3] = {NULL, NULL, NULL};
+    if (feet) {
+        if (strlen(feet) >= sizeof feet_buf)
+            USAGE("--feet too long");
+        strcpy(feet_buf, feet);
+        if (split_list(feet_buf, feet_lr, 3) != 2 || !feet_lr[0][0] || !feet_lr[1][0])
+            USAGE("--feet needs two joint names, LEFT,RIGHT");
+    }
+
+    /* Load and check every input. */
+    for (int i = 0; i < n; ++i) {
+        if (mb_cli_load_bvh(in[i].path, lenient, &in[i].s, &in[i].c) != MB_EXIT_OK) {
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+        int nf = mb_clip_frame_count(in[i].c);
+        if (in[i].kind == 1 && in[i].a >= nf)
+            INPUT_ERR("%s has %d frames; frame %ld does not exist", in[i].path, nf, in[i].a);
+        if (in[i].kind == 2) {
+            if (in[i].b > nf)
+                INPUT_ERR("%s has %d frames; range %ld:%ld does not fit", in[i].path, nf, in[i].a, in[i].b);
+            in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
+            in[i].has_range = 1;
+        }
+        int diff;
+        if (i > 0 && !mb_skeleton_same_topology(in[0].s, in[i].s, &diff)) {
+            int na = mb_skeleton_joint_count(in[0].s), nb = mb_skeleton_joint_count(in[i].s);
+            if (diff >= na || diff >= nb)
+                INPUT_ERR("%s has %d joints and End Sites, %s has %d: they must share a skeleton",
+                          in[i].path, nb, in[0].path, na);
+            INPUT_ERR("%s and %s differ at joint %d: '%s' (parent %d) vs '%s' (parent %d)", in[0].path,
+                      in[i].path, diff, mb_skeleton_name(in[0].s, diff), mb_skeleton_parents(in[0].s)[diff],
+                      mb_skeleton_name(in[i].s, diff), mb_skeleton_parents(in[i].s)[diff]);
+        }
+    }
+
+    int cyclic = cycle_auto != 0;
+    mb_error e;
+    memset(&e, 0, sizeof e);
+    if (!poses) {
+        /* Ranges from --range override @A:B; '-' or absence leaves detection to --cycle. */
+        if (ranges) {
+            char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
+            if (strlen(ranges) >= sizeof buf)
+                USAGE("--range too long");
+            strcpy(buf, ranges);
+            int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
+            if (k != n)
+                USAGE("--range has %d item%s for %d input%s", k, k == 1 ? "" : "s", n, n == 1 ? "" : "s");
+            for (int i = 0; i < n; ++i) {
+                if (strcmp(items[i], "-") == 0)
+                    continue;
+                if (!parse_range(items[i], mb_clip_frame_time(in[i].c), &in[i].range))
+                    USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", items[i]);
+                if (in[i].range.end > mb_clip_frame_count(in[i].c))
+                    INPUT_ERR("%s has %d frames; range %d:%d does not fit", in[i].path,
+                              mb_clip_frame_count(in[i].c), in[i].range.start, in[i].range.end);
+                in[i].has_range = 1;
+            }
+        }
+        for (int i = 0; i < n; ++i) {
+            mb_analyze_desc ad = {0};
+            ad.up_axis = up;
+            ad.left_foot = feet_lr[0];
+            ad.right_foot = feet_lr[1];
+            if (mb_clip_frame_count(in[i].c) < 2)
+                INPUT_ERR("%s has %d frame%s: give it as a pose (file@N)", in[i].path,
+                          mb_clip_frame_count(in[i].c), mb_clip_frame_count(in[i].c) == 1 ? "" : "s");
+            if (mb_motion_analyze(in[i].s, in[i].c, &ad, in[i].path, &in[i].info, &e) != MB_OK) {
+                mb_cli_print_error(&e);
+                rc = MB_EXIT_INPUT;
+                goto out;
+            }
+        }
+        if (cyclic) {
+            /* Every detected cycle starts at the same foot: left for all, else right for all. */
+            int foot_ok = -1;
+            for (int foot = 0; foot < 2 && foot_ok < 0; ++foot) {
+                int ok = 1;
+                for (int i = 0; i < n && ok; ++i)
+                    if (!in[i].has_range)
+                        ok = mb_motion_find_cycle(in[i].s, in[i].c, &in[i].info, foot, in[i].path,
+                                                  &in[i].range, foot == 0 ? &e : NULL) == MB_OK;
+                if (ok)
+                    foot_ok = foot;
+            }
+            if (foot_ok < 0) {
+                mb_cli_print_error(&e);
+                fprintf(stderr, "%s: hint: --range A:B per input, or --cycle none to stretch whole clips\n", cmd);
+                rc = MB_EXIT_INPUT;
+                goto out;
+            }
+            for (int i = 0; i < n; ++i) {
+                /* A cycle samples frame END (it continues START). */
+                if (in[i].has_range && in[i].range.end >= mb_clip_frame_count(in[i].c))
+                    in[i].range.end = mb_clip_frame_count(in[i].c) - 1;
+                fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s\n", cmd, in[i].path,
+                        in[i].range.start, in[i].range.end,
+                        (in[i].range.end - in[i].range.start) * mb_clip_frame_time(in[i].c),
+                        in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""));
+            }
+        }
+    }
+
+    FILE *rf = NULL;
+    char rtmp[1100] = "";
+    if (report) {
+        if (snprintf(rtmp, sizeof rtmp, "%s.tmp.XXXXXX", report) >= (int)sizeof rtmp)
+            USAGE("--report path too long");
+        int fd = mkstemp(rtmp);
+        if (fd < 0 || !(rf = fdopen(fd, "w"))) {
+            if (fd >= 0)
+                close(fd);
+            rtmp[0] = '\0';
+            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+        }
+        report_header(rf, compare);
+    }
+    int nj = mb_skeleton_joint_count(in[0].s);
+    mb_xform *scratch = calloc((size_t)(2 + n) * (size_t)nj, sizeof *scratch);
+    mb_clip *result = NULL;
+    if (!scratch)
+        INPUT_ERR("out of memory");
+    report_ctx rctx = {rf, in[0].s, compare, in, n, scratch};
+
+    if (poses) {
+        /* One pose per input: a plain blend job, written as a one-frame clip. */
+        mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
+        mb_pose p[MB_BLEND_MAX_LAYERS];
+        mb_xform *outp_j = scratch + (size_t)(2 * nj);
+        for (int i = 0; i < n; ++i) {
+            p[i].joints = calloc((size_t)nj, sizeof(mb_xform));
+            p[i].count = nj;
+            if (!p[i].joints || mb_clip_frame_pose(in[i].s, in[i].c, (int)in[i].a, p[i]) != MB_OK) {
+                for (int k = 0; k <= i; ++k)
+                    free(p[k].joints);
+                free(scratch);
+                INPUT_ERR("cannot read frame %ld of %s", in[i].a, in[i].path);
+            }
+            layers[i] = (mb_blend_layer){&p[i], in[i].weight, NULL};
+        }
+        float *gaps = calloc((size_t)nj, sizeof *gaps), *angles = calloc((size_t)nj, sizeof *angles);
+        mb_blend_diag diag = {gaps, angles, nj, 0};
+        mb_blend_desc d = {0};
+        d.layers = layers;
+        d.layer_count = n;
+        d.method = method;
+        d.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
+        d.out.joints = outp_j;
+        d.out.count = nj;
+        d.diag = &diag;
+        mb_status st = gaps && angles ? mb_blend_run(&d) : MB_NOMEM;
+        if (st == MB_OK && rf)
+            st = report_frame(&rctx, 0, 0.0, layers, n, &d.out, &diag);
+        if (st == MB_OK) {
+            float *rot = malloc((size_t)nj * 4 * sizeof *rot), *tr = malloc((size_t)nj * 3 * sizeof *tr);
+            if (rot && tr) {
+                for (int j = 0; j < nj; ++j) {
+                    memcpy(rot + 4 * j, outp_j[j].rot, 16);
+                    memcpy(tr + 3 * j, outp_j[j].pos, 12);
+                }
+                mb_clip_desc cd = {0};
+                cd.joint_count = nj;
+                cd.frame_count = 1;
+                cd.frame_time = mb_clip_frame_time(in[0].c);
+                cd.rotations = rot;
+                cd.translations = tr;
+                st = mb_clip_create(&cd, &result);
+            } else {
+                st = MB_NOMEM;
+            }
+            free(rot);
+            free(tr);
+        }
+        if (st == MB_OK && diag.low_gap_joints)
+            fprintf(stderr, "%s: note: %d joint%s with an eigen-gap below 1e-3 (ill-defined "
+                    "reference; see --report)\n", cmd, diag.low_gap_joints,
+                    diag.low_gap_joints == 1 ? "" : "s");
+        for (int i = 0; i < n; ++i)
+            free(p[i].joints);
+        free(gaps);
+        free(angles);
+        if (st != MB_OK) {
+            free(scratch);
+            if (rf)
+                fclose(rf), unlink(rtmp);
+            INPUT_ERR("blend failed: %s", mb_status_str(st));
+        }
+    } else {
+        mb_clip_input ci[MB_BLEND_MAX_LAYERS];
+        for (int i = 0; i < n; ++i) {
+            ci[i].skeleton = in[i].s;
+            ci[i].clip = in[i].c;
+            ci[i].source = in[i].path;
+            ci[i].range = in[i].range;
+            ci[i].weight = in[i].weight;
+            ci[i].info = &in[i].info;
+        }
+        mb_clip_blend_desc bd = {0};
+        bd.inputs = ci;
+        bd.input_count = n;
+        bd.cyclic = cyclic;
+        bd.method = method;
+        bd.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
+        bd.up_axis = up;
+        bd.report = rf ? report_frame : NULL;
+        bd.report_user = &rctx;
+        if (mb_clip_blend(&bd, &result, &e) != MB_OK) {
+            mb_cli_print_error(&e);
+            free(scratch);
+            if (rf)
+                fclose(rf), unlink(rtmp);
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+    }
+    free(scratch);
+    if (rf) {
+        int bad = ferror(rf) != 0;
+        bad |= fclose(rf) != 0;
+        if (bad || rename(rtmp, report) != 0) {
+            unlink(rtmp);
+            mb_clip_destroy(result);
+            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+        }
+    }
+    if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        mb_clip_destroy(result);
+        rc = MB_EXIT_INPUT;
+        goto out;
+    }
+    fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, outp, mb_clip_frame_count(result),
+            mb_clip_frame_count(result) == 1 ? "" : "s", mb_clip_duration(result));
+    mb_clip_destroy(result);
+out:
+    free_inputs(in, n);
+    return rc;
+#undef USAGE
+#undef INPUT_ERR
+}
