@@ -33,9 +33,12 @@ typedef struct mb_analyze_desc {
     const char *right_foot;
 } mb_analyze_desc;
 
-/* Analyses a clip (frame_count >= 2). d may be NULL. Fills err (nullable, source =
- * source) and returns MB_INVALID_ARG for unknown foot names, MB_MISMATCH when the feet
- * cannot be found, MB_NOMEM. */
+/* Analyses a clip (frame_count >= 1; speed is 0 for one frame). d may be NULL. The up
+ * axis is the dominant direction from the feet to the root when feet are named like
+ * feet (robust even for a T-pose), else the axis of largest mean body extent. Feet that
+ * cannot be found are -1 (contacts and cycles then fail with MB_MISMATCH). Fills err
+ * (nullable, source = source) and returns MB_INVALID_ARG for an unknown given foot name,
+ * MB_NOMEM. */
 MB_API mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c,
                                    const mb_analyze_desc *d, const char *source,
                                    mb_motion_info *out, mb_error *err);

@@ -135,8 +135,8 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         return MB_INVALID_ARG;
     }
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    if (nf < 2) {
-        set_err(err, MB_INVALID_ARG, source, "motion analysis needs at least 2 frames");
+    if (nf < 1) {
+        set_err(err, MB_INVALID_ARG, source, "motion analysis needs at least 1 frame");
         return MB_INVALID_ARG;
     }
     memset(out, 0, sizeof *out);
@@ -171,8 +171,26 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         set_err(err, st, source, "forward kinematics failed");
         return st;
     }
-    /* Up axis: the body's mean extent is largest along it (limbs hang or stand along
-     * the up axis in locomotion; the T-pose frame is skipped). */
+    /* Feet: given names, else by name, else the two lowest End Sites split by side. */
+    const char *given[2] = {d ? d->left_foot : NULL, d ? d->right_foot : NULL};
+    int feet[2];
+    for (int side = 0; side < 2; ++side) {
+        if (given[side]) {
+            feet[side] = mb_skeleton_find(s, given[side]);
+            if (feet[side] < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "no joint named '%.120s' for the %s foot", given[side],
+                         side == 0 ? "left" : "right");
+                free(pos);
+                set_err(err, MB_INVALID_ARG, source, msg);
+                return MB_INVALID_ARG;
+            }
+        } else {
+            feet[side] = find_foot_by_name(s, side == 0);
+        }
+    }
+    /* Up axis: from the named feet (below), else the axis of largest mean extent (limbs
+     * hang or stand along it in locomotion; the T-pose frame is skipped). */
     double ext[3] = {0, 0, 0};
     int f0 = out->first_frame;
     /* Only the root's subtree: a static dummy parent left at the origin while the body
@@ -201,6 +219,18 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         }
     free(in_body);
     int up = ext[1] >= ext[0] && ext[1] >= ext[2] ? 1 : (ext[2] >= ext[0] ? 2 : 0);
+    if (feet[0] >= 0 && feet[1] >= 0 && feet[0] != feet[1]) {
+        /* Named feet settle it even for a T-pose (arm span ~ height): the root stands
+         * above the feet in any upright pose. */
+        double v[3] = {0, 0, 0};
+        for (int f = f0; f < nf; ++f)
+            for (int k = 0; k < 3; ++k)
+                v[k] += pos[3 * ((size_t)f * nj + out->root) + k] -
+                        0.5 * (pos[3 * ((size_t)f * nj + feet[0]) + k] +
+                               pos[3 * ((size_t)f * nj + feet[1]) + k]);
+        up = fabs(v[1]) >= fabs(v[0]) && fabs(v[1]) >= fabs(v[2]) ? 1
+                                                                  : (fabs(v[2]) >= fabs(v[0]) ? 2 : 0);
+    }
     if (d && d->up_axis >= 1 && d->up_axis <= 3)
         up = d->up_axis - 1;
     out->up_axis = up;
@@ -217,26 +247,8 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
                 h2 += (double)(b[k] - a[k]) * (b[k] - a[k]);
         travel += sqrt(h2);
     }
-    out->speed = (float)(travel / ((nf - 1 - f0) * mb_clip_frame_time(c)));
+    out->speed = nf - 1 - f0 > 0 ? (float)(travel / ((nf - 1 - f0) * mb_clip_frame_time(c))) : 0.0f;
 
-    /* Feet: given names, else by name, else the two lowest End Sites split by side. */
-    const char *given[2] = {d ? d->left_foot : NULL, d ? d->right_foot : NULL};
-    int feet[2];
-    for (int side = 0; side < 2; ++side) {
-        if (given[side]) {
-            feet[side] = mb_skeleton_find(s, given[side]);
-            if (feet[side] < 0) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "no joint named '%.120s' for the %s foot", given[side],
-                         side == 0 ? "left" : "right");
-                free(pos);
-                set_err(err, MB_INVALID_ARG, source, msg);
-                return MB_INVALID_ARG;
-            }
-        } else {
-            feet[side] = find_foot_by_name(s, side == 0);
-        }
-    }
     if (feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1]) {
         /* Lowest two End Sites by mean height; left is on the +(up x forward) side. */
         int lo1 = -1, lo2 = -1;
@@ -258,11 +270,10 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
             }
         }
         if (lo1 < 0 || lo2 < 0) {
+            /* No feet to be had (e.g. a chain without End Sites): the rest of the analysis
+             * stands; contacts and cycles report the missing feet. */
             free(pos);
-            set_err(err, MB_MISMATCH, source,
-                    "cannot find the feet: no joint named like LeftFoot/RightFoot and fewer "
-                    "than two End Sites; name them with --feet L,R");
-            return MB_MISMATCH;
+            return MB_OK;
         }
         /* Side: lateral axis = up x forward, forward = the root's travel direction. */
         const float *pa = &pos[3 * ((size_t)f0 * nj + out->root)];
@@ -304,8 +315,10 @@ mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_mo
     if (!s || !c || !info)
         return MB_INVALID_ARG;
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    if (nf < 2 || info->left_foot < 0 || info->right_foot < 0)
+    if (nf < 2)
         return MB_INVALID_ARG;
+    if (info->left_foot < 0 || info->right_foot < 0)
+        return MB_MISMATCH;
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos)
         return MB_NOMEM;

@@ -11,6 +11,17 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
     if (!s || !c || !info || !out || (foot != 0 && foot != 1))
         return MB_INVALID_ARG;
     int nf = mb_clip_frame_count(c);
+    if (info->left_foot < 0 || info->right_foot < 0) {
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = MB_MISMATCH;
+            snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
+            snprintf(err->text, sizeof err->text,
+                     "cannot find the feet (no joint named like LeftFoot/RightFoot and fewer "
+                     "than two End Sites): name them with --feet L,R or give --range A:B");
+        }
+        return MB_MISMATCH;
+    }
     unsigned char *contact = malloc(nf > 0 ? (size_t)nf : 1u);
     int *downs = malloc((nf > 0 ? (size_t)nf : 1u) * sizeof *downs);
     if (!contact || !downs) {

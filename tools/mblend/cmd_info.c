@@ -15,9 +15,9 @@ void mb_cmd_info_usage(FILE *out)
             "Summarise a BVH file: joint count (real joints and End Sites separately), the\n"
             "channel layout and Euler rotation order of every joint (and whether all joints\n"
             "share one order), frames, frame time, fps, duration, file size, the skeleton's\n"
-            "height (first frame and rest pose) and up axis (Y-up or Z-up, guessed from the\n"
-            "first frame: the direction from the root to the top of the joint named Head, or\n"
-            "the axis of largest extent without one), and the root's horizontal travel.\n"
+            "up axis (the axis along which the body extends most over the frames), whether\n"
+            "frame 0 is an added T-pose, the body height, the feet, and the travel and speed\n"
+            "of the moving root (the first joint whose translation changes).\n"
             "Lengths are in the file's units (BVH: often cm or inches).\n"
             "\n"
             "options:\n"
@@ -60,59 +60,6 @@ static int has_rotation(const mb_skeleton *s, int j)
         if (ch[k] >= MB_CH_XROT)
             return 1;
     return 0;
-}
-
-static int name_is_head(const char *name, int exact)
-{
-    char low[MB_MAX_NAME + 1];
-    size_t n = strlen(name);
-    if (n > MB_MAX_NAME)
-        n = MB_MAX_NAME;
-    for (size_t i = 0; i < n; ++i)
-        low[i] = (char)tolower((unsigned char)name[i]);
-    low[n] = '\0';
-    return exact ? strcmp(low, "head") == 0 : strstr(low, "head") != NULL;
-}
-
-/* The node marking the top of the head: the first End Site below a joint named "head"
- * (exact name preferred over a name containing "head"), else that joint; -1 if none. */
-static int find_head_top(const mb_skeleton *s)
-{
-    int n = mb_skeleton_joint_count(s);
-    const int *parent = mb_skeleton_parents(s);
-    int head = -1;
-    for (int pass = 0; pass < 2 && head < 0; ++pass)
-        for (int j = 0; j < n && head < 0; ++j)
-            if (!mb_skeleton_is_end_site(s, j) && name_is_head(mb_skeleton_name(s, j), pass == 0))
-                head = j;
-    if (head < 0)
-        return -1;
-    for (int j = head + 1; j < n; ++j)
-        if (parent[j] == head && mb_skeleton_is_end_site(s, j))
-            return j;
-    return head;
-}
-
-/* The joint that moves the body: the root, or, when the root is a bare placeholder with a
- * single child that carries its own position channels (e.g. Bandai-Namco's joint_Root ->
- * Hips), that child, repeatedly. Root travel and the up direction are measured from it. */
-static int find_body_root(const mb_skeleton *s)
-{
-    int n = mb_skeleton_joint_count(s);
-    const int *parent = mb_skeleton_parents(s);
-    int j = 0;
-    for (;;) {
-        int child = -1, count = 0;
-        for (int k = j + 1; k < n; ++k)
-            if (parent[k] == j) {
-                child = k;
-                ++count;
-            }
-        if (count != 1 || mb_skeleton_is_end_site(s, child) ||
-            !mb_skeleton_has_translation(s, child))
-            return j;
-        j = child;
-    }
 }
 
 int mb_cmd_info(int argc, char **argv)
@@ -192,109 +139,65 @@ int mb_cmd_info(int argc, char **argv)
     printf("frames:         %d, frame time %.9g s (%.6g fps), duration %.6g s\n", frames, dt,
            1.0 / dt, mb_clip_duration(c));
 
-    /* Up axis and height from the first frame (the rest pose when there are no frames). */
-    mb_xform *pose = malloc((size_t)n * sizeof *pose);
-    float(*world)[16] = malloc((size_t)n * sizeof *world);
-    if (!pose || !world) {
+    /* Up axis, moving root, feet, height and speed come from the library's motion
+     * analysis, so info reports exactly what blend and transition will use. */
+    static const char axis_name[3] = {'X', 'Y', 'Z'};
+    mb_motion_info mi;
+    mb_error e;
+    /* Without frames, analyse the rest pose (a one-frame clip of identity rotations). */
+    mb_clip *rest = NULL;
+    if (frames < 1) {
+        mb_clip_desc cd = {0};
+        cd.joint_count = n;
+        cd.frame_count = 1;
+        cd.frame_time = dt;
+        if (mb_clip_create(&cd, &rest) != MB_OK)
+            rest = NULL;
+    }
+    const mb_clip *ac = rest ? rest : c;
+    if (mb_clip_frame_count(ac) < 1) {
+        printf("up axis:        unknown (no pose to analyse)\n");
+    } else if (mb_motion_analyze(s, ac, NULL, path, &mi, &e) != MB_OK) {
+        printf("up axis:        unknown (%s)\n", e.text);
+    } else {
+        printf("up axis:        %c-up (%s%s)\n", axis_name[mi.up_axis],
+               mi.left_foot >= 0 ? "from the feet to the root" : "the body's largest extent",
+               rest ? ", rest pose" : "");
+        if (mi.first_frame)
+            printf("frame 0:        a T-pose added before the motion (cgspeed CMU style); left "
+                   "out of the analysis\n");
+        printf("height:         %.6g (mean extent of the body along %c)\n", (double)mi.height,
+               axis_name[mi.up_axis]);
+        if (mi.left_foot >= 0)
+            printf("feet:           %s, %s (ground at %.6g)\n", mb_skeleton_name(s, mi.left_foot),
+                   mb_skeleton_name(s, mi.right_foot), (double)mi.ground);
+        else
+            printf("feet:           not found (no joints named like feet, too few End Sites)\n");
+        mb_xform *pose = malloc((size_t)n * sizeof *pose);
+        float(*world)[16] = malloc((size_t)n * sizeof *world);
+        double ends[2][3];
+        int ok = pose && world;
+        for (int k = 0; ok && k < 2; ++k) {
+            ok = mb_cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
+                                    pose, world) == MB_OK;
+            for (int a3 = 0; ok && a3 < 3; ++a3)
+                ends[k][a3] = world[mi.root][12 + a3];
+        }
         free(pose);
         free(world);
-        mb_clip_destroy(c);
-        mb_skeleton_destroy(s);
-        return mb_cli_input_error(cmd, "out of memory");
-    }
-    int ref = frames > 0 ? 0 : -1;
-    mb_status st = mb_cli_frame_world(s, c, ref, pose, world);
-    if (st != MB_OK) {
-        rc = mb_cli_input_error(cmd, "%s: forward kinematics failed: %s", path, mb_status_str(st));
-        goto out;
-    }
-    const char *pose_name = ref < 0 ? "rest pose" : "frame 0";
-    int top = find_head_top(s);
-    int body = find_body_root(s);
-    int up = 1, up_sign = 1;
-    double lo[3], hi[3];
-    for (int k = 0; k < 3; ++k)
-        lo[k] = hi[k] = world[0][12 + k];
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < 3; ++k) {
-            double v = world[j][12 + k];
-            lo[k] = v < lo[k] ? v : lo[k];
-            hi[k] = v > hi[k] ? v : hi[k];
-        }
-    static const char axis_name[3] = {'X', 'Y', 'Z'};
-    if (top >= 0) {
-        double v[3], len = 0.0;
-        for (int k = 0; k < 3; ++k) {
-            v[k] = world[top][12 + k] - world[body][12 + k];
-            len += v[k] * v[k];
-        }
-        len = sqrt(len);
-        up = 0;
-        for (int k = 1; k < 3; ++k)
-            if (fabs(v[k]) > fabs(v[up]))
-                up = k;
-        up_sign = v[up] < 0 ? -1 : 1;
-        if (len > 0)
+        if (ok) {
+            double h2 = 0.0;
             for (int k = 0; k < 3; ++k)
-                v[k] /= len;
-        printf("up axis:        %c-up (%c%c; %s: %s -> %s points along (%+.2f, %+.2f, %+.2f))\n",
-               axis_name[up], up_sign < 0 ? '-' : '+', axis_name[up], pose_name,
-               mb_skeleton_name(s, body), mb_skeleton_name(s, top), v[0], v[1], v[2]);
-    } else {
-        up = 0;
-        for (int k = 1; k < 3; ++k)
-            if (hi[k] - lo[k] > hi[up] - lo[up])
-                up = k;
-        printf("up axis:        %c-up (guess: no joint named Head; the axis along which the "
-               "skeleton extends most in the %s)\n",
-               axis_name[up], pose_name);
-    }
-    printf("height:         %.6g (%s, lowest to highest node along %c)", hi[up] - lo[up],
-           pose_name, axis_name[up]);
-    if (ref >= 0 && mb_cli_frame_world(s, c, -1, pose, world) == MB_OK) {
-        double rlo = world[0][12 + up], rhi = rlo;
-        for (int j = 0; j < n; ++j) {
-            rlo = fmin(rlo, world[j][12 + up]);
-            rhi = fmax(rhi, world[j][12 + up]);
+                if (k != mi.up_axis)
+                    h2 += (ends[1][k] - ends[0][k]) * (ends[1][k] - ends[0][k]);
+            printf("root travel:    %s (%.6g, %.6g, %.6g) -> (%.6g, %.6g, %.6g); horizontal: "
+                   "net %.6g, average speed %.6g per s\n",
+                   mb_skeleton_name(s, mi.root), ends[0][0], ends[0][1], ends[0][2], ends[1][0],
+                   ends[1][1], ends[1][2], sqrt(h2), (double)mi.speed);
         }
-        printf(", rest pose %.6g", rhi - rlo);
     }
-    printf("\n");
 
-    /* Travel of the body root (world position through FK). */
-    if (frames > 0) {
-        double start[3] = {0, 0, 0}, end[3] = {0, 0, 0}, path_len = 0.0, prev[3] = {0, 0, 0};
-        for (int f = 0; f < frames; ++f) {
-            if (mb_cli_frame_world(s, c, f, pose, world) != MB_OK)
-                break;
-            double cur[3] = {world[body][12], world[body][13], world[body][14]};
-            if (f == 0)
-                memcpy(start, cur, sizeof start);
-            else {
-                double d2 = 0.0;
-                for (int k = 0; k < 3; ++k)
-                    if (k != up)
-                        d2 += (cur[k] - prev[k]) * (cur[k] - prev[k]);
-                path_len += sqrt(d2);
-            }
-            memcpy(prev, cur, sizeof prev);
-            memcpy(end, cur, sizeof end);
-        }
-        double h2 = 0.0;
-        for (int k = 0; k < 3; ++k)
-            if (k != up)
-                h2 += (end[k] - start[k]) * (end[k] - start[k]);
-        double span = (frames - 1) * dt;
-        printf("root travel:    %s (%.6g, %.6g, %.6g) -> (%.6g, %.6g, %.6g); horizontal: net %.6g, "
-               "path %.6g",
-               mb_skeleton_name(s, body), start[0], start[1], start[2], end[0], end[1], end[2],
-               sqrt(h2), path_len);
-        if (span > 0)
-            printf(", average speed %.6g per s", path_len / span);
-        printf("\n");
-    } else {
-        printf("root travel:    none (no frames)\n");
-    }
+    mb_clip_destroy(rest);
 
     if (table) {
         int w = 4;
@@ -310,9 +213,6 @@ int mb_cmd_info(int argc, char **argv)
                    parent[j] < 0 ? "-" : mb_skeleton_name(s, parent[j]), ch);
         }
     }
-out:
-    free(pose);
-    free(world);
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
     return rc;
