@@ -16,6 +16,7 @@
 
 #include <criterion/criterion.h>
 
+#include "mblend/mblend.h"
 #include "test_util.h"
 
 #define CLI MB_BINARY_DIR "/tools/mblend/mblend"
@@ -636,4 +637,134 @@ Test(cli_errors, help_everywhere)
     run_result r = RUN("convert", "in.bvh", "--help");
     cr_assert_eq(r.code, 0);
     run_free(&r);
+}
+
+/* ---------------------------------------------------------------- blend */
+
+/* Oracle case 0 of blend_cases.csv through the command line: a pose blend written as a
+ * one-frame BVH must hold the oracle's blended rotations (within 1e-5 rad, the writer's
+ * Euler round trip included). */
+Test(cli_blend, pose_blend_matches_the_scipy_oracle)
+{
+    const char *dir = scratch();
+    char out[512], a[4200], b[4200];
+    snprintf(out, sizeof out, "%s/pose.bvh", dir);
+    snprintf(a, sizeof a, "%s@100", bvh("bvh/cmu_02_01_walk.bvh"));
+    snprintf(b, sizeof b, "%s@60", bvh("bvh/cmu_02_03_run.bvh"));
+    run_result r = RUN("blend", a, b, "--weights", "0.3,0.7", "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    run_free(&r);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_clip_frame_count(c), 1);
+    FILE *f = fopen(mb_shared_path("oracle/blend_cases.csv"), "r");
+    cr_assert_not_null(f);
+    char line[4096];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        int cs, ji;
+        char inputs[2048], name[128];
+        float m[4], q[4];
+        if (sscanf(line, "%d,%2047[^,],%d,%127[^,],%f,%f,%f,%f,%f,%f,%f,%f", &cs, inputs, &ji, name,
+                   &m[0], &m[1], &m[2], &m[3], &q[0], &q[1], &q[2], &q[3]) != 12 || cs != 0)
+            continue;
+        cr_assert_str_eq(inputs, "cmu_02_01_walk.bvh@100:0.3;cmu_02_03_run.bvh@60:0.7");
+        const float *got = mb_clip_rotations(c) + 4 * ji;
+        double err = mb_quat_angle_between(got, q);
+        cr_assert(err < 1e-5, "joint %d %s: %g rad from the oracle", ji, name, err);
+        ++rows;
+    }
+    fclose(f);
+    cr_assert_eq(rows, 31, "oracle rows for case 0: %d", rows);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_blend, walk_and_run_make_a_jog_cycle_with_report)
+{
+    const char *dir = scratch();
+    char out[512], rep[512], walk[1024], run[1024];
+    snprintf(out, sizeof out, "%s/jog.bvh", dir);
+    snprintf(rep, sizeof rep, "%s/jog.csv", dir);
+    snprintf(walk, sizeof walk, "%s/data/bvh/walk.bvh", MB_PROJECT_DIR);
+    snprintf(run, sizeof run, "%s/data/bvh/run.bvh", MB_PROJECT_DIR);
+    run_result r = RUN("blend", walk, run, "-w", "0.5,0.5", "--report", rep, "--compare", "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_assert(strstr(r.err, "cycle frames"), "%s", r.err);
+    run_free(&r);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    /* walk cycle 1.1 s and run cycle 0.7 s at 30 fps: the jog cycle lasts 0.9 s */
+    cr_assert_eq(mb_clip_frame_count(c), 27);
+    mb_motion_info mi;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "jog", &mi, &e), MB_OK);
+    /* distance per cycle: 1.1 s * 140 + 0.7 s * 350 over 1.8 s = 222 cm/s */
+    cr_assert(mi.speed > 200 && mi.speed < 245, "jog speed %g cm/s", mi.speed);
+    int joints = 0;
+    for (int j = 0; j < mb_skeleton_joint_count(s); ++j)
+        joints += !mb_skeleton_is_end_site(s, j);
+    char *text = slurp(rep, NULL);
+    cr_assert_not_null(text);
+    cr_assert(strncmp(text, "frame,phase,joint_index,joint_name,weights,eigen_gap,"
+                            "max_tangent_angle_deg,angle_to_nlerp_deg,angle_to_karcher_deg\n",
+                      strlen("frame,phase,joint_index,joint_name,weights,eigen_gap,")) == 0);
+    int lines = 0;
+    for (char *p = text; *p; ++p)
+        lines += *p == '\n';
+    cr_assert_eq(lines, 1 + 27 * joints, "report lines %d", lines);
+    free(text);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    remove(out);
+    remove(rep);
+    rmdir(dir);
+}
+
+Test(cli_blend, errors)
+{
+    const char *dir = scratch();
+    char out[512];
+    snprintf(out, sizeof out, "%s/out.bvh", dir);
+    write_text(out, "precious\n");
+    const char *walk = bvh("bvh/cmu_02_01_walk.bvh");
+    const char *bandai = bvh("bvh/bandai2_run_normal_001.bvh");
+    /* usage: weight count, bad weight, pose/clip mix, bad method */
+    run_result r = RUN("blend", walk, walk, "-w", "1", "-o", out);
+    cr_assert_eq(r.code, 1, "exit %d", r.code);
+    run_free(&r);
+    r = RUN("blend", walk, walk, "-w", "1,-2", "-o", out);
+    cr_assert_eq(r.code, 1);
+    run_free(&r);
+    char pose[4200];
+    snprintf(pose, sizeof pose, "%s@3", walk);
+    r = RUN("blend", walk, pose, "-o", out);
+    cr_assert_eq(r.code, 1);
+    run_free(&r);
+    r = RUN("blend", walk, "--method", "slerp", "-o", out);
+    cr_assert_eq(r.code, 1);
+    run_free(&r);
+    /* input: different skeletons, frame out of range, a clip without a full cycle */
+    r = RUN("blend", walk, bandai, "-o", out);
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "differ at joint 0"), "%s", r.err);
+    run_free(&r);
+    snprintf(pose, sizeof pose, "%s@100000", walk);
+    r = RUN("blend", pose, pose, "-o", out);
+    cr_assert_eq(r.code, 2);
+    run_free(&r);
+    r = RUN("blend", bvh("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"), "-o", out); /* no feet */
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "--range"), "%s", r.err);
+    run_free(&r);
+    char *text = slurp(out, NULL);
+    cr_assert_str_eq(text, "precious\n", "a failed blend touched the output");
+    free(text);
+    remove(out);
+    rmdir(dir);
 }
