@@ -5,10 +5,12 @@
  * and converted frame by frame straight into the clip's tracks, so peak memory is the
  * text plus the tracks. Every error names line and column (1-based, bytes). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
@@ -25,18 +27,57 @@ typedef struct tmp_joint {
 } tmp_joint;
 
 typedef struct parser {
+    const char *begin; /* first byte after an optional BOM */
     const char *p, *end, *line_start;
-    int line;
+    int line;          /* saturates at INT_MAX (an 8 GiB file can hold more line breaks) */
     const char *source;
     mb_error *err;
     const mb_allocator *alloc;
     tmp_joint *joints;
     int joint_count, joint_cap;
+    int root_close_line; /* line of the '}' that closed the root (for "extra '}'" hints) */
 } parser;
 
 /* ---------- positions and errors ---------- */
 
-static int column_of(const parser *ps, const char *at) { return (int)(at - ps->line_start) + 1; }
+static int column_of(const parser *ps, const char *at)
+{
+    ptrdiff_t d = at - ps->line_start;
+    return d >= INT_MAX ? INT_MAX : (int)d + 1;
+}
+
+static int is_line_end(char c) { return c == '\n' || c == '\r'; }
+
+/* Where a "file ends ..." message points: just past the last non-space byte (the end of the
+ * last line with content), not past the final newline, so editors show a real line.
+ * 1:1 when the text holds nothing but whitespace. Only used on error paths. */
+static void eof_position(const parser *ps, int *line, int *col)
+{
+    const char *q = ps->end;
+    int ln = ps->line;
+    while (q > ps->begin) {
+        char c = q[-1];
+        if (c == '\n') {
+            --q;
+            if (q > ps->begin && q[-1] == '\r')
+                --q;
+            --ln;
+        } else if (c == '\r') {
+            --q;
+            --ln;
+        } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f') {
+            --q;
+        } else {
+            break;
+        }
+    }
+    const char *ls = q;
+    while (ls > ps->begin && !is_line_end(ls[-1]))
+        --ls;
+    ptrdiff_t d = q - ls;
+    *line = ln < 1 ? 1 : ln;
+    *col = d >= INT_MAX ? INT_MAX : (int)d + 1;
+}
 
 static void set_source(mb_error *e, const char *source)
 {
@@ -97,13 +138,15 @@ static void skip_space(parser *ps)
             ++p;
         } else if (c == '\n') {
             ++p;
-            ++ps->line;
+            if (ps->line < INT_MAX)
+                ++ps->line;
             ps->line_start = p;
         } else if (c == '\r') {
             ++p;
             if (p < end && *p == '\n')
                 ++p;
-            ++ps->line;
+            if (ps->line < INT_MAX)
+                ++ps->line;
             ps->line_start = p;
         } else if (c == '\v' || c == '\f') {
             ++p;
@@ -120,12 +163,17 @@ typedef struct token {
     int line, column;
 } token;
 
-/* Next token: a brace alone, or a run of non-space, non-brace bytes. n = 0 at the end. */
+/* Next token: a brace alone, or a run of non-space, non-brace bytes. n = 0 at the end,
+ * positioned just past the last content (see eof_position). */
 static token next_token(parser *ps)
 {
     skip_space(ps);
     token t = {ps->p, 0, ps->line, column_of(ps, ps->p)};
     const char *p = ps->p;
+    if (p == ps->end) {
+        eof_position(ps, &t.line, &t.column);
+        return t;
+    }
     if (p < ps->end && (*p == '{' || *p == '}')) {
         t.n = 1;
         ps->p = p + 1;
@@ -180,22 +228,22 @@ static int is_block_keyword(token t)
            (t.n == 1 && (t.s[0] == '{' || t.s[0] == '}'));
 }
 
-static tmp_joint *add_joint(parser *ps, token at)
+/* Appends a node; on failure returns the status (which does not depend on err being set). */
+static mb_status add_joint(parser *ps, token at, tmp_joint **out)
 {
-    if (ps->joint_count >= MB_MAX_JOINTS) {
-        fail_at(ps, MB_LIMIT, at.line, at.column,
-                "more than %d joints and End Sites (the documented limit)", MB_MAX_JOINTS);
-        return NULL;
-    }
+    *out = NULL;
+    if (ps->joint_count >= MB_MAX_JOINTS)
+        return fail_at(ps, MB_LIMIT, at.line, at.column,
+                       "more than %d joints and End Sites (the limit MB_MAX_JOINTS); split the "
+                       "skeleton",
+                       MB_MAX_JOINTS);
     if (ps->joint_count == ps->joint_cap) {
         int cap = ps->joint_cap ? ps->joint_cap * 2 : 64;
         if (cap > MB_MAX_JOINTS)
             cap = MB_MAX_JOINTS;
         tmp_joint *nj = mb_alloc_(ps->alloc, (size_t)cap * sizeof *nj);
-        if (!nj) {
-            fail_at(ps, MB_NOMEM, at.line, at.column, "out of memory reading the hierarchy");
-            return NULL;
-        }
+        if (!nj)
+            return fail_at(ps, MB_NOMEM, at.line, at.column, "out of memory reading the hierarchy");
         if (ps->joints)
             memcpy(nj, ps->joints, (size_t)ps->joint_count * sizeof *nj);
         mb_free_(ps->alloc, ps->joints);
@@ -205,7 +253,8 @@ static tmp_joint *add_joint(parser *ps, token at)
     tmp_joint *j = &ps->joints[ps->joint_count++];
     memset(j, 0, sizeof *j);
     j->line = at.line;
-    return j;
+    *out = j;
+    return MB_OK;
 }
 
 static int find_joint(const parser *ps, const char *name, int upto)
@@ -218,7 +267,7 @@ static int find_joint(const parser *ps, const char *name, int upto)
 
 /* Reads a joint name: the rest of the line up to '{', trimmed. Names with inner spaces
  * ("Bip01 L Thigh", as 3ds Max writes them) are kept as they are. */
-static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1])
+static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1], int *out_col)
 {
     const char *p = ps->p;
     while (p < ps->end && (*p == ' ' || *p == '\t'))
@@ -229,19 +278,24 @@ static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1])
     const char *e = p;
     while (e > s && is_space(e[-1]))
         --e;
+    const char *kwname = kw.s[0] == 'R' || kw.s[0] == 'r' ? "ROOT" : "JOINT";
     if (e == s)
-        return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s), "%s without a joint name",
-                       kw.s[0] == 'R' || kw.s[0] == 'r' ? "ROOT" : "JOINT");
+        return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s),
+                       "%s without a name (expected '%s <name>' on one line)", kwname, kwname);
     size_t n = (size_t)(e - s);
     if (n > MB_MAX_NAME - 4) /* room for the "_End" of a child End Site */
         return fail_at(ps, MB_LIMIT, kw.line, column_of(ps, s),
-                       "joint name longer than %d bytes", MB_MAX_NAME - 4);
+                       "%s name is %zu bytes long; at most %d are allowed", kwname, n,
+                       MB_MAX_NAME - 4);
     for (size_t i = 0; i < n; ++i)
         if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
             return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s + i),
-                           "control character in joint name");
+                           "control character (byte 0x%02x) in %s name", (unsigned)(unsigned char)s[i],
+                           kwname);
     memcpy(out, s, n);
     out[n] = '\0';
+    if (out_col)
+        *out_col = column_of(ps, s);
     ps->p = p;
     return MB_OK;
 }
@@ -259,32 +313,50 @@ static mb_status expect_open_brace(parser *ps, const char *what, const char *nam
                    what, name, excerpt(t.s, t.n, b));
 }
 
-/* A number token in the header (OFFSET values). */
-static mb_status header_float(parser *ps, const char *what, float *out)
+/* "joint 'Spine'" or "End Site of 'Spine'" for messages. */
+static const char *node_label(const parser *ps, const tmp_joint *j, char *buf, size_t n)
 {
-    token t = next_token(ps);
-    char b[48];
-    if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends inside %s", what);
-    const char *next;
-    mb_num_result r = mb_parse_float_(t.s, t.s + t.n, out, &next);
-    if (r == MB_NUM_NONFINITE)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "non-finite value '%s' in %s",
-                       excerpt(t.s, t.n, b), what);
-    if (r != MB_NUM_OK || next != t.s + t.n)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "expected a number in %s, found '%s'",
-                       what, excerpt(t.s, t.n, b));
-    return MB_OK;
+    if (j->d.end_site)
+        snprintf(buf, n, "End Site of '%s'", ps->joints[j->d.parent].name);
+    else
+        snprintf(buf, n, "joint '%s'", j->name);
+    return buf;
 }
 
 static mb_status read_offset(parser *ps, tmp_joint *j, token kw)
 {
+    char who[160], b[48];
     if (j->has_offset)
-        return fail_tok(ps, MB_PARSE, kw, "second OFFSET for joint '%s'", j->name);
+        return fail_tok(ps, MB_PARSE, kw, "second OFFSET for %s",
+                        node_label(ps, j, who, sizeof who));
     for (int k = 0; k < 3; ++k) {
-        mb_status st = header_float(ps, "OFFSET", &j->d.offset[k]);
-        if (st != MB_OK)
-            return st;
+        token t = next_token(ps);
+        const char *next = NULL;
+        mb_num_result r = t.n ? mb_parse_float_(t.s, t.s + t.n, &j->d.offset[k], &next)
+                              : MB_NUM_SYNTAX;
+        if (r == MB_NUM_OK && next == t.s + t.n)
+            continue;
+        node_label(ps, j, who, sizeof who);
+        if (t.n == 0)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "file ends inside the OFFSET of %s (expected 3 numbers, found %d)",
+                           who, k);
+        if (r == MB_NUM_NONFINITE)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "non-finite value '%s' in the OFFSET of %s (expected a finite number)",
+                           excerpt(t.s, t.n, b), who);
+        if (r == MB_NUM_RANGE)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "value '%s' in the OFFSET of %s is outside the float range (about "
+                           "+-3.4e38)",
+                           excerpt(t.s, t.n, b), who);
+        if (r == MB_NUM_TOO_LONG)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "number '%s' in the OFFSET of %s is longer than %d characters",
+                           excerpt(t.s, t.n, b), who, MB_NUM_MAX_TOKEN);
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "OFFSET of %s needs 3 numbers, found '%s' after %d", who,
+                       excerpt(t.s, t.n, b), k);
     }
     j->has_offset = 1;
     return MB_OK;
@@ -304,19 +376,28 @@ static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child
         n = t.s[0] - '0';
     if (n < 0) {
         if (t.n == 0)
-            return fail_at(ps, MB_PARSE, t.line, t.column, "file ends inside CHANNELS%s", "");
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "file ends inside the CHANNELS of joint '%s'", j->name);
         return fail_at(ps, MB_PARSE, t.line, t.column,
-                       "CHANNELS count must be 0 to 6 (one per distinct channel), found '%s'",
-                       excerpt(t.s, t.n, b));
+                       "expected the channel count (0 to 6, one per distinct channel) after "
+                       "CHANNELS of joint '%s', found '%s'",
+                       j->name, excerpt(t.s, t.n, b));
     }
     unsigned mask = 0;
     for (int k = 0; k < n; ++k) {
         t = next_token(ps);
         int c = channel_of(t);
         if (c < 0) {
+            if (t.n == 0)
+                return fail_at(ps, MB_PARSE, t.line, t.column,
+                               "file ends inside the CHANNELS of joint '%s' (count %d, found "
+                               "%d names)",
+                               j->name, n, k);
             if (is_block_keyword(t))
                 return fail_at(ps, MB_PARSE, t.line, t.column,
-                               "CHANNELS count is %d but only %d channel names follow", n, k);
+                               "CHANNELS count of joint '%s' is %d but only %d channel names "
+                               "follow",
+                               j->name, n, k);
             return fail_at(ps, MB_PARSE, t.line, t.column,
                            "unknown channel '%s' (expected Xposition, Yposition, Zposition, "
                            "Xrotation, Yrotation or Zrotation)",
@@ -340,12 +421,13 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
     int stack[MB_MAX_JOINTS];
     int had_child[MB_MAX_JOINTS];
     int depth = 0;
-    char b[48];
+    char b[48], who[160];
 
-    tmp_joint *j = add_joint(ps, root_kw);
-    if (!j)
-        return ps->err ? ps->err->code : MB_NOMEM;
-    mb_status st = read_name(ps, root_kw, j->name);
+    tmp_joint *j;
+    mb_status st = add_joint(ps, root_kw, &j);
+    if (st != MB_OK)
+        return st;
+    st = read_name(ps, root_kw, j->name, NULL);
     if (st != MB_OK)
         return st;
     j->d.parent = -1;
@@ -360,13 +442,15 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
         tmp_joint *cur = &ps->joints[stack[depth - 1]];
         if (t.n == 0)
             return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "file ends inside joint '%s' (opened at line %d): missing '}'",
-                           cur->name, cur->line);
+                           "file ends inside %s (opened at line %d): missing '}'",
+                           node_label(ps, cur, who, sizeof who), cur->line);
         if (t.n == 1 && t.s[0] == '}') {
             if (!cur->has_offset)
-                return fail_at(ps, MB_PARSE, t.line, t.column, "%s '%s' has no OFFSET",
-                               cur->d.end_site ? "End Site" : "joint", cur->name);
-            --depth;
+                return fail_at(ps, MB_PARSE, t.line, t.column,
+                               "%s has no OFFSET (expected 'OFFSET x y z' before its '}')",
+                               node_label(ps, cur, who, sizeof who));
+            if (--depth == 0)
+                ps->root_close_line = t.line;
             continue;
         }
         if (tok_is(t, "OFFSET")) {
@@ -389,9 +473,9 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
                                    "expected 'Site' after 'End', found '%s'",
                                    excerpt(site.s, site.n, b));
             }
-            tmp_joint *nj = add_joint(ps, t);
-            if (!nj)
-                return ps->err ? ps->err->code : MB_NOMEM;
+            tmp_joint *nj;
+            if ((st = add_joint(ps, t, &nj)) != MB_OK)
+                return st;
             cur = &ps->joints[parent]; /* add_joint may have moved the array */
             nj->d.parent = parent;
             if (is_end) {
@@ -403,18 +487,21 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
                     snprintf(suffix, sizeof suffix, "_End%d", k + 1);
                 size_t pn = strlen(cur->name), sn = strlen(suffix);
                 if (pn + sn > MB_MAX_NAME)
-                    return fail_tok(ps, MB_LIMIT, t, "End Site name for '%s' too long", cur->name);
+                    return fail_at(ps, MB_LIMIT, t.line, t.column,
+                                   "End Site of '%s' would be named '%s%s', longer than %d bytes",
+                                   cur->name, cur->name, suffix, MB_MAX_NAME);
                 memcpy(nj->name, cur->name, pn);
                 memcpy(nj->name + pn, suffix, sn + 1);
-            } else {
-                if ((st = read_name(ps, t, nj->name)) != MB_OK)
-                    return st;
             }
+            int name_col = t.column;
+            if (!is_end && (st = read_name(ps, t, nj->name, &name_col)) != MB_OK)
+                return st;
             int dup = find_joint(ps, nj->name, ps->joint_count - 1);
             if (dup >= 0)
-                return fail_at(ps, MB_PARSE, t.line, t.column,
-                               "duplicate joint name '%s' (first defined at line %d)", nj->name,
-                               ps->joints[dup].line);
+                return fail_at(ps, MB_PARSE, t.line, name_col,
+                               "duplicate joint name '%s' (first defined at line %d); joint "
+                               "names must be unique",
+                               nj->name, ps->joints[dup].line);
             if ((st = expect_open_brace(ps, is_end ? "End Site of" : "joint",
                                         is_end ? cur->name : nj->name)) != MB_OK)
                 return st;
@@ -423,21 +510,27 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
             had_child[depth] = 0;
             ++depth;
         } else if (channel_of(t) >= 0) {
-            return fail_tok(ps, MB_PARSE, t,
-                            "channel name outside a CHANNELS list (more names than the CHANNELS "
-                            "count of joint '%s'?)",
-                            cur->name);
+            if (cur->has_channels)
+                return fail_at(ps, MB_PARSE, t.line, t.column,
+                               "more channel names than the CHANNELS count (%d) of joint '%s': "
+                               "found '%s'",
+                               cur->d.channel_count, cur->name, excerpt(t.s, t.n, b));
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "channel name '%s' outside a CHANNELS line in %s", excerpt(t.s, t.n, b),
+                           node_label(ps, cur, who, sizeof who));
         } else if (tok_is(t, "MOTION")) {
             return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "MOTION reached inside joint '%s' (opened at line %d): missing '}'",
-                           cur->name, cur->line);
+                           "MOTION reached inside %s (opened at line %d): missing '}'",
+                           node_label(ps, cur, who, sizeof who), cur->line);
         } else if (t.n == 1 && t.s[0] == '{') {
-            return fail_tok(ps, MB_PARSE, t, "unexpected '{' inside joint '%s'", cur->name);
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "unexpected '{' inside %s (a JOINT or End Site line must precede it)",
+                           node_label(ps, cur, who, sizeof who));
         } else {
             return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "unexpected '%s' in joint '%s' (expected OFFSET, CHANNELS, JOINT, "
+                           "unexpected '%s' in %s (expected OFFSET, CHANNELS, JOINT, "
                            "End Site or '}')",
-                           excerpt(t.s, t.n, b), cur->name);
+                           excerpt(t.s, t.n, b), node_label(ps, cur, who, sizeof who));
         }
         if (st != MB_OK)
             return st;
@@ -525,20 +618,31 @@ static void describe_channel(const mb_skeleton *s, int c, char *buf, size_t n)
     snprintf(buf, n, "channel %d", c);
 }
 
-static void warn(parser *ps, mb_error *w, int line, int col, const char *fmt, int a, int b2)
+/* Records the first warning (later ones are dropped: the first is usually the cause). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void warn(parser *ps, mb_error *w, int line, int col, const char *fmt, ...)
 {
-    if (!w)
+    if (!w || w->code != MB_OK)
         return;
     w->code = MB_MISMATCH;
     w->line = line;
     w->column = col;
     set_source(w, ps->source);
-    snprintf(w->text, sizeof w->text, fmt, a, b2);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text, sizeof w->text, fmt, ap);
+    va_end(ap);
 }
 
-static mb_status read_int_token(parser *ps, const char *what, long long limit, long long *out)
+/* A non-negative decimal integer token, at most limit (MB_LIMIT beyond it; digits past the
+ * limit are not accumulated, so no overflow). *at receives the token for later messages. */
+static mb_status read_int_token(parser *ps, const char *what, long long limit, long long *out,
+                                token *at)
 {
     token t = next_token(ps);
+    *at = t;
     char b[48];
     if (t.n == 0)
         return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where the %s should be", what);
@@ -547,7 +651,8 @@ static mb_status read_int_token(parser *ps, const char *what, long long limit, l
     if (t.s[0] == '+')
         ++i;
     if (i == t.n)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "expected the %s, found '%s'", what,
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "the %s must be a non-negative integer, found '%s'", what,
                        excerpt(t.s, t.n, b));
     for (; i < t.n; ++i) {
         if (t.s[i] < '0' || t.s[i] > '9')
@@ -569,7 +674,6 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2)
 {
     token t = next_token(ps);
     char b[48];
-    const char *label = word2 ? "Frame Time:" : "Frames:";
     if (!word2) {
         if (tok_is(t, "Frames:"))
             return MB_OK;
@@ -603,10 +707,39 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2)
         }
         t = u;
     }
+    const char *form = word2 ? "'Frame Time: <seconds>' after the Frames line"
+                             : "'Frames: <count>' after MOTION";
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where '%s' should be", label);
-    return fail_at(ps, MB_PARSE, t.line, t.column, "expected '%s', found '%s'", label,
+        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where %s should be", form);
+    return fail_at(ps, MB_PARSE, t.line, t.column, "expected %s, found '%s'", form,
                    excerpt(t.s, t.n, b));
+}
+
+/* Fails for a bad token where the MOTION keyword should be, with a hint for the usual cause. */
+static mb_status fail_no_motion(parser *ps, token t)
+{
+    char b[48];
+    const char *root = ps->joints[0].name;
+    if (t.n == 0)
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "file ends after the hierarchy: missing MOTION section (expected 'MOTION', "
+                       "'Frames: <count>', 'Frame Time: <seconds>' and the data)%s",
+                       "");
+    if (t.n == 1 && t.s[0] == '}')
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "unmatched '}': the root joint '%s' was already closed at line %d (one "
+                       "'}' too many?)",
+                       root, ps->root_close_line);
+    if (tok_is(t, "ROOT"))
+        return fail_tok(ps, MB_PARSE, t,
+                        "a second ROOT is not supported (one skeleton per file)%s", "");
+    if (tok_is(t, "JOINT") || tok_is(t, "End") || tok_is(t, "OFFSET") || tok_is(t, "CHANNELS"))
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "'%s' after the root joint '%s' was closed at line %d (one '}' too many "
+                       "above it?)",
+                       excerpt(t.s, t.n, b), root, ps->root_close_line);
+    return fail_at(ps, MB_PARSE, t.line, t.column,
+                   "expected MOTION after the hierarchy, found '%s'", excerpt(t.s, t.n, b));
 }
 
 static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_error *warning,
@@ -615,33 +748,26 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     mb_status st;
     token t = next_token(ps);
     char b[48];
-    if (!tok_is(t, "MOTION")) {
-        if (t.n == 0)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "file ends after the hierarchy: missing MOTION section%s", "");
-        if (t.n == 1 && t.s[0] == '}')
-            return fail_tok(ps, MB_PARSE, t, "unmatched '}' after the root joint%s", "");
-        if (tok_is(t, "ROOT"))
-            return fail_tok(ps, MB_PARSE, t,
-                            "a second ROOT is not supported (one skeleton per file)%s", "");
-        return fail_at(ps, MB_PARSE, t.line, t.column, "expected MOTION after the hierarchy, found '%s'",
-                       excerpt(t.s, t.n, b));
-    }
+    if (!tok_is(t, "MOTION"))
+        return fail_no_motion(ps, t);
     if ((st = expect_label(ps, "Frames", NULL)) != MB_OK)
         return st;
-    int frames_line = ps->line;
     long long declared = 0;
-    if ((st = read_int_token(ps, "frame count", MB_MAX_FRAMES, &declared)) != MB_OK)
+    token count_tok;
+    if ((st = read_int_token(ps, "frame count", MB_MAX_FRAMES, &declared, &count_tok)) != MB_OK)
         return st;
+    int frames_line = count_tok.line;
     if ((st = expect_label(ps, "Frame", "Time")) != MB_OK)
         return st;
     t = next_token(ps);
     double frame_time = 0.0;
     const char *next = NULL;
-    mb_num_result r = t.n ? mb_parse_double_(t.s, t.s + t.n, &frame_time, &next)
-                          : MB_NUM_SYNTAX;
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where the frame time should be%s", "");
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "file ends where the frame time should be (expected 'Frame Time: "
+                       "<seconds>')%s",
+                       "");
+    mb_num_result r = mb_parse_double_(t.s, t.s + t.n, &frame_time, &next);
     if (r != MB_NUM_OK || next != t.s + t.n || !(frame_time > 0.0))
         return fail_at(ps, MB_PARSE, t.line, t.column,
                        "frame time must be a positive number of seconds, found '%s'",
@@ -649,8 +775,24 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
 
     int nch = s->channel_count;
     int nj = s->joint_count;
+    if (nch == 0 && declared > 0) {
+        /* Nothing in the data can confirm the count, and accepting it would let a tiny
+         * file allocate gigabytes of identical frames. */
+        if (!lenient)
+            return fail_at(ps, MB_PARSE, count_tok.line, count_tok.column,
+                           "the hierarchy has no channels, so frames hold no values: the frame "
+                           "count must be 0, found %lld",
+                           declared);
+        warn(ps, warning, count_tok.line, count_tok.column,
+             "the hierarchy has no channels, so frames hold no values; loaded 0 of the %lld "
+             "declared frames",
+             declared);
+        declared = 0;
+    }
     /* Capacity before allocating: each value needs at least one byte and one separator,
-     * so a short file cannot make us allocate for a huge declared frame count. */
+     * so a short file cannot make us allocate for a huge declared frame count. The loop
+     * still runs to the declared count; a frame beyond the capacity cannot be complete,
+     * so it ends in the usual "file ends" or bad-value error. */
     long long cap = declared;
     skip_space(ps);
     if (nch > 0) {
@@ -663,16 +805,20 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     unsigned long long bytes = (unsigned long long)cap * (unsigned long long)nj *
                                (with_trans ? 28u : 16u);
     if (bytes > MB_MAX_TRACK_BYTES)
-        return fail_at(ps, MB_LIMIT, frames_line, 1,
-                       "%lld frames of %d joints exceed the track memory limit", cap, nj);
+        return fail_at(ps, MB_LIMIT, count_tok.line, count_tok.column,
+                       "%lld frames of %d joints need %llu bytes of tracks, more than the "
+                       "limit MB_MAX_TRACK_BYTES (%llu)",
+                       cap, nj, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     mb_clip *clip = NULL;
     st = mb_clip_alloc(nj, (int)cap, frame_time, with_trans, ps->alloc, &clip);
     if (st != MB_OK)
-        return fail_at(ps, st, frames_line, 1, "cannot allocate tracks for %lld frames", cap);
+        return fail_at(ps, st, count_tok.line, count_tok.column,
+                       "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
+                       mb_status_str(st));
     float *row = mb_alloc_(ps->alloc, (size_t)(nch > 0 ? nch : 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     if (!row || !maps) {
-        st = fail_at(ps, MB_NOMEM, frames_line, 1, "out of memory%s", "");
+        st = fail_at(ps, MB_NOMEM, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
     build_maps(s, maps);
@@ -680,25 +826,27 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     float *trans = mb_clip_translations_mut(clip);
 
     long long f = 0;
-    for (; f < cap; ++f) {
+    for (; f < declared; ++f) {
         for (int c = 0; c < nch; ++c) {
             skip_space(ps);
             const char *p = ps->p;
             if (p == ps->end) {
+                int el, ec;
+                eof_position(ps, &el, &ec);
                 if (lenient) {
-                    warn(ps, warning, ps->line, column_of(ps, p),
-                         "file holds %d complete frames, its Frames line says %d; loaded the "
-                         "frames present",
-                         (int)f, (int)declared);
+                    warn(ps, warning, el, ec,
+                         "file holds %lld complete frames, its Frames line (line %d) says %lld; "
+                         "loaded the frames present",
+                         f, frames_line, declared);
                     goto truncated;
                 }
                 if (c == 0)
-                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                    st = fail_at(ps, MB_PARSE, el, ec,
                                  "file ends after %lld frames, but the Frames line (line %d) "
                                  "says %lld",
                                  f, frames_line, declared);
                 else
-                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                    st = fail_at(ps, MB_PARSE, el, ec,
                                  "expected %d channel values in frame %lld, found %d (file ends)",
                                  nch, f, c);
                 goto done;
@@ -711,50 +859,51 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                     ++e;
                 char what[300];
                 describe_channel(s, c, what, sizeof what);
+                const char *tx = excerpt(p, (size_t)(e - p), b);
+                int line = ps->line, col = column_of(ps, p);
                 if (r == MB_NUM_NONFINITE)
-                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
-                                 "non-finite value '%s' for %s in frame %lld",
-                                 excerpt(p, (size_t)(e - p), b), what, f);
+                    st = fail_at(ps, MB_PARSE, line, col,
+                                 "non-finite value '%s' for %s in frame %lld (expected a finite "
+                                 "number)",
+                                 tx, what, f);
+                else if (r == MB_NUM_RANGE)
+                    st = fail_at(ps, MB_PARSE, line, col,
+                                 "value '%s' for %s in frame %lld is outside the float range "
+                                 "(about +-3.4e38)",
+                                 tx, what, f);
+                else if (r == MB_NUM_TOO_LONG)
+                    st = fail_at(ps, MB_PARSE, line, col,
+                                 "number '%s' for %s in frame %lld is longer than %d characters",
+                                 tx, what, f, MB_NUM_MAX_TOKEN);
                 else if (r == MB_NUM_OK)
-                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                    st = fail_at(ps, MB_PARSE, line, col,
                                  "malformed number '%s' for %s in frame %lld (values must be "
                                  "separated by whitespace)",
-                                 excerpt(p, (size_t)(e - p), b), what, f);
+                                 tx, what, f);
                 else
-                    st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, p),
+                    st = fail_at(ps, MB_PARSE, line, col,
                                  "expected a number for %s in frame %lld, found '%s'", what, f,
-                                 excerpt(p, (size_t)(e - p), b));
+                                 tx);
                 goto done;
             }
             ps->p = q;
+        }
+        if (f >= cap) { /* impossible: the capacity bound above is exact for dense data */
+            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+                         "internal error: frame %lld exceeds the computed capacity %lld", f, cap);
+            goto done;
         }
         size_t off = (size_t)f * (size_t)nj;
         store_frame(s, maps, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
                     f > 0 ? rot + 4 * (off - (size_t)nj) : NULL);
     }
     skip_space(ps);
-    if (f < declared) { /* the size bound cut the capacity: the data must end here */
+    if (ps->p < ps->end) {
         if (lenient) {
             warn(ps, warning, ps->line, column_of(ps, ps->p),
-                 "file holds %d complete frames, its Frames line says %d; loaded the frames "
-                 "present",
-                 (int)f, (int)declared);
-        } else if (ps->p == ps->end) {
-            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
-                         "file ends after %lld frames, but the Frames line (line %d) says %lld", f,
-                         frames_line, declared);
-            goto done;
-        } else {
-            /* Unreachable in practice (dense data fits the bound), kept for safety. */
-            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
-                         "could not read %lld frames%s", declared, "");
-            goto done;
-        }
-    } else if (ps->p < ps->end) {
-        if (lenient) {
-            warn(ps, warning, ps->line, column_of(ps, ps->p),
-                 "data continues after the %d frames the Frames line declares%s; ignored",
-                 (int)declared, 0);
+                 "data continues after the %lld frames the Frames line (line %d) declares; "
+                 "ignored",
+                 declared, frames_line);
         } else {
             st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
                          "data continues after the %lld frames declared by the Frames line "
@@ -817,6 +966,7 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
     if (len >= 3 && (unsigned char)ps.p[0] == 0xEF && (unsigned char)ps.p[1] == 0xBB &&
         (unsigned char)ps.p[2] == 0xBF)
         ps.p += 3; /* UTF-8 byte order mark */
+    ps.begin = ps.p;
     ps.line_start = ps.p;
 
     mb_status st;
@@ -860,7 +1010,9 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
         mb_free_(ps.alloc, descs);
         if (st != MB_OK) {
             /* The parser checks everything create checks; this is a safety net. */
-            st = fail_at(&ps, st, ps.line, 1, "invalid skeleton: %s", mb_status_str(st));
+            st = st == MB_NOMEM
+                     ? fail_at(&ps, st, ps.line, 1, "out of memory creating the skeleton")
+                     : fail_at(&ps, st, ps.line, 1, "invalid skeleton: %s", mb_status_str(st));
             goto out;
         }
     }
@@ -905,28 +1057,78 @@ mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d, mb_skele
     FILE *f = fopen(path, "rb");
     const char *why = NULL;
     long long size = -1;
+    struct stat sb;
     if (!f) {
         why = strerror(errno);
         goto fail;
     }
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        why = "cannot determine the file size (not a regular file?)";
+    if (fstat(fileno(f), &sb) != 0) {
+        why = strerror(errno);
         goto fail;
     }
-    if ((unsigned long long)size > MB_BVH_MAX_FILE_BYTES) {
-        st = MB_LIMIT;
-        why = "file larger than the 8 GiB limit";
+    if (S_ISDIR(sb.st_mode)) {
+        why = "it is a directory";
         goto fail;
     }
-    buf = mb_alloc_(a, (size_t)size + 1);
-    if (!buf) {
-        st = MB_NOMEM;
-        why = "out of memory reading the file";
-        goto fail;
-    }
-    if (size > 0 && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        why = ferror(f) ? strerror(errno) : "file shrank while reading";
-        goto fail;
+    if (S_ISREG(sb.st_mode)) {
+        size = (long long)sb.st_size;
+        if ((unsigned long long)size > MB_BVH_MAX_FILE_BYTES) {
+            st = MB_LIMIT;
+            why = "file larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+            goto fail;
+        }
+        buf = mb_alloc_(a, (size_t)size + 1);
+        if (!buf) {
+            st = MB_NOMEM;
+            why = "out of memory reading the file";
+            goto fail;
+        }
+        if (size > 0 && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+            why = ferror(f) ? strerror(errno) : "file shrank while reading";
+            goto fail;
+        }
+    } else {
+        /* A pipe or device: no size up front, so read in growing chunks (the allocator
+         * hooks have no realloc: copy on growth, doubling keeps it linear). */
+        size_t cap = 0, n = 0;
+        for (;;) {
+            if (n == cap) {
+                size_t ncap = cap ? 2 * cap : 65536;
+                if (ncap > MB_BVH_MAX_FILE_BYTES + 1)
+                    ncap = (size_t)MB_BVH_MAX_FILE_BYTES + 1;
+                if (ncap <= cap) {
+                    st = MB_LIMIT;
+                    why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+                    goto fail;
+                }
+                char *nb = mb_alloc_(a, ncap);
+                if (!nb) {
+                    st = MB_NOMEM;
+                    why = "out of memory reading the file";
+                    goto fail;
+                }
+                if (n)
+                    memcpy(nb, buf, n);
+                mb_free_(a, buf);
+                buf = nb;
+                cap = ncap;
+            }
+            size_t r = fread(buf + n, 1, cap - n, f);
+            n += r;
+            if (r == 0) {
+                if (ferror(f)) {
+                    why = strerror(errno);
+                    goto fail;
+                }
+                break;
+            }
+        }
+        if (n > MB_BVH_MAX_FILE_BYTES) {
+            st = MB_LIMIT;
+            why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+            goto fail;
+        }
+        size = (long long)n;
     }
     fclose(f);
     f = NULL;

@@ -1,4 +1,5 @@
 /* Decimal number parsing: an exact fast path plus a strtof/strtod fallback. */
+#include <locale.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -102,14 +103,31 @@ static int starts_nonfinite_word(const char *p, const char *end)
     return 0;
 }
 
-/* Copies [p, q) into a NUL-terminated buffer for the libc fallback. */
-static int copy_token(const char *p, const char *q, char *buf)
+/* Copies [p, q) into a NUL-terminated buffer for the libc fallback, writing the current
+ * locale's decimal point for '.', so strtof/strtod read the number the same way in any
+ * LC_NUMERIC (a program running under, say, de_DE would otherwise stop at the '.'). */
+static int copy_token(const char *p, const char *q, char buf[MB_NUM_MAX_TOKEN + 16])
 {
     size_t n = (size_t)(q - p);
     if (n > MB_NUM_MAX_TOKEN)
         return 0;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
+    const char *dp = localeconv()->decimal_point;
+    size_t dn = dp ? strlen(dp) : 0;
+    if (dn == 0 || dn > 8 || (dn == 1 && dp[0] == '.')) {
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        return 1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] == '.') { /* at most one '.' in the grammar */
+            memcpy(buf + k, dp, dn);
+            k += dn;
+        } else {
+            buf[k++] = p[i];
+        }
+    }
+    buf[k] = '\0';
     return 1;
 }
 
@@ -131,16 +149,16 @@ mb_num_result mb_parse_float_(const char *p, const char *end, float *out, const 
         d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
         float f = (float)d;
         if (isinf(f))
-            return MB_NUM_NONFINITE;
+            return MB_NUM_RANGE;
         *out = s.negative ? -f : f;
         return MB_NUM_OK;
     }
-    char buf[MB_NUM_MAX_TOKEN + 1];
+    char buf[MB_NUM_MAX_TOKEN + 16];
     if (!copy_token(p, s.end_of_number, buf))
         return MB_NUM_TOO_LONG;
     float f = strtof(buf, NULL);
-    if (isinf(f) || isnan(f))
-        return MB_NUM_NONFINITE;
+    if (isinf(f) || isnan(f)) /* the grammar has no nan/inf words: only overflow gets here */
+        return MB_NUM_RANGE;
     *out = f;
     return MB_NUM_OK;
 }
@@ -162,12 +180,12 @@ mb_num_result mb_parse_double_(const char *p, const char *end, double *out, cons
         *out = s.negative ? -d : d;
         return MB_NUM_OK;
     }
-    char buf[MB_NUM_MAX_TOKEN + 1];
+    char buf[MB_NUM_MAX_TOKEN + 16];
     if (!copy_token(p, s.end_of_number, buf))
         return MB_NUM_TOO_LONG;
     double d = strtod(buf, NULL);
     if (!isfinite(d))
-        return MB_NUM_NONFINITE;
+        return MB_NUM_RANGE;
     *out = d;
     return MB_NUM_OK;
 }

@@ -7,8 +7,9 @@
 typedef enum mb_num_result {
     MB_NUM_OK,
     MB_NUM_SYNTAX,   /* not a number at all */
-    MB_NUM_NONFINITE,/* nan / inf spelled out, or a value beyond float range */
-    MB_NUM_TOO_LONG  /* more than MB_NUM_MAX_TOKEN bytes */
+    MB_NUM_NONFINITE,/* nan / inf spelled out */
+    MB_NUM_RANGE,    /* a finite decimal beyond the float (or double) range, e.g. 1e39 */
+    MB_NUM_TOO_LONG  /* needs the libc fallback and has more than MB_NUM_MAX_TOKEN bytes */
 } mb_num_result;
 
 #define MB_NUM_MAX_TOKEN 400

@@ -1,0 +1,1065 @@
+/* BVH reader: every real file in ../shared/data/bvh loads with the counts SOURCES.md gives,
+ * twins parse to identical tracks, the header defects behave as documented, syntax
+ * variants parse, Bandai position channels replace offsets, and every allocation goes
+ * through the caller's allocator. */
+#include <dirent.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "io/number_internal.h"
+#include "mblend/bvh.h"
+#include "test_util.h"
+
+/* ---------- helpers ---------- */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f != NULL, "cannot open %s", path);
+    cr_assert(fseek(f, 0, SEEK_END) == 0);
+    long n = ftell(f);
+    cr_assert(n >= 0);
+    cr_assert(fseek(f, 0, SEEK_SET) == 0);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(buf != NULL);
+    cr_assert(fread(buf, 1, (size_t)n, f) == (size_t)n, "short read of %s", path);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Path of bvh/<rel> in the shared folder (fails loudly when the folder is absent). */
+static const char *bvh_path(const char *rel, char *buf, size_t n)
+{
+    char r[512];
+    snprintf(r, sizeof r, "bvh/%s", rel);
+    snprintf(buf, n, "%s", mb_shared_path(r));
+    return buf;
+}
+
+static void load_rel(const char *rel, int lenient, mb_error *warning, mb_skeleton **s,
+                     mb_clip **c)
+{
+    char path[4096];
+    bvh_path(rel, path, sizeof path);
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = lenient;
+    d.warning = warning;
+    mb_error err;
+    mb_status st = mb_bvh_read_file(path, &d, s, c, &err);
+    char msg[600];
+    cr_assert_eq(st, MB_OK, "%s: %s", rel, mb_error_format(&err, msg, sizeof msg));
+    cr_assert(*s != NULL && *c != NULL);
+}
+
+static mb_status load_text(const char *text, int lenient, mb_skeleton **s, mb_clip **c,
+                           mb_error *err)
+{
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = lenient;
+    return mb_bvh_read_mem(text, strlen(text), "mem.bvh", &d, s, c, err);
+}
+
+static void load_text_ok(const char *text, mb_skeleton **s, mb_clip **c)
+{
+    mb_error err;
+    mb_status st = load_text(text, 0, s, c, &err);
+    char msg[600];
+    cr_assert_eq(st, MB_OK, "%s", mb_error_format(&err, msg, sizeof msg));
+}
+
+static int end_site_count(const mb_skeleton *s)
+{
+    int n = 0;
+    for (int j = 0; j < mb_skeleton_joint_count(s); ++j)
+        n += mb_skeleton_is_end_site(s, j) != 0;
+    return n;
+}
+
+/* Index of channel 0 of joint j in a motion row. */
+static int channel_start(const mb_skeleton *s, int joint)
+{
+    int k = 0;
+    for (int j = 0; j < joint; ++j)
+        k += mb_skeleton_channels(s, j, NULL);
+    return k;
+}
+
+/* Unit quaternions (1e-6), End Sites identity, consecutive frames with dot >= 0. */
+static void check_tracks(const char *name, const mb_skeleton *s, const mb_clip *c)
+{
+    int nj = mb_clip_joint_count(c), nf = mb_clip_frame_count(c);
+    const float *r = mb_clip_rotations(c);
+    int bad_unit = 0, bad_sign = 0, bad_end = 0;
+    for (int f = 0; f < nf; ++f)
+        for (int j = 0; j < nj; ++j) {
+            const float *q = r + 4 * ((size_t)f * (size_t)nj + (size_t)j);
+            double n = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                            (double)q[3] * q[3]);
+            if (fabs(n - 1.0) > 1e-6)
+                bad_unit++;
+            if (f > 0) {
+                const float *p = q - 4 * nj;
+                double dot = (double)q[0] * p[0] + (double)q[1] * p[1] + (double)q[2] * p[2] +
+                             (double)q[3] * p[3];
+                if (dot < 0.0)
+                    bad_sign++;
+            }
+            if (mb_skeleton_is_end_site(s, j) &&
+                !(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 1.0f))
+                bad_end++;
+        }
+    cr_expect_eq(bad_unit, 0, "%s: %d rotations not unit length within 1e-6", name, bad_unit);
+    cr_expect_eq(bad_sign, 0, "%s: %d sign flips between consecutive frames", name, bad_sign);
+    cr_expect_eq(bad_end, 0, "%s: %d End Site rotations not identity", name, bad_end);
+    const float *t = mb_clip_translations(c);
+    int bad_t = 0;
+    for (size_t i = 0; t && i < 3u * (size_t)nf * (size_t)nj; ++i)
+        bad_t += !isfinite(t[i]);
+    cr_expect_eq(bad_t, 0, "%s: %d non-finite translations", name, bad_t);
+}
+
+/* Same skeleton (names, parents, offsets, channels) and bit-identical tracks. */
+static void expect_identical(const char *a_name, const mb_skeleton *sa, const mb_clip *ca,
+                             const char *b_name, const mb_skeleton *sb, const mb_clip *cb,
+                             int frames)
+{
+    int first = 0;
+    cr_assert(mb_skeleton_same_topology(sa, sb, &first), "%s vs %s: topology differs at %d",
+              a_name, b_name, first);
+    int nj = mb_skeleton_joint_count(sa);
+    for (int j = 0; j < nj; ++j) {
+        cr_expect(memcmp(mb_skeleton_offset(sa, j), mb_skeleton_offset(sb, j),
+                         3 * sizeof(float)) == 0,
+                  "%s vs %s: offset of %s differs", a_name, b_name, mb_skeleton_name(sa, j));
+        const mb_channel *cha, *chb;
+        int na = mb_skeleton_channels(sa, j, &cha), nb = mb_skeleton_channels(sb, j, &chb);
+        cr_expect(na == nb && memcmp(cha, chb, (size_t)na * sizeof *cha) == 0,
+                  "%s vs %s: channels of %s differ", a_name, b_name, mb_skeleton_name(sa, j));
+    }
+    cr_assert_geq(mb_clip_frame_count(ca), frames);
+    cr_assert_geq(mb_clip_frame_count(cb), frames);
+    cr_expect_eq(mb_clip_frame_time(ca), mb_clip_frame_time(cb));
+    size_t nr = (size_t)frames * (size_t)nj;
+    cr_expect(memcmp(mb_clip_rotations(ca), mb_clip_rotations(cb), 4 * nr * sizeof(float)) == 0,
+              "%s vs %s: rotations differ", a_name, b_name);
+    const float *ta = mb_clip_translations(ca), *tb = mb_clip_translations(cb);
+    cr_expect((ta == NULL) == (tb == NULL));
+    if (ta && tb)
+        cr_expect(memcmp(ta, tb, 3 * nr * sizeof(float)) == 0, "%s vs %s: translations differ",
+                  a_name, b_name);
+}
+
+/* ---------- every real file, with the counts of SOURCES.md ---------- */
+
+typedef struct expected_file {
+    const char *rel;        /* under bvh/ */
+    int joints;             /* ROOT + JOINT */
+    int end_sites;
+    int channels;
+    int frames;             /* -1: fails strictly (frames_header_*) */
+    const char *frame_time; /* as written in the file */
+    const char *orders;     /* Euler orders used by joints with rotation channels */
+} expected_file;
+
+static const expected_file files[] = {
+    {"animdraw_fair1_dab_zup.bvh", 27, 7, 84, 339, "0.0333333", "XYZ,YXZ"},
+    {"bandai1_run_normal_001_sci.bvh", 22, 5, 132, 24, "0.0333333", "ZXY"},
+    {"bandai2_run_normal_001.bvh", 22, 5, 132, 68, "0.0333333", "ZXY"},
+    {"bandai2_run_normal_002.bvh", 22, 5, 132, 70, "0.0333333", "ZXY"},
+    {"bandai2_walk_normal_001.bvh", 22, 5, 132, 273, "0.0333333", "ZXY"},
+    {"bandai2_walk_normal_002.bvh", 22, 5, 132, 265, "0.0333333", "ZXY"},
+    {"cmu_02_01_walk.bvh", 31, 7, 96, 344, ".0083333", "ZYX"},
+    {"cmu_02_02_walk.bvh", 31, 7, 96, 299, ".0083333", "ZYX"},
+    {"cmu_02_03_run.bvh", 31, 7, 96, 174, ".0083333", "ZYX"},
+    {"cmu_08_01_walk.bvh", 31, 7, 96, 278, ".0083333", "ZYX"},
+    {"cmu_09_01_run.bvh", 31, 7, 96, 149, ".0083333", "ZYX"},
+    {"cmu_09_02_run.bvh", 31, 7, 96, 131, ".0083333", "ZYX"},
+    {"cmu_09_12_walk_navigate_long.bvh", 31, 7, 96, 1919, ".0083333", "ZYX"},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 31, 7, 96, 994, ".0083333", "ZXY,ZYX"},
+    {"cmu_like_rest_1frame.bvh", 31, 7, 96, 1, "0.041667", "ZYX"},
+    {"crlf_cmu_08_01_walk.bvh", 31, 7, 96, 278, ".0083333", "ZYX"},
+    {"fairmotion_sinusoidal_xyz_noendsite.bvh", 4, 0, 15, 120, "0.016666666666666666", "XYZ"},
+    {"pymo_walk_rootoffset_xyz.bvh", 23, 7, 72, 1064, "0.008333", "XYZ"},
+    {"derived/bom_crlf_bandai1_run.bvh", 22, 5, 132, 24, "0.0333333", "ZXY"},
+    {"derived/frames_header_173_data_174_cmu_02_03.bvh", 31, 7, 96, -1, ".0083333", "ZYX"},
+    {"derived/frames_header_174_data_100_cmu_02_03.bvh", 31, 7, 96, -1, ".0083333", "ZYX"},
+    {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333",
+     "XYZ,XZY,YXZ,YZX,ZXY,ZYX"},
+    {"derived/order_XYZ_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "XYZ"},
+    {"derived/order_XZY_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "XZY"},
+    {"derived/order_YXZ_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "YXZ"},
+    {"derived/order_YZX_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "YZX"},
+    {"derived/order_ZXY_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "ZXY"},
+    {"derived/order_ZYX_cmu_02_03_first40.bvh", 31, 7, 96, 40, "0.0083333", "ZYX"},
+    {"derived/tiny_arm_handcheck.bvh", 3, 1, 12, 3, "0.5", "ZXY"},
+    {"derived/wrapped_values_bandai1_run.bvh", 22, 5, 132, 24, "0.0333333", "ZXY"},
+    {"derived/zero_frames_cmu02.bvh", 31, 7, 96, 0, ".0083333", "ZYX"},
+};
+#define FILE_COUNT ((int)(sizeof files / sizeof files[0]))
+
+static const expected_file *find_expected(const char *rel)
+{
+    for (int i = 0; i < FILE_COUNT; ++i)
+        if (strcmp(files[i].rel, rel) == 0)
+            return &files[i];
+    return NULL;
+}
+
+static void check_counts(const expected_file *e, const mb_skeleton *s, const mb_clip *c,
+                         int frames)
+{
+    int es = end_site_count(s);
+    cr_expect_eq(mb_skeleton_joint_count(s) - es, e->joints, "%s: %d joints, expected %d",
+                 e->rel, mb_skeleton_joint_count(s) - es, e->joints);
+    cr_expect_eq(es, e->end_sites, "%s: %d End Sites, expected %d", e->rel, es, e->end_sites);
+    cr_expect_eq(mb_skeleton_channel_count(s), e->channels, "%s: %d channels, expected %d",
+                 e->rel, mb_skeleton_channel_count(s), e->channels);
+    cr_expect_eq(mb_clip_frame_count(c), frames, "%s: %d frames, expected %d", e->rel,
+                 mb_clip_frame_count(c), frames);
+    cr_expect_eq(mb_clip_joint_count(c), mb_skeleton_joint_count(s));
+    double ft = strtod(e->frame_time, NULL);
+    cr_expect_eq(mb_clip_frame_time(c), ft, "%s: frame time %.17g, expected %s", e->rel,
+                 mb_clip_frame_time(c), e->frame_time);
+    /* Euler orders: every joint with rotations uses a listed order; each listed one occurs. */
+    int used[6] = {0};
+    for (int j = 0; j < mb_skeleton_joint_count(s); ++j) {
+        const mb_channel *ch;
+        int n = mb_skeleton_channels(s, j, &ch), rot = 0;
+        for (int k = 0; k < n; ++k)
+            rot += ch[k] >= MB_CH_XROT;
+        if (rot == 0)
+            continue;
+        mb_euler_order o = mb_skeleton_rot_order(s, j);
+        const char *on = mb_euler_order_name(o);
+        cr_expect(strstr(e->orders, on) != NULL, "%s: joint %s uses %s, expected one of %s",
+                  e->rel, mb_skeleton_name(s, j), on, e->orders);
+        used[o] = 1;
+    }
+    for (int o = 0; o < 6; ++o)
+        if (strstr(e->orders, mb_euler_order_name((mb_euler_order)o)))
+            cr_expect(used[o], "%s: no joint uses %s", e->rel,
+                      mb_euler_order_name((mb_euler_order)o));
+}
+
+/* Lists *.bvh in bvh/<sub> (sub "" or "derived/") as "<sub><name>". */
+static int list_bvh(const char *sub, char names[][128], int max)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data/bvh/%s", MB_SHARED_DIR, sub);
+    DIR *dp = opendir(dir);
+    cr_assert(dp != NULL, "shared data folder missing: %s (the real-data tests need it)", dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".bvh") != 0)
+            continue;
+        cr_assert(n < max);
+        snprintf(names[n++], 128, "%s%s", sub, de->d_name);
+    }
+    closedir(dp);
+    return n;
+}
+
+Test(bvh_read, every_shared_file_loads_with_documented_counts)
+{
+    static char names[128][128];
+    int n = list_bvh("", names, 128);
+    n += list_bvh("derived/", names + n, 128 - n);
+    int loaded = 0, seen[FILE_COUNT] = {0};
+    for (int i = 0; i < n; ++i) {
+        const expected_file *e = find_expected(names[i]);
+        cr_expect(e != NULL, "%s is not in the table of SOURCES.md counts; add it", names[i]);
+        if (!e)
+            continue;
+        seen[e - files] = 1;
+        if (e->frames < 0)
+            continue; /* frames_header_*: their own test */
+        mb_skeleton *s = NULL;
+        mb_clip *c = NULL;
+        mb_error warning;
+        load_rel(names[i], 0, &warning, &s, &c);
+        cr_expect_eq(warning.code, MB_OK, "%s: unexpected warning %s", names[i], warning.text);
+        check_counts(e, s, c, e->frames);
+        check_tracks(names[i], s, c);
+        mb_skeleton_destroy(s);
+        mb_clip_destroy(c);
+        loaded++;
+    }
+    for (int i = 0; i < FILE_COUNT; ++i)
+        cr_expect(seen[i], "%s listed in the table but not found in the shared folder",
+                  files[i].rel);
+    cr_expect_eq(loaded, FILE_COUNT - 2, "loaded %d files", loaded);
+}
+
+/* ---------- Frames header defects ---------- */
+
+/* 1-based line number of the line holding "Frame Time". */
+static int frame_time_line(const char *text)
+{
+    const char *p = strstr(text, "Frame Time");
+    cr_assert(p != NULL);
+    int line = 1;
+    for (const char *q = text; q < p; ++q)
+        line += *q == '\n';
+    return line;
+}
+
+/* Pointer to the start of 1-based line `line` and its length without the line break. */
+static const char *line_at(const char *text, int line, size_t *len)
+{
+    const char *p = text;
+    for (int l = 1; l < line; ++l) {
+        p = strchr(p, '\n');
+        cr_assert(p != NULL);
+        ++p;
+    }
+    const char *e = strchr(p, '\n');
+    *len = e ? (size_t)(e - p) : strlen(p);
+    if (*len > 0 && p[*len - 1] == '\r')
+        --*len;
+    return p;
+}
+
+static void check_frames_header(const char *rel, int declared, int present, int want_line,
+                                int want_col, const char *want_text)
+{
+    char path[4096];
+    bvh_path(rel, path, sizeof path);
+    size_t len;
+    char *text = read_all(path, &len);
+    mb_skeleton *s = (mb_skeleton *)(uintptr_t)1;
+    mb_clip *c = (mb_clip *)(uintptr_t)1;
+    mb_error err;
+    mb_status st = mb_bvh_read_mem(text, len, rel, NULL, &s, &c, &err);
+    cr_expect_eq(st, MB_PARSE, "%s: strict read returned %s", rel, mb_status_str(st));
+    cr_expect(s == NULL && c == NULL);
+    cr_expect_eq(err.line, want_line, "%s: line %d, expected %d (%s)", rel, err.line, want_line,
+                 err.text);
+    cr_expect_eq(err.column, want_col, "%s: column %d, expected %d", rel, err.column, want_col);
+    cr_expect_str_eq(err.text, want_text);
+
+    /* Lenient: loads the frames present (up to the declared count) with a warning. */
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = 1;
+    mb_error warning;
+    d.warning = &warning;
+    st = mb_bvh_read_mem(text, len, rel, &d, &s, &c, &err);
+    cr_assert_eq(st, MB_OK, "%s lenient: %s", rel, err.text);
+    cr_expect_eq(mb_clip_frame_count(c), present < declared ? present : declared);
+    cr_expect_eq(warning.code, MB_MISMATCH, "%s: warning code %d", rel, (int)warning.code);
+    cr_expect_eq(warning.line, want_line);
+    cr_expect_eq(warning.column, want_col);
+    cr_expect_str_eq(warning.source, rel);
+    cr_expect(warning.text[0] != '\0');
+    check_tracks(rel, s, c);
+
+    /* The frames read are the source's first frames, bit for bit. */
+    mb_skeleton *s0;
+    mb_clip *c0;
+    load_rel("cmu_02_03_run.bvh", 0, NULL, &s0, &c0);
+    expect_identical(rel, s, c, "cmu_02_03_run.bvh", s0, c0, mb_clip_frame_count(c));
+    mb_skeleton_destroy(s0);
+    mb_clip_destroy(c0);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    free(text);
+}
+
+Test(bvh_read, frames_header_173_data_174)
+{
+    char path[4096];
+    size_t len;
+    char *text = read_all(bvh_path("derived/frames_header_173_data_174_cmu_02_03.bvh", path,
+                                   sizeof path),
+                          &len);
+    int ft = frame_time_line(text);
+    free(text);
+    /* The extra 174th data line starts right after 173 frames. */
+    char want[256];
+    snprintf(want, sizeof want,
+             "data continues after the 173 frames declared by the Frames line (line %d); fix "
+             "the count or load leniently",
+             ft - 1);
+    check_frames_header("derived/frames_header_173_data_174_cmu_02_03.bvh", 173, 174,
+                        ft + 174, 1, want);
+}
+
+Test(bvh_read, frames_header_174_data_100)
+{
+    char path[4096];
+    size_t len;
+    char *text = read_all(bvh_path("derived/frames_header_174_data_100_cmu_02_03.bvh", path,
+                                   sizeof path),
+                          &len);
+    int ft = frame_time_line(text);
+    size_t last_len;
+    line_at(text, ft + 100, &last_len); /* the last data line: the file ends after it */
+    free(text);
+    char want[256];
+    snprintf(want, sizeof want, "file ends after 100 frames, but the Frames line (line %d) says 174",
+             ft - 1);
+    check_frames_header("derived/frames_header_174_data_100_cmu_02_03.bvh", 174, 100, ft + 100,
+                        (int)last_len + 1, want);
+}
+
+/* ---------- twins: same data in different clothes ---------- */
+
+Test(bvh_read, crlf_twin_is_bit_identical)
+{
+    mb_skeleton *sa, *sb;
+    mb_clip *ca, *cb;
+    load_rel("cmu_08_01_walk.bvh", 0, NULL, &sa, &ca);
+    load_rel("crlf_cmu_08_01_walk.bvh", 0, NULL, &sb, &cb);
+    cr_assert_eq(mb_clip_frame_count(ca), mb_clip_frame_count(cb));
+    expect_identical("cmu_08_01_walk", sa, ca, "crlf_cmu_08_01_walk", sb, cb,
+                     mb_clip_frame_count(ca));
+    mb_skeleton_destroy(sa);
+    mb_skeleton_destroy(sb);
+    mb_clip_destroy(ca);
+    mb_clip_destroy(cb);
+}
+
+Test(bvh_read, wrapped_and_bom_crlf_match_source)
+{
+    mb_skeleton *s0;
+    mb_clip *c0;
+    load_rel("bandai1_run_normal_001_sci.bvh", 0, NULL, &s0, &c0);
+    const char *twins[] = {"derived/wrapped_values_bandai1_run.bvh",
+                           "derived/bom_crlf_bandai1_run.bvh"};
+    for (int i = 0; i < 2; ++i) {
+        mb_skeleton *s;
+        mb_clip *c;
+        load_rel(twins[i], 0, NULL, &s, &c);
+        cr_expect_eq(mb_clip_frame_count(c), mb_clip_frame_count(c0));
+        expect_identical("bandai1_run_normal_001_sci", s0, c0, twins[i], s, c,
+                         mb_clip_frame_count(c0));
+        mb_skeleton_destroy(s);
+        mb_clip_destroy(c);
+    }
+    mb_skeleton_destroy(s0);
+    mb_clip_destroy(c0);
+}
+
+Test(bvh_read, zero_frames_loads_empty_clip)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    load_rel("derived/zero_frames_cmu02.bvh", 0, NULL, &s, &c);
+    cr_expect_eq(mb_clip_frame_count(c), 0);
+    cr_expect_eq(mb_clip_duration(c), 0.0);
+    cr_expect_eq(mb_skeleton_joint_count(s), 38);
+    mb_xform x[38];
+    mb_pose p = {x, 38};
+    cr_expect_eq(mb_clip_frame_pose(s, c, 0, p), MB_INVALID_ARG);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* ---------- semantics ---------- */
+
+/* Bandai files repeat the offsets in the position channels: the channels replace the
+ * OFFSET (assimp's semantics), so a joint's translation equals the channel values. */
+Test(bvh_read, bandai_position_channels_replace_offsets)
+{
+    const char *rel = "bandai2_walk_normal_001.bvh";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_rel(rel, 0, NULL, &s, &c);
+    char path[4096];
+    size_t len;
+    char *text = read_all(bvh_path(rel, path, sizeof path), &len);
+    /* Frame 0 values: the tokens after the Frame Time value. */
+    char *p = strstr(text, "Frame Time:");
+    cr_assert(p);
+    p += strlen("Frame Time:");
+    strtod(p, &p);
+    int nch = mb_skeleton_channel_count(s);
+    double *row = malloc((size_t)nch * sizeof *row);
+    for (int k = 0; k < nch; ++k) {
+        char *e;
+        row[k] = strtod(p, &e);
+        cr_assert(e != p, "value %d of frame 0 not parsed", k);
+        p = e;
+    }
+    const char *joints[] = {"Hips", "Spine", "Head", "Foot_L"};
+    mb_xform x[64];
+    int nj = mb_skeleton_joint_count(s);
+    cr_assert(nj <= 64);
+    cr_assert_eq(mb_clip_frame_pose(s, c, 0, (mb_pose){x, nj}), MB_OK);
+    for (int i = 0; i < 4; ++i) {
+        int j = mb_skeleton_find(s, joints[i]);
+        cr_assert(j >= 0, "joint %s missing", joints[i]);
+        const mb_channel *ch;
+        int n = mb_skeleton_channels(s, j, &ch);
+        cr_assert_eq(n, 6);
+        cr_assert(mb_skeleton_has_translation(s, j));
+        int k0 = channel_start(s, j);
+        const float *off = mb_skeleton_offset(s, j);
+        for (int k = 0; k < 3; ++k) {
+            cr_assert_eq(ch[k], (mb_channel)(MB_CH_XPOS + k));
+            float v = (float)row[k0 + k];
+            cr_expect_eq(x[j].pos[k], v, "%s pos[%d] = %.9g, channel value %.9g (offset %.9g)",
+                         joints[i], k, x[j].pos[k], v, off[k]);
+            const float *t = mb_clip_translations(c) + 3 * j;
+            cr_expect_eq(t[k], v);
+        }
+    }
+    /* Hips: OFFSET y 93.3139, channel y 93.1488; ADD semantics would give ~186. */
+    int hips = mb_skeleton_find(s, "Hips");
+    cr_expect(fabsf(x[hips].pos[1] - 93.1488f) < 1e-4f, "Hips y %.6g", x[hips].pos[1]);
+    free(row);
+    free(text);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* ---------- syntax variants, built in memory ---------- */
+
+static const float *pos_of(const mb_clip *c, int frame, int joint)
+{
+    return mb_clip_translations(c) + 3 * ((size_t)frame * (size_t)mb_clip_joint_count(c) +
+                                          (size_t)joint);
+}
+
+Test(bvh_read, keywords_any_case_tabs_and_cr_only)
+{
+    const char *text = "hierarchy\rRoOt\tHips\r{\r\toffset\t1 2 3\r\tchannels 6 xposition "
+                       "YPOSITION Zposition zrotation XROTATION Yrotation\r\tend\tsite\r\t{\r"
+                       "\t\tOfFsEt 0 1 0\r\t}\r}\rMotion\rFRAMES:\t2\rframe TIME:\t0.5\r"
+                       "1 2 3 90 0 0\r4 5 6 0 0 0\r";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_eq(mb_skeleton_joint_count(s), 2);
+    cr_expect_str_eq(mb_skeleton_name(s, 0), "Hips");
+    cr_expect_str_eq(mb_skeleton_name(s, 1), "Hips_End");
+    cr_expect_eq(mb_skeleton_rot_order(s, 0), MB_ORDER_ZXY);
+    cr_expect_eq(mb_clip_frame_count(c), 2);
+    cr_expect_eq(mb_clip_frame_time(c), 0.5);
+    cr_expect_eq(pos_of(c, 1, 0)[2], 6.0f);
+    /* Frame 0: 90 degrees about Z: q = (0, 0, sin 45, cos 45). */
+    const float *q = mb_clip_rotations(c);
+    cr_expect(fabsf(q[2] - 0.70710678f) < 1e-6f && fabsf(q[3] - 0.70710678f) < 1e-6f);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+
+    /* CRLF and mixed line endings: the same numbers. Lines are counted per ending. */
+    const char *mixed = "HIERARCHY\r\nROOT Hips\n{\r\tOFFSET 0 0 0\r\n\tCHANNELS 1 Xposition\n"
+                        "}\r\nMOTION\rFrames: 2\r\nFrame Time: 1\n7\r\nx\n";
+    mb_error err;
+    cr_expect_eq(load_text(mixed, 0, &s, &c, &err), MB_PARSE);
+    cr_expect_eq(err.line, 11, "line %d", err.line);
+    cr_expect_eq(err.column, 1);
+}
+
+Test(bvh_read, names_glued_to_braces)
+{
+    const char *text = "HIERARCHY\nROOT Hips{OFFSET 0 0 0 CHANNELS 3 Zrotation Yrotation "
+                       "Xrotation\nJOINT Spine{OFFSET 0 2 0 CHANNELS 3 Zrotation Yrotation "
+                       "Xrotation\nEnd Site{OFFSET 0 1 0}}}\nMOTION\nFrames: 1\nFrame Time: 0.1\n"
+                       "0 0 0 0 0 0\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_eq(mb_skeleton_joint_count(s), 3);
+    cr_expect_str_eq(mb_skeleton_name(s, 0), "Hips");
+    cr_expect_str_eq(mb_skeleton_name(s, 1), "Spine");
+    cr_expect_str_eq(mb_skeleton_name(s, 2), "Spine_End");
+    cr_expect_eq(mb_skeleton_parents(s)[2], 1);
+    cr_expect_eq(mb_skeleton_offset(s, 1)[1], 2.0f);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, number_forms)
+{
+    /* .5, 5., -0, 1e-40 (subnormal), +3, 1E2, 2.5e+1, leading zeros, many digits. */
+    const char *text = "HIERARCHY\nROOT Hips\n{\n  OFFSET .5 5. -0\n"
+                       "  CHANNELS 3 Xposition Yposition Zposition\n"
+                       "  JOINT Spine\n  {\n    OFFSET 1e-40 +3 1E2\n"
+                       "    CHANNELS 3 Xposition Yposition Zposition\n"
+                       "    End Site\n    {\n      OFFSET 2.5e+1 -.25 007\n    }\n  }\n}\n"
+                       "MOTION\nFrames: 1\nFrame Time: .04\n"
+                       ".5 5. -0 1e-40 +3 0.333333333333333333333333\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    const float *o0 = mb_skeleton_offset(s, 0), *o1 = mb_skeleton_offset(s, 1),
+                *o2 = mb_skeleton_offset(s, 2);
+    cr_expect_eq(o0[0], 0.5f);
+    cr_expect_eq(o0[1], 5.0f);
+    cr_expect(o0[2] == 0.0f && signbit(o0[2]), "-0 keeps its sign");
+    cr_expect_eq(o1[0], strtof("1e-40", NULL));
+    cr_expect(o1[0] > 0.0f && o1[0] < 1.2e-38f, "1e-40 is a subnormal float");
+    cr_expect_eq(o1[1], 3.0f);
+    cr_expect_eq(o1[2], 100.0f);
+    cr_expect_eq(o2[0], 25.0f);
+    cr_expect_eq(o2[1], -0.25f);
+    cr_expect_eq(o2[2], 7.0f);
+    cr_expect_eq(mb_clip_frame_time(c), 0.04);
+    const float *p0 = pos_of(c, 0, 0), *p1 = pos_of(c, 0, 1);
+    cr_expect_eq(p0[0], 0.5f);
+    cr_expect_eq(p0[1], 5.0f);
+    cr_expect(p0[2] == 0.0f && signbit(p0[2]));
+    cr_expect_eq(p1[0], strtof("1e-40", NULL));
+    cr_expect_eq(p1[1], 3.0f);
+    cr_expect_eq(p1[2], strtof("0.333333333333333333333333", NULL));
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, joint_names_with_spaces_are_kept)
+{
+    const char *text = "HIERARCHY\nROOT Bip01\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition "
+                       "Yposition Zposition Zrotation Xrotation Yrotation\n"
+                       "\tJOINT Bip01 L Thigh\n\t{\n\t\tOFFSET 0 -1 0\n"
+                       "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                       "\t\tJOINT Bip01 L Calf \t\n\t\t{\n\t\t\tOFFSET 0 -4 0\n"
+                       "\t\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\t\tEnd Site\n\t\t\t{\n"
+                       "\t\t\t\tOFFSET 0 -4 0\n\t\t\t}\n\t\t}\n\t}\n}\nMOTION\nFrames: 1\n"
+                       "Frame Time: 0.0333333\n0 0 0 0 0 0 0 0 0 0 0 0\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_eq(mb_skeleton_find(s, "Bip01 L Thigh"), 1);
+    cr_expect_eq(mb_skeleton_find(s, "Bip01 L Calf"), 2, "trailing blanks are trimmed");
+    cr_expect_str_eq(mb_skeleton_name(s, 3), "Bip01 L Calf_End");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, values_wrap_across_lines_and_frames_share_lines)
+{
+    const char *text = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 Xposition Zrotation\n"
+                       "End Site\n{\nOFFSET 1 0 0\n}\n}\nMOTION\nFrames: 3\nFrame Time: 1\n"
+                       "1\n0 2 0\n\n\n   3\t0\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_eq(mb_clip_frame_count(c), 3);
+    for (int f = 0; f < 3; ++f)
+        cr_expect_eq(pos_of(c, f, 0)[0], (float)(f + 1));
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, lenient_without_mismatch_leaves_warning_ok)
+{
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = 1;
+    mb_error warning;
+    memset(&warning, 0x55, sizeof warning);
+    d.warning = &warning;
+    mb_skeleton *s;
+    mb_clip *c;
+    char path[4096];
+    mb_error err;
+    mb_status st = mb_bvh_read_file(bvh_path("derived/tiny_arm_handcheck.bvh", path, sizeof path),
+                                    &d, &s, &c, &err);
+    cr_assert_eq(st, MB_OK);
+    cr_expect_eq(warning.code, MB_OK);
+    cr_expect_eq(warning.line, 0);
+    cr_expect_str_eq(warning.text, "");
+    cr_expect_eq(mb_clip_frame_count(c), 3);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, lenient_excess_and_short_data)
+{
+    const char *head = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 Xposition Zrotation\n"
+                       "End Site\n{\nOFFSET 1 0 0\n}\n}\nMOTION\n";
+    char text[512];
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = 1;
+    mb_error warning, err;
+    d.warning = &warning;
+    mb_skeleton *s;
+    mb_clip *c;
+    /* More data than declared: the declared 2 frames load. */
+    snprintf(text, sizeof text, "%sFrames: 2\nFrame Time: 1\n1 0\n2 0\n3 0\n", head);
+    cr_assert_eq(mb_bvh_read_mem(text, strlen(text), "x.bvh", &d, &s, &c, &err), MB_OK);
+    cr_expect_eq(mb_clip_frame_count(c), 2);
+    cr_expect_eq(warning.code, MB_MISMATCH);
+    cr_expect_eq(warning.line, 16);
+    cr_expect_eq(warning.column, 1);
+    cr_expect_str_eq(warning.text,
+                     "data continues after the 2 frames the Frames line (line 12) declares; "
+                     "ignored");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    /* Fewer: the complete frames load, a partial last frame is dropped. */
+    snprintf(text, sizeof text, "%sFrames: 5\nFrame Time: 1\n1 0\n2 0\n3\n", head);
+    cr_assert_eq(mb_bvh_read_mem(text, strlen(text), "x.bvh", &d, &s, &c, &err), MB_OK);
+    cr_expect_eq(mb_clip_frame_count(c), 2);
+    cr_expect_eq(pos_of(c, 1, 0)[0], 2.0f);
+    cr_expect_eq(warning.code, MB_MISMATCH);
+    cr_expect_eq(warning.line, 16);
+    cr_expect_eq(warning.column, 2);
+    cr_expect_str_eq(warning.text, "file holds 2 complete frames, its Frames line (line 12) says "
+                                   "5; loaded the frames present");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* A skeleton without channels: only "Frames: 0" is consistent (strictly); leniently the
+ * count is reported and 0 frames load. Regression: 40000000 declared frames of a
+ * channel-less skeleton used to allocate gigabytes from a 100-byte file. */
+Test(bvh_read, no_channels)
+{
+    const char *ok = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 0\n}\nMOTION\nFrames: 0\n"
+                     "Frame Time: 1\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(ok, &s, &c);
+    cr_expect_eq(mb_clip_frame_count(c), 0);
+    cr_expect_eq(mb_skeleton_channel_count(s), 0);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    const char *bad = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 0\n}\nMOTION\n"
+                      "Frames: 40000000\nFrame Time: 1\n";
+    mb_error err;
+    cr_expect_eq(load_text(bad, 0, &s, &c, &err), MB_PARSE);
+    cr_expect_eq(err.line, 8);
+    cr_expect_eq(err.column, 9);
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = 1;
+    mb_error warning;
+    d.warning = &warning;
+    cr_assert_eq(mb_bvh_read_mem(bad, strlen(bad), "x", &d, &s, &c, &err), MB_OK);
+    cr_expect_eq(mb_clip_frame_count(c), 0);
+    cr_expect_eq(warning.code, MB_MISMATCH);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* Regression: the "data continues" warning passed an int to a %s conversion ("(null)" in
+ * the text, undefined behaviour). */
+Test(bvh_read, warning_text_is_well_formed)
+{
+    char path[4096];
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.lenient = 1;
+    mb_error warning, err;
+    d.warning = &warning;
+    mb_skeleton *s;
+    mb_clip *c;
+    cr_assert_eq(mb_bvh_read_file(bvh_path("derived/frames_header_173_data_174_cmu_02_03.bvh",
+                                            path, sizeof path),
+                                   &d, &s, &c, &err),
+                 MB_OK);
+    cr_expect(strstr(warning.text, "(null)") == NULL, "%s", warning.text);
+    cr_expect(strstr(warning.text, "173 frames") != NULL, "%s", warning.text);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* Regression: numbers that need the libc fallback (more than 19 digits, or exponents past
+ * 1e22, like fairmotion's "Frame Time: 0.016666666666666666") were read with the process's
+ * LC_NUMERIC: under de_DE strtod stopped at the '.' and the frame time became 0. */
+static int set_comma_locale(void)
+{
+    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
+    for (int i = 0; i < 4; ++i)
+        if (setlocale(LC_NUMERIC, names[i]))
+            return 1;
+    /* Not installed: compile one into the build tree once (glibc reads LOCPATH). */
+    setenv("LOCPATH", MB_BINARY_DIR "/test_locale", 1);
+    if (setlocale(LC_NUMERIC, "de_DE.UTF-8"))
+        return 1;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/test_locale' && localedef -i de_DE -f UTF-8 "
+             "'%s/test_locale/de_DE.UTF-8' >/dev/null 2>&1",
+             MB_BINARY_DIR, MB_BINARY_DIR);
+    (void)system(cmd); /* localedef exits non-zero on mere warnings; setlocale decides */
+    return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
+}
+
+Test(bvh_read, numbers_ignore_the_locale)
+{
+    if (!set_comma_locale())
+        cr_skip_test("no comma-decimal locale available and localedef failed");
+    cr_assert_eq(strtod("0.5", NULL), 0.0, "the test locale does not use a decimal comma");
+    const char *text = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 2 Xposition Yposition\n}\n"
+                       "MOTION\nFrames: 1\nFrame Time: 0.016666666666666666\n"
+                       "0.333333333333333333333333 2.5e-30\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    setlocale(LC_NUMERIC, "C");
+    cr_expect_eq(mb_clip_frame_time(c), strtod("0.016666666666666666", NULL));
+    cr_expect_eq(mb_clip_translations(c)[0], strtof("0.333333333333333333333333", NULL));
+    cr_expect_eq(mb_clip_translations(c)[1], strtof("2.5e-30", NULL));
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* The hand-written number parser against strtof/strtod on random decimal texts: at most
+ * one ulp apart (its documented contract), and it consumes the whole text. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int ulp_distance(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    if (ia < 0)
+        ia = INT32_MIN - ia;
+    if (ib < 0)
+        ib = INT32_MIN - ib;
+    int64_t d = (int64_t)ia - (int64_t)ib;
+    return (int)(d < 0 ? -d : d);
+}
+
+Test(bvh_read, number_parser_matches_libc)
+{
+    char buf[96];
+    int worst = 0;
+    for (int i = 0; i < 200000; ++i) {
+        size_t n = 0;
+        uint64_t r = rng();
+        if (r & 1)
+            buf[n++] = (r & 2) ? '-' : '+';
+        int int_digits = (int)((r >> 2) % 12), frac_digits = (int)((r >> 6) % 24);
+        if (int_digits == 0 && frac_digits == 0)
+            int_digits = 1;
+        for (int k = 0; k < int_digits; ++k)
+            buf[n++] = (char)('0' + rng() % 10);
+        if (frac_digits > 0 || (r >> 11) % 4 == 0) {
+            buf[n++] = '.';
+            for (int k = 0; k < frac_digits; ++k)
+                buf[n++] = (char)('0' + rng() % 10);
+        }
+        if ((r >> 13) % 3 == 0)
+            n += (size_t)sprintf(buf + n, "e%d", (int)(rng() % 90) - 50);
+        buf[n] = '\0';
+        float f = 0.0f;
+        const char *next = NULL;
+        mb_num_result res = mb_parse_float_(buf, buf + n, &f, &next);
+        float want = strtof(buf, NULL);
+        if (isinf(want)) {
+            cr_expect_eq(res, MB_NUM_RANGE, "%s: %d", buf, (int)res);
+            continue;
+        }
+        cr_assert_eq(res, MB_NUM_OK, "%s: %d", buf, (int)res);
+        cr_assert_eq(next, buf + n, "%s: stopped early", buf);
+        int d = ulp_distance(f, want);
+        worst = d > worst ? d : worst;
+        cr_assert_leq(d, 1, "%s: %.9g vs strtof %.9g (%d ulp)", buf, f, want, d);
+        double dv = 0.0;
+        res = mb_parse_double_(buf, buf + n, &dv, &next);
+        cr_assert_eq(res, MB_NUM_OK, "%s", buf);
+        cr_assert_eq(dv, strtod(buf, NULL), "%s: double %.17g vs strtod", buf, dv);
+    }
+    cr_log_info("number parser: worst %d ulp against strtof", worst);
+}
+
+/* ---------- API edges ---------- */
+
+Test(bvh_read, invalid_arguments_and_io)
+{
+    mb_skeleton *s = (mb_skeleton *)(uintptr_t)1;
+    mb_clip *c = (mb_clip *)(uintptr_t)1;
+    mb_error err;
+    cr_expect_eq(mb_bvh_read_mem(NULL, 10, "x", NULL, &s, &c, &err), MB_INVALID_ARG);
+    cr_expect(s == NULL && c == NULL);
+    cr_expect_eq(err.code, MB_INVALID_ARG);
+    cr_expect_eq(mb_bvh_read_mem("HIERARCHY", 9, "x", NULL, NULL, &c, &err), MB_INVALID_ARG);
+    cr_expect_eq(mb_bvh_read_mem(NULL, 0, "x", NULL, &s, &c, &err), MB_PARSE, "empty text");
+    s = (mb_skeleton *)(uintptr_t)1;
+    cr_expect_eq(mb_bvh_read_file(MB_BINARY_DIR "/no/such/file.bvh", NULL, &s, &c, &err), MB_IO);
+    cr_expect(s == NULL && c == NULL);
+    cr_expect_eq(err.line, 0);
+    cr_expect(strstr(err.text, "cannot read file") != NULL, "%s", err.text);
+    cr_expect_eq(mb_bvh_read_file(NULL, NULL, &s, &c, &err), MB_INVALID_ARG);
+    /* Regression: a directory used to be reported as "file larger than the 8 GiB limit"
+     * (ftell of a directory stream) with MB_LIMIT. */
+    cr_expect_eq(mb_bvh_read_file(MB_BINARY_DIR, NULL, &s, &c, &err), MB_IO);
+    cr_expect(s == NULL && c == NULL);
+    cr_expect_str_eq(err.text, "cannot read file: it is a directory");
+    /* A character device without a size: read in chunks (here: empty). */
+    cr_expect_eq(mb_bvh_read_file("/dev/null", NULL, &s, &c, &err), MB_PARSE);
+    cr_expect_str_eq(err.text, "empty file: expected HIERARCHY");
+}
+
+Test(bvh_read, skeleton_only_still_validates_motion)
+{
+    const char *good = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\n"
+                       "Frames: 1\nFrame Time: 1\n5\n";
+    const char *bad = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\n"
+                      "Frames: 1\nFrame Time: 1\nfive\n";
+    mb_skeleton *s;
+    mb_error err;
+    cr_expect_eq(mb_bvh_read_mem(good, strlen(good), "x", NULL, &s, NULL, &err), MB_OK);
+    cr_expect_eq(mb_skeleton_joint_count(s), 1);
+    mb_skeleton_destroy(s);
+    cr_expect_eq(mb_bvh_read_mem(bad, strlen(bad), "x", NULL, &s, NULL, &err), MB_PARSE);
+    cr_expect(s == NULL);
+}
+
+Test(bvh_read, file_and_memory_reads_agree)
+{
+    char path[4096];
+    bvh_path("cmu_like_rest_1frame.bvh", path, sizeof path);
+    size_t len;
+    char *text = read_all(path, &len);
+    mb_skeleton *sa, *sb;
+    mb_clip *ca, *cb;
+    mb_error err;
+    cr_assert_eq(mb_bvh_read_mem(text, len, "rest", NULL, &sa, &ca, &err), MB_OK);
+    cr_assert_eq(mb_bvh_read_file(path, NULL, &sb, &cb, &err), MB_OK);
+    expect_identical("mem", sa, ca, "file", sb, cb, 1);
+    mb_skeleton_destroy(sa);
+    mb_skeleton_destroy(sb);
+    mb_clip_destroy(ca);
+    mb_clip_destroy(cb);
+    free(text);
+}
+
+/* ---------- allocator ---------- */
+
+#define MAX_BLOCKS 64
+
+typedef struct tracking {
+    size_t allocs, frees, live_bytes;
+    void *blocks[MAX_BLOCKS];
+    int fail_at; /* allocation index that returns NULL, -1: never */
+} tracking;
+
+static void *track_alloc(size_t n, void *user)
+{
+    tracking *t = user;
+    size_t idx = t->allocs++;
+    if (t->fail_at >= 0 && idx == (size_t)t->fail_at)
+        return NULL;
+    unsigned char *p = malloc(n + 16);
+    cr_assert(p != NULL);
+    memcpy(p, &n, sizeof n);
+    t->live_bytes += n;
+    for (int i = 0; i < MAX_BLOCKS; ++i)
+        if (!t->blocks[i]) {
+            t->blocks[i] = p + 16;
+            return p + 16;
+        }
+    cr_assert_fail("more than %d live blocks", MAX_BLOCKS);
+    return NULL;
+}
+
+static void track_free(void *ptr, void *user)
+{
+    tracking *t = user;
+    int found = 0;
+    for (int i = 0; i < MAX_BLOCKS; ++i)
+        if (t->blocks[i] == ptr) {
+            t->blocks[i] = NULL;
+            found = 1;
+        }
+    cr_assert(found, "free of a pointer the allocator did not hand out");
+    t->frees++;
+    unsigned char *p = (unsigned char *)ptr - 16;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    t->live_bytes -= n;
+    free(p);
+}
+
+static int is_block(const tracking *t, const void *p)
+{
+    for (int i = 0; i < MAX_BLOCKS; ++i)
+        if (t->blocks[i] == p)
+            return 1;
+    return 0;
+}
+
+Test(bvh_read, custom_allocator_used_for_everything)
+{
+    char path[4096];
+    bvh_path("bandai1_run_normal_001_sci.bvh", path, sizeof path);
+    for (int from_file = 0; from_file < 2; ++from_file) {
+        tracking t;
+        memset(&t, 0, sizeof t);
+        t.fail_at = -1;
+        mb_bvh_read_desc d;
+        memset(&d, 0, sizeof d);
+        d.allocator.alloc = track_alloc;
+        d.allocator.free = track_free;
+        d.allocator.user = &t;
+        mb_skeleton *s;
+        mb_clip *c;
+        mb_error err;
+        size_t len = 0;
+        char *text = from_file ? NULL : read_all(path, &len);
+        mb_status st = from_file ? mb_bvh_read_file(path, &d, &s, &c, &err)
+                                 : mb_bvh_read_mem(text, len, "x", &d, &s, &c, &err);
+        cr_assert_eq(st, MB_OK, "%s", err.text);
+        cr_expect_geq(t.allocs, 2u);
+        /* Only the two results stay alive, and they are our blocks. */
+        cr_expect_eq(t.allocs - t.frees, 2u, "%zu allocs, %zu frees", t.allocs, t.frees);
+        cr_expect(is_block(&t, s), "skeleton not from the custom allocator");
+        cr_expect(is_block(&t, c), "clip not from the custom allocator");
+        mb_skeleton_destroy(s);
+        mb_clip_destroy(c);
+        cr_expect_eq(t.allocs, t.frees);
+        cr_expect_eq(t.live_bytes, 0u);
+        free(text);
+    }
+}
+
+/* Every allocation failing in turn: MB_NOMEM, nothing leaked, outputs NULL. */
+Test(bvh_read, allocation_failures_are_clean)
+{
+    char path[4096];
+    bvh_path("derived/tiny_arm_handcheck.bvh", path, sizeof path);
+    tracking t;
+    memset(&t, 0, sizeof t);
+    t.fail_at = -1;
+    mb_bvh_read_desc d;
+    memset(&d, 0, sizeof d);
+    d.allocator.alloc = track_alloc;
+    d.allocator.free = track_free;
+    d.allocator.user = &t;
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error err;
+    cr_assert_eq(mb_bvh_read_file(path, &d, &s, &c, &err), MB_OK);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    size_t total = t.allocs;
+    cr_assert_geq(total, 3u);
+    for (size_t k = 0; k < total; ++k) {
+        memset(&t, 0, sizeof t);
+        t.fail_at = (int)k;
+        s = (mb_skeleton *)(uintptr_t)1;
+        c = (mb_clip *)(uintptr_t)1;
+        mb_status st = mb_bvh_read_file(path, &d, &s, &c, &err);
+        cr_expect_eq(st, MB_NOMEM, "allocation %zu failing: %s (%s)", k, mb_status_str(st),
+                     err.text);
+        cr_expect_eq(err.code, MB_NOMEM);
+        cr_expect(s == NULL && c == NULL);
+        cr_expect_eq(t.allocs - 1, t.frees, "allocation %zu failing: leak", k);
+        cr_expect_eq(t.live_bytes, 0u);
+    }
+}
