@@ -39,7 +39,9 @@ typedef struct mb_clip mb_clip;
 
 /* One node for mb_skeleton_create. */
 typedef struct mb_joint_desc {
-    const char *name;          /* 1..MB_MAX_NAME bytes, no whitespace; unique among joints */
+    const char *name;          /* 1..MB_MAX_NAME bytes, unique among joints; to survive a
+                                  BVH round trip: at most 123 bytes (room for "_End"), no
+                                  braces, control characters or edge spaces */
     int parent;                /* index < own index; -1 only for node 0 */
     float offset[3];           /* rest translation in the parent's space */
     int end_site;              /* non-zero: a BVH End Site (no channels allowed) */

@@ -26,7 +26,9 @@ typedef struct mb_bvh_read_desc {
 } mb_bvh_read_desc;
 
 /* Reads BVH text from memory (len bytes, need not be NUL-terminated). source names the
- * text in messages (may be NULL: "<memory>"). d may be NULL (defaults). On success
+ * text in messages (may be NULL: "<memory>"). d may be NULL (defaults). A hierarchy
+ * without any channel must declare "Frames: 0" (lenient: 0 frames and a warning). An
+ * error at the end of the text points just past its last content. On success
  * *out_skel and *out_clip own new objects; on failure both are NULL and err (nullable)
  * says where and why: MB_PARSE (syntax, bad numbers, NaN/Inf, count mismatches),
  * MB_LIMIT (more joints, channels or frames than the limits in anim.h, checked before
@@ -36,14 +38,16 @@ MB_API mb_status mb_bvh_read_mem(const char *text, size_t len, const char *sourc
                                  const mb_bvh_read_desc *d, mb_skeleton **out_skel,
                                  mb_clip **out_clip, mb_error *err);
 
-/* Reads a file (up to MB_BVH_MAX_FILE_BYTES) and calls mb_bvh_read_mem. MB_IO when the
- * file cannot be read. */
+/* Reads a file (up to MB_BVH_MAX_FILE_BYTES; pipes and devices are read in chunks) and
+ * calls mb_bvh_read_mem. MB_IO when the file cannot be read or is a directory, MB_LIMIT
+ * past the size limit. */
 MB_API mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
                                   mb_skeleton **out_skel, mb_clip **out_clip, mb_error *err);
 
 typedef struct mb_bvh_write_desc {
-    /* Non-zero: write every joint's rotation channels in order (a mb_euler_order + 1,
-     * i.e. 0 keeps each joint's own order); the motion is unchanged. */
+    /* Non-zero: write every joint's rotation channels in `order` (three channels, in place
+     * of its own rotation channels); the motion is unchanged. Zero keeps each joint's own
+     * channel list. */
     int rewrite_order;
     mb_euler_order order;
     int precision;             /* significant digits for values; 0: 9 (float round trip) */
@@ -52,14 +56,23 @@ typedef struct mb_bvh_write_desc {
 
 /* Writes skeleton + clip as BVH text into a new buffer (*out_text, *out_len, NUL
  * terminated, freed with the desc's allocator or free()). Keeps hierarchy, names, End
- * Sites, channel lists and orders, frame count and frame time. Rotations are decomposed
- * per joint in its channel order (exact at gimbal lock too). */
+ * Sites, channel lists and orders, frame count and frame time (shortest text that reads
+ * back to the same double). Offsets and positions are written as the shortest text that
+ * reads back to the same float; rotations with `precision` digits, decomposed per joint
+ * in its channel order (exact at gimbal lock too) and kept continuous from frame to frame
+ * (within +-720 degrees). A skeleton stored parents-first but not depth-first is written
+ * depth-first, as BVH requires. Fails with MB_MISMATCH when the clip's joint count is
+ * not the skeleton's, MB_NUMERIC for non-finite values, MB_INVALID_ARG for names that
+ * would not read back (braces, control characters, edge spaces, over 123 bytes), End
+ * Sites with children or as the root, or frames on a skeleton without channels. */
 MB_API mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c,
                                   const mb_bvh_write_desc *d, char **out_text,
                                   size_t *out_len, mb_error *err);
 
-/* As mb_bvh_write_mem, to a file: written to a temporary file beside path and renamed
- * over it, so a failure never leaves a partial or clobbered file. MB_IO on I/O errors. */
+/* As mb_bvh_write_mem, to a file: written to a temporary file beside path (created
+ * exclusively, data and folder fsynced) and renamed over it, so a failure never leaves a
+ * partial or clobbered file; a replaced file keeps its permission bits. MB_IO on I/O
+ * errors, with the step that failed in err. */
 MB_API mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
                                    const mb_bvh_write_desc *d, mb_error *err);
 
