@@ -15,6 +15,7 @@
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
 #include "io/number_internal.h"
+#include "math/euler_internal.h"
 #include "mblend/bvh.h"
 
 #define DEG2RAD 0.017453292519943295
@@ -155,6 +156,30 @@ static void skip_space(parser *ps)
         }
     }
     ps->p = p;
+}
+
+/* The whitespace of is_space as a table, for the motion loop. */
+static const unsigned char space_tab[256] = {['\t'] = 1, ['\n'] = 1, ['\v'] = 1,
+                                             ['\f'] = 1, ['\r'] = 1, [' '] = 1};
+
+/* The motion loop moves a local pointer without counting lines; on an error or at the
+ * end it calls this to bring ps->p, ps->line and ps->line_start up to `at` (same line
+ * rules as skip_space: LF, CRLF and lone CR each end one line). */
+static void sync_to(parser *ps, const char *at)
+{
+    const char *p = ps->p;
+    while (p < at) {
+        const char *nl = memchr(p, '\n', (size_t)(at - p));
+        const char *cr = memchr(p, '\r', (size_t)((nl ? nl : at) - p));
+        const char *b = cr ? cr : nl;
+        if (!b)
+            break;
+        p = b + 1 + (b == cr && b + 1 < ps->end && b[1] == '\n');
+        if (ps->line < INT_MAX)
+            ++ps->line;
+        ps->line_start = p;
+    }
+    ps->p = at;
 }
 
 typedef struct token {
@@ -569,16 +594,41 @@ static void build_maps(const mb_skeleton *s, joint_map *maps)
     }
 }
 
-/* Converts one row of channel values into frame f of the tracks. */
-static void store_frame(const mb_skeleton *s, const joint_map *maps, const float *row,
-                        float *rot, float *trans, const float *prev_rot)
+/* Scratch for the batched Euler conversion of one frame (allocated once per read). */
+typedef struct euler_batch {
+    unsigned char *order; /* [n] */
+    double *deg;          /* [3 n] angle k of joint i at k * n + i, degrees */
+    double *work;         /* [6 n] */
+    double (*q)[4];       /* [n] */
+} euler_batch;
+
+static size_t euler_batch_bytes(int n) { return (size_t)n * (13 * sizeof(double) + 1); }
+
+static void euler_batch_init(euler_batch *eb, void *mem, const mb_skeleton *s)
 {
-    for (int i = 0; i < s->joint_count; ++i) {
+    int n = s->joint_count;
+    eb->deg = mem;
+    eb->work = eb->deg + 3 * n;
+    eb->q = (double(*)[4])(eb->work + 6 * n);
+    eb->order = (unsigned char *)(eb->q + n);
+    for (int i = 0; i < n; ++i)
+        eb->order[i] = s->info[i].order;
+}
+
+/* Converts one row of channel values into frame f of the tracks. */
+static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler_batch *eb,
+                        const float *row, float *rot, float *trans, const float *prev_rot)
+{
+    int n = s->joint_count;
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < n; ++i) {
+            int r = maps[i].rot_idx[k];
+            eb->deg[k * n + i] = r >= 0 ? (double)row[r] : 0.0;
+        }
+    mb_quat_from_euler_deg_n_(n, eb->order, eb->deg, eb->work, eb->q);
+    for (int i = 0; i < n; ++i) {
         const joint_map *m = &maps[i];
-        double a[3], q[4];
-        for (int k = 0; k < 3; ++k)
-            a[k] = m->rot_idx[k] >= 0 ? (double)row[m->rot_idx[k]] * DEG2RAD : 0.0;
-        mb_quat_from_euler(m->order, a, q);
+        const double *q = eb->q[i];
         float *o = rot + 4 * i;
         /* Sign continuity: same hemisphere as the previous frame (first frame: w >= 0). */
         double d = prev_rot ? q[0] * prev_rot[4 * i] + q[1] * prev_rot[4 * i + 1] +
@@ -817,20 +867,28 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                        mb_status_str(st));
     float *row = mb_alloc_(ps->alloc, (size_t)(nch > 0 ? nch : 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
-    if (!row || !maps) {
+    void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
+    if (!row || !maps || !eb_mem) {
         st = fail_at(ps, MB_NOMEM, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
     build_maps(s, maps);
+    euler_batch eb;
+    euler_batch_init(&eb, eb_mem, s);
     float *rot = mb_clip_rotations_mut(clip);
     float *trans = mb_clip_translations_mut(clip);
 
     long long f = 0;
+    /* ps->p, ps->line and ps->line_start stay at the start of the data while the loop
+     * moves `at`; sync_to brings them up to date only where a message needs a position. */
+    const char *at = ps->p;
     for (; f < declared; ++f) {
         for (int c = 0; c < nch; ++c) {
-            skip_space(ps);
-            const char *p = ps->p;
+            const char *p = at;
+            while (p < ps->end && space_tab[(unsigned char)*p])
+                ++p;
             if (p == ps->end) {
+                sync_to(ps, p);
                 int el, ec;
                 eof_position(ps, &el, &ec);
                 if (lenient) {
@@ -852,8 +910,9 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                 goto done;
             }
             const char *q;
-            r = mb_parse_float_(p, ps->end, &row[c], &q);
-            if (r != MB_NUM_OK || (q < ps->end && !is_space(*q))) {
+            r = mb_parse_float_fast_(p, ps->end, &row[c], &q);
+            if (r != MB_NUM_OK || (q < ps->end && !space_tab[(unsigned char)*q])) {
+                sync_to(ps, p);
                 const char *e = p;
                 while (e < ps->end && !is_space(*e))
                     ++e;
@@ -886,19 +945,22 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                                  tx);
                 goto done;
             }
-            ps->p = q;
+            at = q;
         }
         if (f >= cap) { /* impossible: the capacity bound above is exact for dense data */
+            sync_to(ps, at);
             st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
                          "internal error: frame %lld exceeds the computed capacity %lld", f, cap);
             goto done;
         }
         size_t off = (size_t)f * (size_t)nj;
-        store_frame(s, maps, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
+        store_frame(s, maps, &eb, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
                     f > 0 ? rot + 4 * (off - (size_t)nj) : NULL);
     }
-    skip_space(ps);
-    if (ps->p < ps->end) {
+    while (at < ps->end && space_tab[(unsigned char)*at])
+        ++at;
+    if (at < ps->end) {
+        sync_to(ps, at);
         if (lenient) {
             warn(ps, warning, ps->line, column_of(ps, ps->p),
                  "data continues after the %lld frames the Frames line (line %d) declares; "
@@ -919,6 +981,7 @@ truncated:
 done:
     mb_free_(ps->alloc, row);
     mb_free_(ps->alloc, maps);
+    mb_free_(ps->alloc, eb_mem);
     if (st != MB_OK) {
         mb_clip_destroy(clip);
         return st;

@@ -24,4 +24,100 @@ mb_num_result mb_parse_float_(const char *p, const char *end, float *out, const 
  * written back verbatim (the frame time). */
 mb_num_result mb_parse_double_(const char *p, const char *end, double *out, const char **next);
 
+/* ---------- inline fast path for the motion loop ---------- */
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Leading ASCII digits among the 8 bytes at p (8: all eight), and their values (0..9 per
+ * byte, first digit in the low byte) in *dv; bytes after the first non-digit are junk. */
+static inline int mb_digit_run_(const char *p, uint64_t *dv)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    uint64_t x = v - 0x3030303030303030u;
+    uint64_t nd = (x | (x + 0x7676767676767676u)) & 0x8080808080808080u;
+    *dv = x;
+    return nd ? __builtin_ctzll(nd) >> 3 : 8;
+}
+
+/* Value of the first n (1..8) digits of a mb_digit_run_ result (3 multiplies, no loop). */
+static inline uint64_t mb_digits_value_(uint64_t x, int n)
+{
+    x <<= 8 * (8 - n); /* drops the junk; the vacated low bytes act as leading zeros */
+    x = (x * 10u + (x >> 8)) & 0x00ff00ff00ff00ffu;
+    x = (x * 100u + (x >> 16)) & 0x0000ffff0000ffffu;
+    return (x * 10000u + (x >> 32)) & 0xffffffffu;
+}
+#define MB_NUM_SWAR_ 1
+#endif
+
+/* mb_parse_float_ with an inline fast path for the way mocap exporters print numbers:
+ * [+-], up to 7 digits, optional '.' and up to 7 digits, optional e[+-]d{1,3}, when 32
+ * bytes are readable at p. Anything else (and every number near the end of the text)
+ * goes to mb_parse_float_, so the grammar and the errors are the same, and values keep
+ * its contract (within 1 ulp of strtof). */
+#define MB_HAVE_PARSE_FLOAT_FAST_ 1 /* lets tools/bench check it too */
+static inline mb_num_result mb_parse_float_fast_(const char *p, const char *end, float *out,
+                                                 const char **next)
+{
+#ifdef MB_NUM_SWAR_
+    static const uint32_t p10u[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    static const double p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const double n10d[23] = {1e-0,  1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
+                                    1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+                                    1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
+    if (end - p < 32)
+        return mb_parse_float_(p, end, out, next);
+    const char *s = p + (*p == '-' || *p == '+');
+    uint64_t x, m = 0;
+    int n1 = mb_digit_run_(s, &x), n2 = 0;
+    if (n1 == 8)
+        return mb_parse_float_(p, end, out, next);
+    if (n1)
+        m = mb_digits_value_(x, n1);
+    s += n1;
+    if (*s == '.') {
+        n2 = mb_digit_run_(++s, &x);
+        if (n2 == 8)
+            return mb_parse_float_(p, end, out, next);
+        if (n2) {
+            m = m * p10u[n2] + mb_digits_value_(x, n2);
+            s += n2;
+        }
+    }
+    if (n1 + n2 == 0)
+        return mb_parse_float_(p, end, out, next);
+    int e10 = -n2;
+    if ((*s | 0x20) == 'e') { /* "1e" / "1e+" without digits: the number ends before 'e' */
+        const char *e = s + 1 + (s[1] == '-' || s[1] == '+');
+        int ne = mb_digit_run_(e, &x);
+        if (ne > 3)
+            return mb_parse_float_(p, end, out, next);
+        if (ne) {
+            int ev = (int)mb_digits_value_(x, ne);
+            e10 += s[1] == '-' ? -ev : ev;
+            s = e + ne;
+        }
+    }
+    if (e10 < -22 || e10 > 22)
+        return mb_parse_float_(p, end, out, next);
+    /* One double multiply, no divide (its latency was the loop's largest single cost).
+     * The product is within 2^-52 (relative) of m 10^e10, so rounding it to float is
+     * within 1 ulp of strtof; it is correctly rounded when m < 2^24 and e10 >= -10
+     * (every mantissa of up to 7 digits), because such a decimal is at least ~1e-15
+     * (relative) away from any float rounding boundary. m < 10^14 and |e10| <= 22
+     * keep the result below FLT_MAX. */
+    float f = (float)((double)m * (e10 < 0 ? n10d[-e10] : p10d[e10]));
+    *next = s;
+    *out = *p == '-' ? -f : f;
+    return MB_NUM_OK;
+#else
+    return mb_parse_float_(p, end, out, next);
+#endif
+}
+
 #endif

@@ -7,4 +7,13 @@
 /* The order whose axes are (a0, a1, a2), each 0..2 and distinct; XYZ otherwise. */
 mb_euler_order mb_euler_order_from_axes_(int a0, int a1, int a2);
 
+/* mb_quat_from_euler for n rotations at once, angles in degrees (BVH units), for the
+ * BVH reader: deg[k * n + i] is angle k (in the order's axis sequence) of rotation i,
+ * order[i] its mb_euler_order; work holds 6 * n doubles; out[i] receives x, y, z, w.
+ * sin/cos are a polynomial after an exact quarter-turn reduction, in double, vectorised
+ * across the batch; within 1e-11 of the libm path (angles beyond +-1e8 degrees, where the
+ * reduction is no longer exact, use libm). out may not alias deg or work. */
+void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
+                               double *work, double (*out)[4]);
+
 #endif
