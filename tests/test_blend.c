@@ -543,3 +543,293 @@ Test(oracle, blend_cases_csv)
     cr_log_info("blend oracle: %d rows, worst mean %.3g rad, worst blend %.3g rad", rows,
                 worst_mean, worst_blend);
 }
+
+/* ---------- the SIMD kernels (blend_kernel.inc) against the exact path ---------- */
+
+#include "blend/blend_internal.h"
+
+static void qmul_dd(const double p[4], const double q[4], double r[4])
+{
+    r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
+    r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
+    r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
+    r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
+}
+
+static void unit_d(double q[4])
+{
+    double u1 = urand(), u2 = urand() * 2 * PI, u3 = urand() * 2 * PI;
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    q[0] = a * sin(u2);
+    q[1] = a * cos(u2);
+    q[2] = b * sin(u3);
+    q[3] = b * cos(u3);
+}
+
+/* c * (rotation by an angle uniform in [0, max_angle] about a random axis) */
+static void near_d(const double c[4], double max_angle, double out[4])
+{
+    double ax[3], n;
+    do {
+        for (int k = 0; k < 3; ++k)
+            ax[k] = 2 * urand() - 1;
+        n = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    } while (n < 1e-3 || n > 1);
+    double h = 0.5 * max_angle * urand(), s = sin(h) / n;
+    double d[4] = {ax[0] * s, ax[1] * s, ax[2] * s, cos(h)};
+    qmul_dd(c, d, out);
+}
+
+enum { CASE_CLUSTERED, CASE_WIDE, CASE_RANDOM, CASE_ANTIPODAL, CASE_EQUAL_TOP, CASE_KINDS };
+
+/* One joint's inputs of a given kind: L unit quaternions (random signs) and weights. */
+static void make_case(int kind, int L, float (*q)[4], float *w)
+{
+    double c[4], c2[4], t[4];
+    unit_d(c);
+    for (int i = 0; i < L; ++i)
+        w[i] = (float)(0.05 + urand());
+    /* a second centre 180 degrees of rotation away (orthogonal in quaternion space) */
+    double ax[3] = {urand() - .5, urand() - .5, urand() - .5};
+    double an = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]) + 1e-12;
+    double flip[4] = {ax[0] / an, ax[1] / an, ax[2] / an, 0.0};
+    qmul_dd(c, flip, c2);
+    for (int i = 0; i < L; ++i) {
+        switch (kind) {
+        case CASE_CLUSTERED:
+            near_d(c, 60.0 * PI / 180.0, t);
+            break;
+        case CASE_WIDE:
+            near_d(c, 150.0 * PI / 180.0, t);
+            break;
+        case CASE_RANDOM:
+            unit_d(t);
+            break;
+        case CASE_ANTIPODAL: /* a near-antipodal pair (rotations ~180 degrees apart), others near */
+            near_d(i == 1 ? c2 : c, i < 2 ? 0.05 : 0.6, t);
+            break;
+        default: /* two orthogonal clusters with nearly equal total weight */
+            near_d(i % 2 ? c2 : c, 0.2, t);
+            break;
+        }
+        double s = urand() < 0.5 ? -1.0 : 1.0;
+        for (int k = 0; k < 4; ++k)
+            q[i][k] = (float)(s * t[k]);
+    }
+    if (kind == CASE_ANTIPODAL) {
+        w[1] = w[0] * (float)(1.0 + 0.02 * (urand() - 0.5));
+    } else if (kind == CASE_EQUAL_TOP) {
+        double a = 0, b = 0;
+        for (int i = 0; i < L; ++i)
+            *(i % 2 ? &b : &a) += w[i];
+        double target = 1.0 + 0.01 * (urand() - 0.5); /* ratio of the two totals */
+        for (int i = 1; i < L; i += 2)
+            w[i] = (float)(w[i] * a * target / b);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define ACC_J 8        /* joints per blend call */
+#define ACC_CALLS 12500 /* 100,000 cases */
+
+Test(blend, fast_path_accuracy_100k, .timeout = 120)
+{
+    static float q[ACC_J][8][4], w[ACC_J][8];
+    static double diffs[ACC_J * ACC_CALLS];
+    static const char *const kind_name[CASE_KINDS] = {"clustered", "wide", "random",
+                                                      "antipodal", "equal-top"};
+    double kind_max[CASE_KINDS] = {0}, kind_sum[CASE_KINDS] = {0};
+    int kind_n[CASE_KINDS] = {0}, kind_low[CASE_KINDS] = {0};
+    pose_buf in[8], fast, exact;
+    int nd = 0, cases = 0, low_gap = 0;
+    long exact_joints = 0, scalar_joints = 0;
+    double worst_low = 0;
+    mb_blend_kstats_ stats = {0};
+    for (int call = 0; call < ACC_CALLS; ++call) {
+        int L = 2 + call % 7;
+        /* each joint its own case (kind, weights); the job's layer weight is 1 and the
+         * per-joint weights go through the masks (so the masked kernel path is covered) */
+        float masks[8][ACC_J];
+        for (int j = 0; j < ACC_J; ++j) {
+            make_case((call * ACC_J + j) % CASE_KINDS, L, q[j], w[j]);
+            for (int i = 0; i < L; ++i)
+                masks[i][j] = w[j][i];
+        }
+        int use_mask = call % 2;
+        float lw[8];
+        for (int i = 0; i < L; ++i) {
+            pose_init(&in[i], ACC_J);
+            for (int j = 0; j < ACC_J; ++j) {
+                memcpy(in[i].x[j].rot, q[j][i], 16);
+                for (int k = 0; k < 3; ++k)
+                    in[i].x[j].pos[k] = (float)(urand() - 0.5);
+            }
+            lw[i] = use_mask ? 1.0f : w[0][i];
+        }
+        if (!use_mask) /* one weight set for the whole call */
+            for (int j = 1; j < ACC_J; ++j)
+                memcpy(w[j], w[0], sizeof w[0]);
+        mb_blend_layer layers[8];
+        for (int i = 0; i < L; ++i)
+            layers[i] = (mb_blend_layer){&in[i].p, lw[i], use_mask ? masks[i] : NULL};
+        pose_init(&fast, ACC_J);
+        pose_init(&exact, ACC_J);
+        mb_blend_desc d = {0};
+        d.layers = layers;
+        d.layer_count = L;
+        d.out = fast.p;
+        long before = stats.exact_joints;
+        cr_assert_eq(mb_blend_run_isa_(&d, MB_BLEND_ISA_AUTO_, &stats), MB_OK);
+        exact_joints += stats.exact_joints - before;
+        float gap[ACC_J];
+        mb_blend_diag diag = {gap, NULL, ACC_J, 0};
+        d.out = exact.p;
+        d.solver = MB_EIGEN_LAPACKE;
+        d.diag = &diag;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        for (int j = 0; j < ACC_J; ++j) {
+            double e = qangle(fast.x[j].rot, exact.x[j].rot) * 180.0 / PI;
+            int kind = (call * ACC_J + j) % CASE_KINDS;
+            ++cases;
+            if (gap[j] > 1e-3f) {
+                diffs[nd++] = e;
+                kind_n[kind] += 1;
+                kind_sum[kind] += e;
+                if (e > kind_max[kind])
+                    kind_max[kind] = e;
+            } else {
+                kind_low[kind] += 1;
+                ++low_gap;
+                if (e > worst_low)
+                    worst_low = e;
+            }
+        }
+    }
+    scalar_joints = stats.rejected_lanes;
+    qsort(diffs, (size_t)nd, sizeof *diffs, cmp_double);
+    double p50 = diffs[nd / 2], p99 = diffs[(int)(0.99 * (nd - 1))], mx = diffs[nd - 1];
+    cr_log_info("fast vs LAPACKE over %d cases (%d with relative gap > 1e-3): angle p50 %.3g, "
+                "p99 %.3g, max %.3g degrees; %.2f%% of joints took the scalar path, %.2f%% fell "
+                "back to LAPACKE; gap <= 1e-3: %d cases, worst %.3g degrees",
+                cases, nd, p50, p99, mx, 100.0 * scalar_joints / cases,
+                100.0 * exact_joints / cases, low_gap, worst_low);
+    fprintf(stderr,
+            "fast vs LAPACKE over %d cases (%d with relative gap > 1e-3): angle p50 %.3g, p99 "
+            "%.3g, max %.3g degrees; %.2f%% scalar path, %.2f%% LAPACKE fallback\n",
+            cases, nd, p50, p99, mx, 100.0 * scalar_joints / cases, 100.0 * exact_joints / cases);
+    for (int kd = 0; kd < CASE_KINDS; ++kd) {
+        cr_log_info("  %-9s: %d cases with gap > 1e-3 (mean %.3g, max %.3g degrees), %d at or "
+                    "below",
+                    kind_name[kd], kind_n[kd], kind_n[kd] ? kind_sum[kd] / kind_n[kd] : 0.0,
+                    kind_max[kd], kind_low[kd]);
+        fprintf(stderr, "  %-9s: %d cases with gap > 1e-3 (mean %.3g, max %.3g degrees), %d at "
+                        "or below\n",
+                kind_name[kd], kind_n[kd], kind_n[kd] ? kind_sum[kd] / kind_n[kd] : 0.0,
+                kind_max[kd], kind_low[kd]);
+    }
+    cr_assert_geq(cases, 100000);
+    cr_assert(p99 <= 0.01, "p99 %g degrees", p99);
+    cr_assert(mx <= 0.1, "max %g degrees", mx);
+}
+
+/* Every kernel built here (generic, SSE2, AVX2 when the CPU has it) against LAPACKE, on
+ * joint counts that leave partial groups, with masks (some joints fully masked),
+ * unnormalised and tiny quaternions, diagnostics, and the output aliasing an input. */
+Test(blend, every_kernel_agrees_with_lapacke)
+{
+    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+            continue;
+        for (int trial = 0; trial < 300; ++trial) {
+            int n = 1 + trial % 37, L = 1 + trial % 5;
+            pose_buf in[5], copy[5], fast, exact;
+            float w[5], masks[5][MAXJ];
+            random_pose(&in[0], n, NULL, PI);
+            float centers[MAXJ * 4];
+            for (int j = 0; j < n; ++j)
+                memcpy(&centers[4 * j], in[0].x[j].rot, 16);
+            for (int i = 0; i < L; ++i) {
+                random_pose(&in[i], n, centers, 1.0);
+                w[i] = (float)(0.1 + urand());
+                for (int j = 0; j < n; ++j)
+                    masks[i][j] = urand() < 0.15 ? 0.0f : (float)urand();
+            }
+            if (trial % 4 == 1) /* unnormalised inputs: the exact normalisation path */
+                for (int k = 0; k < 4; ++k)
+                    in[0].x[n / 2].rot[k] *= 3.0f;
+            if (trial % 4 == 3) /* so small that |q|^2 underflows in float */
+                for (int k = 0; k < 4; ++k)
+                    in[L - 1].x[0].rot[k] *= 1e-22f;
+            int masked = trial % 3 == 0;
+            mb_blend_layer layers[5];
+            for (int i = 0; i < L; ++i)
+                layers[i] = (mb_blend_layer){&in[i].p, w[i], masked ? masks[i] : NULL};
+            pose_init(&fast, n);
+            pose_init(&exact, n);
+            float ang_f[MAXJ], ang_e[MAXJ], gap[MAXJ];
+            mb_blend_diag df = {NULL, ang_f, n, 0}, de = {gap, ang_e, n, 0};
+            mb_blend_desc d = {0};
+            d.layers = layers;
+            d.layer_count = L;
+            d.out = fast.p;
+            d.diag = &df;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            d.out = exact.p;
+            d.diag = &de;
+            d.solver = MB_EIGEN_LAPACKE;
+            cr_assert_eq(mb_blend_run(&d), MB_OK);
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(fast.x[j].rot, exact.x[j].rot);
+                cr_assert(e < 1e-5, "%s trial %d joint %d: %g rad", mb_blend_isa_name_(isa),
+                          trial, j, e);
+                for (int k = 0; k < 3; ++k)
+                    cr_assert_float_eq(fast.x[j].pos[k], exact.x[j].pos[k], 1e-5f);
+                cr_assert_float_eq(ang_f[j], ang_e[j], 1e-5f, "%s max_angle joint %d",
+                                   mb_blend_isa_name_(isa), j);
+            }
+            /* the same job written over one of its inputs */
+            memcpy(copy, in, sizeof in);
+            for (int i = 0; i < L; ++i)
+                pose_init(&copy[i], n);
+            for (int i = 0; i < L; ++i)
+                layers[i].pose = &copy[i].p;
+            d.out = copy[L / 2].p;
+            d.diag = NULL;
+            d.solver = MB_EIGEN_AUTO;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(copy[L / 2].x, fast.x, (size_t)n * sizeof(mb_xform)) == 0,
+                      "%s trial %d: aliased output differs", mb_blend_isa_name_(isa), trial);
+        }
+    }
+}
+
+Test(blend, validation_value_rules)
+{
+    /* the SIMD pre-check must keep the exact rules: huge finite quaternions are fine,
+     * a NaN or infinite translation is not, whatever the joint's position in a group */
+    for (int n = 1; n <= 20; n += 3) {
+        pose_buf in[2], out;
+        random_pose(&in[0], n, NULL, PI);
+        random_pose(&in[1], n, NULL, PI);
+        pose_init(&out, n);
+        float w[2] = {0.5f, 0.5f};
+        int j = n - 1;
+        for (int k = 0; k < 4; ++k)
+            in[1].x[j].rot[k] *= 1e20f;
+        cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_OK);
+        for (int k = 0; k < 4; ++k)
+            in[1].x[j].rot[k] *= 1e-20f;
+        in[0].x[j].pos[2] = INFINITY;
+        cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
+        in[0].x[j].pos[2] = NAN;
+        cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
+        in[0].x[j].pos[2] = 1.0f;
+        in[1].x[0].rot[3] = -INFINITY;
+        cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
+    }
+}

@@ -1,12 +1,30 @@
-/* The N-way blend job: validate, then one pass over joints. */
+/* The N-way blend job: validate everything, then one pass over joints.
+ *
+ * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
+ * kernel (blend_kernel.inc: single precision, W joints per vector, power iteration with a
+ * certified bound; AVX2+FMA chosen at run time where the CPU has it, else SSE2, else
+ * portable C). Joints it cannot certify, the other methods, the exact solver and the gap
+ * diagnostics take the scalar double-precision path below, whose reference comes from a
+ * certified double power iteration or, where the bound says the relative gap may be below
+ * the threshold, from LAPACKE. Nothing allocates; the kernel uses 16 KB of stack. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
+#include "blend/blend_internal.h"
 #include "mblend/blend.h"
 #include "mblend/math.h"
 #include "math/reference_internal.h"
 
 #define DEFAULT_GAP_THRESHOLD 1e-3f
+/* The SIMD kernel certifies a lane only when its relative-gap bound is at least this (or
+ * the user's threshold, if larger), where single precision gives the reference to about
+ * 1e-6 rad; below it the double path decides. */
+#define KERNEL_MIN_GAP 0.25f
+#define KERNEL_TOL 2e-6f
+
+/* The kernels read the translations of a group as 7 * W consecutive floats. */
+_Static_assert(sizeof(mb_xform) == 7 * sizeof(float), "mb_xform must be 7 packed floats");
 
 static const char *const method_names[] = {"logexp", "nlerp", "karcher"};
 
@@ -78,36 +96,75 @@ static void qexp(const double v[3], double q[4])
 
 /* ---------- the reference quaternion ---------- */
 
-/* Power iteration on M (trace 1, positive semi-definite) from start x. Since the
- * eigenvalues are >= 0 and sum to 1, lambda_2 <= 1 - lambda_1, so the Rayleigh quotient
- * bounds the convergence ratio; where that bound is weak (or the relative gap may be
- * below the threshold) the caller falls back to LAPACKE. Returns 0 on fallback. */
+/* Certified power iteration in double on M (positive semi-definite). For a unit x with
+ * Rayleigh quotient rho <= lambda_1, the other eigenvalues are >= 0 with sum
+ * T <= tr M - rho and sum of squares S <= |M|_F^2 - rho^2, so
+ *   lambda_2 <= B = (T + sqrt(2 (3 S - T^2))) / 3      (valid for rho >= tr M / 4),
+ * the relative gap is >= (rho - B) / rho, and the angle between x and the top eigenvector
+ * is <= |M x - rho x| / (rho - B). Returns 0 (the caller then uses LAPACKE) when the gap
+ * bound stays below thr or the angle bound above 1e-9 rad. The iteration runs on M, M^2,
+ * M^4, ... (squared between rounds), so small gaps still converge in a few rounds. */
+static int certify(const double m[16], double tr, double fro, const double x[4], double thr,
+                   double *angle_bound, double *residual)
+{
+    double y[4], xx = dot4(x, x);
+    for (int r = 0; r < 4; ++r)
+        y[r] = m[r] * x[0] + m[4 + r] * x[1] + m[8 + r] * x[2] + m[12 + r] * x[3];
+    double rho = dot4(x, y) / xx, rr = 0.0;
+    for (int k = 0; k < 4; ++k)
+        rr += (y[k] - rho * x[k]) * (y[k] - rho * x[k]);
+    double T = tr - rho, S = fro - rho * rho;
+    double inner = 2.0 * (3.0 * S - T * T);
+    double B = (T + sqrt(inner > 0.0 ? inner : 0.0)) / 3.0;
+    double sep = rho - B;
+    *residual = sqrt(rr / xx);
+    *angle_bound = sep > 0.0 ? *residual / sep : INFINITY;
+    return rho > 0.3 * tr && sep >= thr * rho;
+}
+
 static int reference_fast(const double m[16], const double start[4], double thr, double out[4])
 {
-    double x[4] = {start[0], start[1], start[2], start[3]};
-    double y[4];
-    for (int it = 0; it < 48; ++it) {
-        for (int r = 0; r < 4; ++r)
-            y[r] = m[r] * x[0] + m[4 + r] * x[1] + m[8 + r] * x[2] + m[12 + r] * x[3];
-        double lam = dot4(x, y); /* Rayleigh quotient, x is unit */
-        double ratio = lam > 0.0 ? (1.0 - lam) / lam : 1.0;
-        /* (lambda1 - lambda2) / lambda1 >= 1 - ratio: insist on a comfortable margin. */
-        if (ratio > 0.7 || 1.0 - ratio < thr)
-            return 0;
-        double n = sqrt(dot4(y, y));
-        double change = 0.0;
-        for (int k = 0; k < 4; ++k) {
-            y[k] /= n;
-            change += (y[k] - x[k]) * (y[k] - x[k]);
-            x[k] = y[k];
+    double tr = m[0] + m[5] + m[10] + m[15], fro = 0.0;
+    for (int i = 0; i < 16; ++i)
+        fro += m[i] * m[i];
+    double a[16], x[4] = {start[0], start[1], start[2], start[3]};
+    memcpy(a, m, sizeof a);
+    for (int round = 0; round < 6; ++round) {
+        for (int it = 0; it < 4; ++it) {
+            double y[4];
+            for (int r = 0; r < 4; ++r)
+                y[r] = a[r] * x[0] + a[4 + r] * x[1] + a[8 + r] * x[2] + a[12 + r] * x[3];
+            double n = sqrt(dot4(y, y));
+            if (!(n > 0.0) || !isfinite(n))
+                return 0;
+            for (int k = 0; k < 4; ++k)
+                x[k] = y[k] / n;
         }
-        /* The remaining error is below change * ratio / (1 - ratio) <= 2.4 change. */
-        if (change < 1e-22)
-            break;
+        double bound, res;
+        int gap_ok = certify(m, tr, fro, x, thr, &bound, &res);
+        if (gap_ok && bound <= 1e-9) {
+            memcpy(out, x, sizeof x);
+            mb_quat_canonical_sign_(out);
+            return 1;
+        }
+        if (!gap_ok && res < 1e-12 * tr)
+            return 0; /* converged, and the bound still cannot clear the threshold */
+        /* a = a^2 / tr(a^2): the same eigenvectors, ratios squared, no underflow */
+        double b[16], t = 0.0;
+        for (int c = 0; c < 4; ++c)
+            for (int r = 0; r < 4; ++r) {
+                double s = 0.0;
+                for (int k = 0; k < 4; ++k)
+                    s += a[k * 4 + r] * a[c * 4 + k];
+                b[c * 4 + r] = s;
+            }
+        t = b[0] + b[5] + b[10] + b[15];
+        if (!(t > 0.0) || !isfinite(t))
+            return 0;
+        for (int i = 0; i < 16; ++i)
+            a[i] = b[i] / t;
     }
-    memcpy(out, x, sizeof x);
-    mb_quat_canonical_sign_(out);
-    return 1;
+    return 0;
 }
 
 /* ---------- per joint ---------- */
@@ -230,7 +287,26 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
 
 /* ---------- validation and the job ---------- */
 
-static mb_status validate(const mb_blend_desc *d)
+/* The exact value rules: every float finite, no rotation with |q|^2 == 0 in float. */
+static int pose_values_exact_ok(const mb_xform *x, int n)
+{
+    for (int j = 0; j < n; ++j) {
+        const float *r = x[j].rot;
+        if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3] == 0.0f)
+            return 0;
+        for (int c = 0; c < 4; ++c)
+            if (!isfinite(r[c]))
+                return 0;
+        for (int c = 0; c < 3; ++c)
+            if (!isfinite(x[j].pos[c]))
+                return 0;
+    }
+    return 1;
+}
+
+/* check: the SIMD pre-check (NULL: exact rules only). It passes the usual poses at a
+ * fraction of the blend's cost; anything it doubts is re-checked exactly. */
+static mb_status validate(const mb_blend_desc *d, mb_blend_check_fn_ check)
 {
     if (!d || !d->layers || !d->out.joints)
         return MB_INVALID_ARG;
@@ -252,22 +328,14 @@ static mb_status validate(const mb_blend_desc *d)
         if (!isfinite(l->weight) || l->weight < 0.0f)
             return MB_INVALID_ARG;
         total += l->weight;
-        if (l->joint_weights)
+        if (l->joint_weights) {
+            int bad = 0; /* a branch-free reduction the compiler vectorises */
             for (int j = 0; j < n; ++j)
-                if (!isfinite(l->joint_weights[j]) || l->joint_weights[j] < 0.0f)
-                    return MB_INVALID_ARG;
-        /* One reduction catches any NaN or Inf in the pose (finite values this large
-         * cannot occur in unit quaternions or sane translations). */
-        float sum = 0.0f;
-        int zero_quat = 0;
-        for (int j = 0; j < n; ++j) {
-            const mb_xform *x = &l->pose->joints[j];
-            sum += x->rot[0] + x->rot[1] + x->rot[2] + x->rot[3] + x->pos[0] + x->pos[1] +
-                   x->pos[2];
-            zero_quat |= x->rot[0] * x->rot[0] + x->rot[1] * x->rot[1] + x->rot[2] * x->rot[2] +
-                             x->rot[3] * x->rot[3] == 0.0f;
+                bad |= !(l->joint_weights[j] >= 0.0f && l->joint_weights[j] <= FLT_MAX);
+            if (bad)
+                return MB_INVALID_ARG;
         }
-        if (!isfinite(sum) || zero_quat)
+        if (!(check && check(l->pose->joints, n)) && !pose_values_exact_ok(l->pose->joints, n))
             return MB_NUMERIC;
     }
     if (!(total > 0.0))
@@ -277,76 +345,242 @@ static mb_status validate(const mb_blend_desc *d)
     return MB_OK;
 }
 
-mb_status mb_blend_run(const mb_blend_desc *d)
+/* ---------- the scalar path, one joint ---------- */
+
+typedef struct run_ctx {
+    const mb_blend_desc *d;
+    double thr;
+    int exact, want_gap;
+    mb_blend_kstats_ *stats;
+} run_ctx;
+
+static mb_status scalar_joint(const run_ctx *c, int j)
 {
-    mb_status st = validate(d);
+    const mb_blend_desc *d = c->d;
+    mb_blend_diag *diag = d->diag;
+    joint_in in[MB_BLEND_MAX_LAYERS];
+    double total = 0.0;
+    int m = 0;
+    for (int i = 0; i < d->layer_count; ++i) {
+        const mb_blend_layer *l = &d->layers[i];
+        double w = (double)l->weight * (l->joint_weights ? l->joint_weights[j] : 1.0f);
+        total += w;
+        if (w <= 0.0)
+            continue; /* a zero weight contributes nothing, not even a sign */
+        const float *q = l->pose->joints[j].rot;
+        double nn = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                         (double)q[3] * q[3]);
+        if (!(nn > 0.0))
+            return MB_NUMERIC;
+        for (int k = 0; k < 4; ++k)
+            in[m].q[k] = q[k] / nn;
+        in[m].w = w;
+        ++m;
+    }
+    mb_xform *o = &d->out.joints[j];
+    if (!(total > 0.0)) {
+        /* Fully masked joint: keep layer 0 (copy only when out is another buffer). */
+        if (o != &d->layers[0].pose->joints[j])
+            *o = d->layers[0].pose->joints[j];
+        if (c->want_gap)
+            diag->eigen_gap[j] = 1.0f;
+        if (diag && diag->max_angle)
+            diag->max_angle[j] = 0.0f;
+        return MB_OK;
+    }
+    /* Translations first: they read the inputs, which out may alias. */
+    double p[3] = {0, 0, 0};
+    for (int i = 0; i < d->layer_count; ++i) {
+        const mb_blend_layer *l = &d->layers[i];
+        double w = (double)l->weight * (l->joint_weights ? l->joint_weights[j] : 1.0f);
+        if (w <= 0.0)
+            continue;
+        for (int k = 0; k < 3; ++k)
+            p[k] += (w / total) * l->pose->joints[j].pos[k];
+    }
+    for (int i = 0; i < m; ++i)
+        in[i].w /= total;
+    joint_result r;
+    mb_status st = blend_joint(in, m, d->method, c->exact, c->want_gap, c->thr, &r);
     if (st != MB_OK)
         return st;
-    int n = d->out.count, L = d->layer_count;
-    double thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
-    int exact = d->solver == MB_EIGEN_LAPACKE;
-    mb_blend_diag *diag = d->diag;
-    int want_gap = diag && diag->eigen_gap;
-    if (diag)
-        diag->low_gap_joints = 0;
-    joint_in in[MB_BLEND_MAX_LAYERS];
-    for (int j = 0; j < n; ++j) {
-        double total = 0.0;
-        int m = 0;
-        for (int i = 0; i < L; ++i) {
-            const mb_blend_layer *l = &d->layers[i];
-            double w = (double)l->weight * (l->joint_weights ? l->joint_weights[j] : 1.0f);
-            total += w;
-            if (w <= 0.0)
-                continue; /* a zero weight contributes nothing, not even a sign */
-            const float *q = l->pose->joints[j].rot;
-            double nn = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
-                             (double)q[3] * q[3]);
-            if (!(nn > 0.0))
-                return MB_NUMERIC;
-            for (int k = 0; k < 4; ++k)
-                in[m].q[k] = q[k] / nn;
-            in[m].w = w;
-            ++m;
+    for (int k = 0; k < 4; ++k)
+        o->rot[k] = (float)r.q[k];
+    for (int k = 0; k < 3; ++k)
+        o->pos[k] = (float)p[k];
+    if (diag) {
+        if (diag->eigen_gap)
+            diag->eigen_gap[j] = (float)(r.gap < 0.0 ? 1.0 : r.gap);
+        if (diag->max_angle)
+            diag->max_angle[j] = (float)r.max_angle;
+        diag->low_gap_joints += r.low_gap;
+    }
+    if (c->stats && r.gap >= 0.0)
+        c->stats->exact_joints += 1;
+    return MB_OK;
+}
+
+/* ---------- the SIMD path ---------- */
+
+static int cpu_has_avx2_fma(void)
+{
+#if defined(__AVX2__) && defined(__FMA__)
+    return 1;
+#elif defined(MB_BLEND_HAVE_AVX2_)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+mb_blend_kernel_fn_ mb_blend_kernel_(mb_blend_isa_ isa, int *out_lanes)
+{
+    mb_blend_kernel_fn_ fn = NULL;
+    int lanes = 4;
+    switch (isa) {
+    case MB_BLEND_ISA_AUTO_:
+#ifdef MB_BLEND_HAVE_AVX2_
+        if (cpu_has_avx2_fma()) {
+            fn = mb_blend_kernel_avx2_;
+            lanes = 8;
+            break;
         }
-        mb_xform *o = &d->out.joints[j];
-        if (!(total > 0.0)) {
-            /* Fully masked joint: keep layer 0 (copy only when out is another buffer). */
-            if (o != &d->layers[0].pose->joints[j])
-                *o = d->layers[0].pose->joints[j];
-            if (want_gap)
-                diag->eigen_gap[j] = 1.0f;
-            if (diag && diag->max_angle)
-                diag->max_angle[j] = 0.0f;
-            continue;
+#endif
+#ifdef MB_BLEND_HAVE_SSE2_
+        fn = mb_blend_kernel_sse2_;
+#else
+        fn = mb_blend_kernel_generic_;
+#endif
+        break;
+    case MB_BLEND_ISA_GENERIC_:
+        fn = mb_blend_kernel_generic_;
+        break;
+    case MB_BLEND_ISA_SSE2_:
+#ifdef MB_BLEND_HAVE_SSE2_
+        fn = mb_blend_kernel_sse2_;
+#endif
+        break;
+    case MB_BLEND_ISA_AVX2_:
+#ifdef MB_BLEND_HAVE_AVX2_
+        if (cpu_has_avx2_fma()) {
+            fn = mb_blend_kernel_avx2_;
+            lanes = 8;
         }
-        /* Translations first: they read the inputs, which out may alias. */
-        double p[3] = {0, 0, 0};
-        for (int i = 0; i < L; ++i) {
-            const mb_blend_layer *l = &d->layers[i];
-            double w = (double)l->weight * (l->joint_weights ? l->joint_weights[j] : 1.0f);
-            if (w <= 0.0)
-                continue;
-            for (int k = 0; k < 3; ++k)
-                p[k] += (w / total) * l->pose->joints[j].pos[k];
-        }
-        for (int i = 0; i < m; ++i)
-            in[i].w /= total;
-        joint_result r;
-        st = blend_joint(in, m, d->method, exact, want_gap, thr, &r);
-        if (st != MB_OK)
-            return st;
-        for (int k = 0; k < 4; ++k)
-            o->rot[k] = (float)r.q[k];
-        for (int k = 0; k < 3; ++k)
-            o->pos[k] = (float)p[k];
-        if (diag) {
-            if (diag->eigen_gap)
-                diag->eigen_gap[j] = (float)(r.gap < 0.0 ? 1.0 : r.gap);
-            if (diag->max_angle)
-                diag->max_angle[j] = (float)r.max_angle;
-            diag->low_gap_joints += r.low_gap;
-        }
+#endif
+        break;
+    default:
+        break;
+    }
+    if (out_lanes)
+        *out_lanes = lanes;
+    return fn;
+}
+
+mb_blend_check_fn_ mb_blend_checker_(mb_blend_isa_ isa)
+{
+    int lanes = 0;
+    mb_blend_kernel_fn_ k = mb_blend_kernel_(isa, &lanes);
+#ifdef MB_BLEND_HAVE_AVX2_
+    if (k == mb_blend_kernel_avx2_)
+        return mb_blend_check_avx2_;
+#endif
+#ifdef MB_BLEND_HAVE_SSE2_
+    if (k == mb_blend_kernel_sse2_)
+        return mb_blend_check_sse2_;
+#endif
+    return k ? mb_blend_check_generic_ : NULL;
+}
+
+const char *mb_blend_isa_name_(mb_blend_isa_ isa)
+{
+    static const char *const names[] = {"auto", "generic", "sse2", "avx2"};
+    return (unsigned)isa < (unsigned)MB_BLEND_ISA_COUNT_ ? names[isa] : NULL;
+}
+
+static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes)
+{
+    const mb_blend_desc *d = c->d;
+    int n = d->out.count;
+    const mb_xform *src[MB_BLEND_MAX_LAYERS];
+    const float *msrc[MB_BLEND_MAX_LAYERS];
+    float wt[MB_BLEND_MAX_LAYERS];
+    double wsum = 0.0;
+    int k = 0, any_mask = 0, heaviest = 0;
+    for (int i = 0; i < d->layer_count; ++i) {
+        const mb_blend_layer *l = &d->layers[i];
+        if (!(l->weight > 0.0f))
+            continue; /* contributes nothing, not even a sign */
+        src[k] = l->pose->joints;
+        msrc[k] = l->joint_weights;
+        any_mask |= l->joint_weights != NULL;
+        wt[k] = l->weight;
+        wsum += l->weight;
+        if (wt[k] > wt[heaviest])
+            heaviest = k;
+        ++k;
+    }
+    if (!any_mask)
+        for (int i = 0; i < k; ++i)
+            wt[i] = (float)(wt[i] / wsum);
+    mb_blend_batch_ b;
+    memset(&b, 0, sizeof b);
+    b.k = k;
+    b.src = src;
+    b.mask = any_mask ? msrc : NULL;
+    b.weight = wt;
+    b.heaviest = heaviest;
+    b.dst = d->out.joints;
+    b.max_angle = d->diag ? d->diag->max_angle : NULL;
+    b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
+    b.tol = KERNEL_TOL;
+    for (int j0 = 0; j0 < n;) {
+        b.j0 = j0;
+        b.count = n - j0;
+        int done = kernel(&b, c->stats);
+        for (int g = 0; g * lanes < done; ++g)
+            for (unsigned rej = b.rej[g]; rej; rej &= rej - 1) {
+                int l = 0;
+                while (!(rej >> l & 1u))
+                    ++l;
+                mb_status st = scalar_joint(c, j0 + g * lanes + l);
+                if (st != MB_OK)
+                    return st;
+            }
+        j0 += done;
     }
     return MB_OK;
+}
+
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats)
+{
+    mb_status st = validate(d, mb_blend_checker_(isa));
+    if (st != MB_OK)
+        return st;
+    run_ctx c;
+    c.d = d;
+    c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
+    c.exact = d->solver == MB_EIGEN_LAPACKE;
+    c.want_gap = d->diag && d->diag->eigen_gap;
+    c.stats = stats;
+    if (d->diag)
+        d->diag->low_gap_joints = 0;
+    if (d->method == MB_BLEND_LOGEXP && !c.exact && !c.want_gap) {
+        int lanes = 4;
+        mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
+        if (kernel)
+            return run_kernel(&c, kernel, lanes);
+        if (isa != MB_BLEND_ISA_AUTO_)
+            return MB_INVALID_ARG; /* that ISA is not available here */
+    }
+    for (int j = 0; j < d->out.count; ++j) {
+        st = scalar_joint(&c, j);
+        if (st != MB_OK)
+            return st;
+    }
+    return MB_OK;
+}
+
+mb_status mb_blend_run(const mb_blend_desc *d)
+{
+    return mb_blend_run_isa_(d, MB_BLEND_ISA_AUTO_, NULL);
 }

@@ -1,0 +1,88 @@
+/* Private interface of the blend job: the SIMD kernel that runs the default path (logexp,
+ * fast solver), shared by blend.c, the tests and tools/bench/bench_blend.c.
+ *
+ * The kernel works in single precision across joints (structure of arrays, W lanes per
+ * vector) on a batch of consecutive joints, phase by phase over the batch's groups of W
+ * so that independent groups overlap in the CPU (the power iteration and the polynomials
+ * are chains of dependent operations). A joint whose reference quaternion it cannot
+ * certify (gap bound below min_gap, power iteration not converged, a fully masked joint,
+ * a quaternion too small to normalise in float) is not written: its bit is set in rej[]
+ * and the caller runs the double-precision scalar path for it, which falls back to
+ * LAPACKE where the gap may be below the user's threshold. */
+#ifndef MB_BLEND_INTERNAL_H
+#define MB_BLEND_INTERNAL_H
+
+#include "mblend/blend.h"
+
+#define MB_BLEND_BATCH_MAX_GROUPS 8
+
+/* A run of consecutive joints. Pointers point at the job's joint 0; the kernel handles
+ * joints j0 .. j0 + count - 1, or fewer (it returns how many), never reading or writing
+ * outside that range. */
+typedef struct mb_blend_batch_ {
+    int k;                       /* inputs, 1..MB_BLEND_MAX_LAYERS (zero-weight layers dropped) */
+    int j0, count;
+    const mb_xform *const *src;  /* k inputs */
+    const float *const *mask;    /* NULL, or k entries each NULL (no mask) or the mask values */
+    const float *weight;         /* k layer weights; they sum to 1 when mask is NULL */
+    int heaviest;                /* index of the largest weight: the power iteration's start */
+    mb_xform *dst;               /* may be exactly the memory of one input */
+    float *max_angle;            /* optional diagnostics */
+    /* Given references (bench only: times the log/exp step alone), in groups of W joints,
+     * each 4 * W floats component-major (x of all lanes, then y, z, w), from joint 0.
+     * NULL: solve for them. */
+    const float *ref;
+    float min_gap; /* accept a lane only if its relative-gap bound is >= this */
+    float tol;     /* and its eigenvector's angle bound |r| / (rho - lambda2 bound) <= this */
+    /* out: bit l of rej[g] = joint j0 + g * W + l was not written */
+    unsigned rej[MB_BLEND_BATCH_MAX_GROUPS];
+} mb_blend_batch_;
+
+/* Counters a kernel may add to (tests and bench). */
+typedef struct mb_blend_kstats_ {
+    long groups;
+    long iterations;     /* power-iteration steps, summed over groups (not lanes) */
+    long renormalised;   /* groups whose inputs needed the exact normalisation */
+    long rejected_lanes; /* lanes handed back to the scalar path */
+    long exact_joints;   /* joints whose reference came from LAPACKE (counted by blend.c) */
+} mb_blend_kstats_;
+
+/* Runs a batch; returns the number of joints handled (>= 1); stats may be NULL. */
+typedef int (*mb_blend_kernel_fn_)(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+
+typedef enum mb_blend_isa_ {
+    MB_BLEND_ISA_AUTO_ = 0, /* best available on this CPU */
+    MB_BLEND_ISA_GENERIC_,  /* portable C, 4 lanes */
+    MB_BLEND_ISA_SSE2_,     /* 4 lanes */
+    MB_BLEND_ISA_AVX2_,     /* 8 lanes with FMA (runtime-dispatched under GCC on x86-64) */
+    MB_BLEND_ISA_COUNT_
+} mb_blend_isa_;
+
+/* A fast pre-check of pose values for validate(): 1 when every float of x[0..n) is finite
+ * and every rotation has 0 < |q|^2 < 3e38 in float; 0 means "re-check exactly". */
+typedef int (*mb_blend_check_fn_)(const mb_xform *x, int n);
+
+/* The kernel for an ISA and its lane count (and its pre-check, out_check nullable); NULL
+ * when the ISA is not built in or the CPU lacks it (AUTO never returns NULL). */
+mb_blend_kernel_fn_ mb_blend_kernel_(mb_blend_isa_ isa, int *out_lanes);
+mb_blend_check_fn_ mb_blend_checker_(mb_blend_isa_ isa);
+const char *mb_blend_isa_name_(mb_blend_isa_ isa);
+
+/* mb_blend_run with a chosen kernel ISA (AUTO = what mb_blend_run uses); stats may be NULL. */
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats);
+
+/* The instantiations (blend_kernel_*.c). */
+int mb_blend_kernel_generic_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_check_generic_(const mb_xform *x, int n);
+#if defined(__x86_64__) || defined(_M_X64) || (defined(__i386__) && defined(__SSE2__))
+#define MB_BLEND_HAVE_SSE2_ 1
+int mb_blend_kernel_sse2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_check_sse2_(const mb_xform *x, int n);
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define MB_BLEND_HAVE_AVX2_ 1
+int mb_blend_kernel_avx2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_check_avx2_(const mb_xform *x, int n);
+#endif
+
+#endif
