@@ -66,7 +66,9 @@ typedef struct mb_blend_desc {
  * mask value, a zero weight total, an unknown method; MB_TOO_SMALL for short diag
  * arrays; MB_NUMERIC for non-finite pose values. Weights are normalised per joint; a
  * joint whose masked weights are all zero takes layer 0's transform unchanged.
- * Deterministic: the same inputs in the same order give bit-identical output. */
+ * Deterministic: the same inputs in the same order give bit-identical output on one
+ * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ
+ * in the last float bits). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
 
 /* Name of a method ("logexp", "nlerp", "karcher"); NULL for unknown values. */
