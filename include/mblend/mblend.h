@@ -8,5 +8,7 @@
 #include "bvh.h"
 #include "blend.h"
 #include "motion.h"
+#include "transition.h"
+#include "controller.h"
 
 #endif

@@ -14,6 +14,7 @@
 #include "blend/blend_internal.h"
 #include "mblend/blend.h"
 #include "mblend/math.h"
+#include "math/quat_internal.h"
 #include "math/reference_internal.h"
 
 #define DEFAULT_GAP_THRESHOLD 1e-3f
@@ -45,54 +46,6 @@ mb_status mb_blend_method_parse(const char *name, mb_blend_method *out)
     return MB_INVALID_ARG;
 }
 
-/* ---------- double-precision quaternion helpers (x, y, z, w) ---------- */
-
-static void qmul(const double p[4], const double q[4], double r[4])
-{
-    r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
-    r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
-    r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
-    r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
-}
-
-/* conj(p) * q */
-static void qconjmul(const double p[4], const double q[4], double r[4])
-{
-    const double pc[4] = {-p[0], -p[1], -p[2], p[3]};
-    qmul(pc, q, r);
-}
-
-static double dot4(const double a[4], const double b[4])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
-
-/* log of a unit quaternion with w >= 0 assumed done by the caller; rotation vector. */
-static void qlog(const double q[4], double v[3])
-{
-    double s = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
-    double w = q[3];
-    double k;
-    if (s < 1e-4) {
-        double r = s / w;
-        k = (2.0 / w) * (1.0 - r * r / 3.0);
-    } else {
-        k = 2.0 * atan2(s, w) / s;
-    }
-    v[0] = q[0] * k;
-    v[1] = q[1] * k;
-    v[2] = q[2] * k;
-}
-
-static void qexp(const double v[3], double q[4])
-{
-    double t = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    double k = t < 1e-4 ? 0.5 - t * t / 48.0 : sin(0.5 * t) / t;
-    q[0] = v[0] * k;
-    q[1] = v[1] * k;
-    q[2] = v[2] * k;
-    q[3] = cos(0.5 * t);
-}
 
 /* ---------- the reference quaternion ---------- */
 
@@ -107,10 +60,10 @@ static void qexp(const double v[3], double q[4])
 static int certify(const double m[16], double tr, double fro, const double x[4], double thr,
                    double *angle_bound, double *residual)
 {
-    double y[4], xx = dot4(x, x);
+    double y[4], xx = mb_qdot_d_(x, x);
     for (int r = 0; r < 4; ++r)
         y[r] = m[r] * x[0] + m[4 + r] * x[1] + m[8 + r] * x[2] + m[12 + r] * x[3];
-    double rho = dot4(x, y) / xx, rr = 0.0;
+    double rho = mb_qdot_d_(x, y) / xx, rr = 0.0;
     for (int k = 0; k < 4; ++k)
         rr += (y[k] - rho * x[k]) * (y[k] - rho * x[k]);
     double T = tr - rho, S = fro - rho * rho;
@@ -134,7 +87,7 @@ static int reference_fast(const double m[16], const double start[4], double thr,
             double y[4];
             for (int r = 0; r < 4; ++r)
                 y[r] = a[r] * x[0] + a[4 + r] * x[1] + a[8 + r] * x[2] + a[12 + r] * x[3];
-            double n = sqrt(dot4(y, y));
+            double n = sqrt(mb_qdot_d_(y, y));
             if (!(n > 0.0) || !isfinite(n))
                 return 0;
             for (int k = 0; k < 4; ++k)
@@ -178,11 +131,11 @@ static void blend_nlerp(const joint_in *in, int n, double out[4])
 {
     double acc[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; ++i) {
-        double s = dot4(acc, in[i].q) < 0.0 ? -in[i].w : in[i].w;
+        double s = mb_qdot_d_(acc, in[i].q) < 0.0 ? -in[i].w : in[i].w;
         for (int k = 0; k < 4; ++k)
             acc[k] += s * in[i].q[k];
     }
-    double nn = sqrt(dot4(acc, acc));
+    double nn = sqrt(mb_qdot_d_(acc, acc));
     if (!(nn > 0.0)) { /* exact cancellation: fall back to the heaviest input */
         int best = 0;
         for (int i = 1; i < n; ++i)
@@ -203,11 +156,11 @@ static void tangent_mean(const joint_in *in, int n, const double base[4], double
     double mx = 0.0;
     for (int i = 0; i < n; ++i) {
         double d[4], vi[3];
-        qconjmul(base, in[i].q, d);
+        mb_qconjmul_d_(base, in[i].q, d);
         if (d[3] < 0.0)
             for (int k = 0; k < 4; ++k)
                 d[k] = -d[k];
-        qlog(d, vi);
+        mb_quat_log_d_(d, vi);
         double a2 = vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2];
         if (a2 > mx)
             mx = a2;
@@ -268,8 +221,8 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
         return MB_OK;
     }
     tangent_mean(in, n, ref, v, &res->max_angle);
-    qexp(v, e);
-    qmul(ref, e, res->q);
+    mb_quat_exp_d_(v, e);
+    mb_qmul_d_(ref, e, res->q);
     if (method == MB_BLEND_KARCHER) {
         /* Gauss-Newton on the geodesic mean: move the base until the tangent mean is 0. */
         for (int it = 0; it < 32; ++it) {
@@ -278,8 +231,8 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
             tangent_mean(in, n, base, v, NULL);
             if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-7)
                 break;
-            qexp(v, e);
-            qmul(base, e, res->q);
+            mb_quat_exp_d_(v, e);
+            mb_qmul_d_(base, e, res->q);
         }
     }
     return MB_OK;

@@ -19,6 +19,7 @@
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
 #include "io/number_internal.h"
+#include "math/quat_internal.h"
 #include "mblend/bvh.h"
 
 #define RAD2DEG 57.295779513082320876798154814105
@@ -186,20 +187,6 @@ static int fmt_double_shortest(char *buf, double v)
 
 /* ---------- rotations ---------- */
 
-/* Row-major rotation matrix of a unit quaternion. */
-static void quat_to_mat3(const double q[4], double m[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    m[0][0] = 1 - 2 * (y * y + z * z);
-    m[0][1] = 2 * (x * y - z * w);
-    m[0][2] = 2 * (x * z + y * w);
-    m[1][0] = 2 * (x * y + z * w);
-    m[1][1] = 1 - 2 * (x * x + z * z);
-    m[1][2] = 2 * (y * z - x * w);
-    m[2][0] = 2 * (x * z - y * w);
-    m[2][1] = 2 * (y * z + x * w);
-    m[2][2] = 1 - 2 * (x * x + y * y);
-}
 
 /* Euler angles (radians) of q for a joint that writes nrot (1..3) rotation channels, the
  * first nrot axes of order o. With fewer than three channels the missing angles are read as
@@ -223,7 +210,7 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
     double m[3][3];
     double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0; /* parity of (i, j, k) */
     if (nrot >= 3) {
-        quat_to_mat3(q, m);
+        mb_quat_to_mat3_d_(q, m);
         double cb = hypot(m[i][i], m[i][j]);
         if (cb < FLOAT_LOCK_COS) {
             /* A lock rotation that went through float arithmetic (blending, sampling)
@@ -248,7 +235,7 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
         a[0] = t;
         return;
     }
-    quat_to_mat3(q, m);
+    mb_quat_to_mat3_d_(q, m);
     a[0] = atan2(s * m[k][j], m[j][j]);
     a[1] = atan2(s * m[i][k], m[i][i]);
 }

@@ -9,6 +9,7 @@
 
 #include "mblend/math.h"
 #include "math/euler_internal.h"
+#include "math/quat_internal.h"
 
 static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
 static const unsigned char order_axes[6][3] = {
@@ -52,14 +53,6 @@ mb_euler_order mb_euler_order_from_axes_(int a0, int a1, int a2)
     return MB_ORDER_XYZ;
 }
 
-/* Hamilton product r = p * q (x, y, z, w). */
-static void qmul(const double p[4], const double q[4], double r[4])
-{
-    r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
-    r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
-    r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
-    r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
-}
 
 void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 {
@@ -72,8 +65,8 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
         q[k][3] = cos(h);
     }
     double t[4];
-    qmul(q[0], q[1], t);
-    qmul(t, q[2], out);
+    mb_qmul_d_(q[0], q[1], t);
+    mb_qmul_d_(t, q[2], out);
 }
 
 /* Taylor coefficients of sin(x deg) and cos(x deg) with pi/180 folded in; on
@@ -137,20 +130,6 @@ void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *
     }
 }
 
-/* Row-major 3x3 rotation matrix of a (normalised) quaternion. */
-static void quat_to_mat3(const double q[4], double m[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    m[0][0] = 1 - 2 * (y * y + z * z);
-    m[0][1] = 2 * (x * y - z * w);
-    m[0][2] = 2 * (x * z + y * w);
-    m[1][0] = 2 * (x * y + z * w);
-    m[1][1] = 1 - 2 * (x * x + z * z);
-    m[1][2] = 2 * (y * z - x * w);
-    m[2][0] = 2 * (x * z - y * w);
-    m[2][1] = 2 * (y * z + x * w);
-    m[2][2] = 1 - 2 * (x * x + y * y);
-}
 
 void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
 {
@@ -161,7 +140,7 @@ void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
         for (int k = 0; k < 4; ++k)
             q[k] = q_in[k] / n;
     double m[3][3];
-    quat_to_mat3(q, m);
+    mb_quat_to_mat3_d_(q, m);
     int i = order_axes[o][0], j = order_axes[o][1], k = order_axes[o][2];
     /* Even permutations of XYZ (XYZ, YZX, ZXY) have parity +1. For R = Ri(a) Rj(b) Rk(c):
      * R[i][k] = s sin b, R[j][k] = -s sin a cos b, R[k][k] = cos a cos b,

@@ -7,69 +7,7 @@
 
 #include "base/alloc_internal.h"
 #include "mblend/motion.h"
-
-#define PI 3.14159265358979323846
-
-/* ---------- small double-precision rotation helpers ---------- */
-
-static void qmul(const double p[4], const double q[4], double r[4])
-{
-    r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
-    r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
-    r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
-    r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
-}
-
-static void qrotate(const double q[4], const double v[3], double out[3])
-{
-    /* v' = v + 2 w (u x v) + 2 u x (u x v), u = vector part */
-    double u[3] = {q[0], q[1], q[2]}, w = q[3];
-    double t[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]),
-                   2 * (u[0] * v[1] - u[1] * v[0])};
-    out[0] = v[0] + w * t[0] + (u[1] * t[2] - u[2] * t[1]);
-    out[1] = v[1] + w * t[1] + (u[2] * t[0] - u[0] * t[2]);
-    out[2] = v[2] + w * t[2] + (u[0] * t[1] - u[1] * t[0]);
-}
-
-static void yaw_quat(int up, double angle, double q[4])
-{
-    q[0] = q[1] = q[2] = 0.0;
-    q[up] = sin(0.5 * angle);
-    q[3] = cos(0.5 * angle);
-}
-
-/* Heading: the twist of a world rotation about the up axis (swing-twist split). */
-static double heading_of(int up, const double q[4]) { return 2.0 * atan2(q[up], q[3]); }
-
-static double wrap_angle(double a)
-{
-    while (a > PI)
-        a -= 2 * PI;
-    while (a < -PI)
-        a += 2 * PI;
-    return a;
-}
-
-/* World rotation and position of joint j from a local pose (walks the parent chain). */
-static void chain_world(const int *parents, const mb_pose *p, int j, double q[4], double pos[3])
-{
-    int chain[MB_MAX_JOINTS], n = 0;
-    for (int k = j; k >= 0; k = parents[k])
-        chain[n++] = k;
-    q[0] = q[1] = q[2] = 0.0;
-    q[3] = 1.0;
-    pos[0] = pos[1] = pos[2] = 0.0;
-    for (int i = n - 1; i >= 0; --i) {
-        const mb_xform *x = &p->joints[chain[i]];
-        double t[3] = {x->pos[0], x->pos[1], x->pos[2]}, r[3];
-        qrotate(q, t, r);
-        for (int k = 0; k < 3; ++k)
-            pos[k] += r[k];
-        double lq[4] = {x->rot[0], x->rot[1], x->rot[2], x->rot[3]}, nq[4];
-        qmul(q, lq, nq);
-        memcpy(q, nq, sizeof nq);
-    }
-}
+#include "motion/rootmotion_internal.h"
 
 /* ---------- errors ---------- */
 
@@ -232,10 +170,10 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
                 goto done;
             }
             double q[4], pos[3];
-            chain_world(mb_skeleton_parents(in->skeleton), &p, root, q, pos);
-            double h = heading_of(up, q);
+            mb_rm_chain_world(mb_skeleton_parents(in->skeleton), &p, root, q, pos);
+            double h = mb_rm_heading(up, q);
             if (k > 0) /* unwrap so deltas never jump by 2 pi */
-                unwrap += wrap_angle(h - prev);
+                unwrap += mb_rm_wrap(h - prev);
             else
                 unwrap = h;
             prev = h;
@@ -272,22 +210,13 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
             /* Integrate the blended step, each input's step seen from its own heading. */
             double step[3] = {0, 0, 0}, dpsi = 0.0;
             for (int i = 0; i < L; ++i) {
-                const double *a = &st[i].root[4 * (k - 1)], *b = &st[i].root[4 * k];
-                double dv[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, yq[4], lv[3];
-                dv[up] = 0.0;
-                yaw_quat(up, -a[3], yq);
-                qrotate(yq, dv, lv);
+                double lv[3], dp;
+                mb_rm_local_step(up, &st[i].root[4 * (k - 1)], &st[i].root[4 * k], lv, &dp);
                 for (int c = 0; c < 3; ++c)
                     step[c] += st[i].w * lv[c];
-                dpsi += st[i].w * (b[3] - a[3]);
+                dpsi += st[i].w * dp;
             }
-            double yq[4], wv[3];
-            yaw_quat(up, psi, yq);
-            qrotate(yq, step, wv);
-            for (int c = 0; c < 3; ++c)
-                if (c != up)
-                    P[c] += wv[c];
-            psi += dpsi;
+            mb_rm_integrate(up, P, &psi, step, dpsi);
         }
         double height = 0.0;
         double ph = PHASE(k);
@@ -301,9 +230,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
             height += st[i].w * st[i].root[4 * k + up];
             /* Root rotation relative to its own heading, in world axes. */
             double q[4], pos[3], yq[4], rel[4];
-            chain_world(mb_skeleton_parents(in->skeleton), &poses[i], root, q, pos);
-            yaw_quat(up, -st[i].root[4 * k + 3], yq);
-            qmul(yq, q, rel);
+            mb_rm_chain_world(mb_skeleton_parents(in->skeleton), &poses[i], root, q, pos);
+            mb_rm_yaw_quat(up, -st[i].root[4 * k + 3], yq);
+            mb_qmul_d_(yq, q, rel);
             for (int c = 0; c < 4; ++c)
                 st[i].pose[root].rot[c] = (float)rel[c];
             layers[i].pose = &poses[i];
@@ -339,22 +268,14 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
                                     outpose[root].rot[3]};
             double wq[4], wp[3] = {P[0], P[1], P[2]};
             wp[up] = height;
-            yaw_quat(up, psi, yq);
-            qmul(yq, rel, wq);
+            mb_rm_yaw_quat(up, psi, yq);
+            mb_qmul_d_(yq, rel, wq);
             double pq[4] = {0, 0, 0, 1}, pp[3] = {0, 0, 0};
             if (parents[root] >= 0) {
                 mb_pose p0 = {st[0].pose, nj};
-                chain_world(parents, &p0, parents[root], pq, pp);
+                mb_rm_chain_world(parents, &p0, parents[root], pq, pp);
             }
-            double pinv[4] = {-pq[0], -pq[1], -pq[2], pq[3]}, lq[4], dv[3], lp[3];
-            qmul(pinv, wq, lq);
-            for (int c = 0; c < 3; ++c)
-                dv[c] = wp[c] - pp[c];
-            qrotate(pinv, dv, lp);
-            for (int c = 0; c < 4; ++c)
-                outpose[root].rot[c] = (float)lq[c];
-            for (int c = 0; c < 3; ++c)
-                outpose[root].pos[c] = (float)lp[c];
+            mb_rm_world_to_local(pq, pp, wq, wp, outpose[root].rot, outpose[root].pos);
         }
         float *fr = orot + 4 * (size_t)k * nj;
         for (int j = 0; j < nj; ++j) {

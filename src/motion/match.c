@@ -1,0 +1,520 @@
+/* Transition-point search (Kovar and Gleicher, "Motion Graphs", 2002), all pairs through BLAS.
+ *
+ * Each candidate frame f of a clip gives a point cloud: the joints of the root's subtree
+ * at window_samples times from f to f + window. Two clouds are compared after the best
+ * rotation about the up axis and horizontal translation of the second onto the first;
+ * with weights w = 1/n, horizontal coordinates centred per cloud (p~, q~) and heights y:
+ *
+ *   D = sum w (y_p - y_q)^2 + sum w |p~|^2 + sum w |q~|^2 - 2 sqrt(Sc^2 + Ss^2)
+ *   Sc = sum w (p~u q~u + p~v q~v),  Ss = sum w (p~v q~u - p~u q~v),  theta = atan2(Ss, Sc)
+ *
+ * (u, v, up cyclic, so a positive theta turns u towards v). Every pair's cross terms are
+ * dot products of per-frame feature rows, so one block of A's rows against all of B is
+ * three matrix products: Y_A Y_B^T, H_A H_B^T and H_A H'_B^T with H' = [-q~v | q~u].
+ * Reported pairs are local minima of D in (a, b), kept in a heap, recomputed in double
+ * and thinned to min_separation. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cblas.h>
+
+#include "mblend/transition.h"
+#include "motion/motion_internal.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static mb_status mfail(mb_error *err, mb_status code, const char *fmt, ...)
+{
+    if (err) {
+        memset(err, 0, sizeof *err);
+        err->code = code;
+        snprintf(err->source, sizeof err->source, "match");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->text, sizeof err->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* One clip's data for the search. */
+typedef struct mclip {
+    const mb_clip *c;
+    mb_motion_info info;
+    float *pos;            /* [frame][joint][3] world positions */
+    int nf, nj;
+    double ft;
+    int f0, f1;            /* candidate frames [f0, f1) */
+    double ground;
+} mclip;
+
+/* World position of joint j at time t (seconds) by linear interpolation of frames. */
+static void pos_at(const mclip *m, int j, double t, double out[3])
+{
+    double x = t / m->ft;
+    int i = (int)floor(x);
+    if (i < 0) {
+        i = 0;
+        x = 0.0;
+    }
+    if (i >= m->nf - 1) {
+        i = m->nf - 1;
+        x = i;
+    }
+    double a = x - i;
+    const float *p = &m->pos[3 * ((size_t)i * m->nj + j)];
+    const float *q = i + 1 < m->nf ? p + 3 * m->nj : p;
+    for (int k = 0; k < 3; ++k)
+        out[k] = p[k] + a * (q[k] - p[k]);
+}
+
+typedef struct mparams {
+    int up, u, v;          /* up axis and the horizontal axes (u, v, up cyclic) */
+    int S;                 /* samples per window */
+    double dt;             /* seconds between samples */
+    int *joints;           /* the root's subtree */
+    int J;
+} mparams;
+
+/* The cloud of frame f: n = S * J points in (u, v, y), horizontal centred, y - ground. */
+static void cloud(const mclip *m, const mparams *mp, int f, double *pu, double *pv, double *py)
+{
+    int n = mp->S * mp->J, k = 0;
+    double mu = 0.0, mv = 0.0;
+    for (int s = 0; s < mp->S; ++s) {
+        double t = f * m->ft + s * mp->dt;
+        for (int jj = 0; jj < mp->J; ++jj, ++k) {
+            double p[3];
+            pos_at(m, mp->joints[jj], t, p);
+            pu[k] = p[mp->u];
+            pv[k] = p[mp->v];
+            py[k] = p[mp->up] - m->ground;
+            mu += pu[k];
+            mv += pv[k];
+        }
+    }
+    mu /= n;
+    mv /= n;
+    for (k = 0; k < n; ++k) {
+        pu[k] -= mu;
+        pv[k] -= mv;
+    }
+}
+
+/* Exact cost (mean squared distance) and alignment of one pair, in double. */
+static double pair_cost(const mclip *A, const mclip *B, const mparams *mp, int a, int b, double *scratch,
+                        double *theta, double *dx, double *dz)
+{
+    int n = mp->S * mp->J;
+    double *au = scratch, *av = au + n, *ay = av + n, *bu = ay + n, *bv = bu + n, *by = bv + n;
+    cloud(A, mp, a, au, av, ay);
+    cloud(B, mp, b, bu, bv, by);
+    double yy = 0.0, hh = 0.0, sc = 0.0, ss = 0.0;
+    for (int k = 0; k < n; ++k) {
+        yy += (ay[k] - by[k]) * (ay[k] - by[k]);
+        hh += au[k] * au[k] + av[k] * av[k] + bu[k] * bu[k] + bv[k] * bv[k];
+        sc += au[k] * bu[k] + av[k] * bv[k];
+        ss += av[k] * bu[k] - au[k] * bv[k];
+    }
+    double D = (yy + hh - 2.0 * sqrt(sc * sc + ss * ss)) / n;
+    if (theta) {
+        /* Means (uncentred) for the translation: t = mean_A - R mean_B. */
+        double ma[2] = {0, 0}, mb[2] = {0, 0};
+        for (int s = 0; s < mp->S; ++s)
+            for (int jj = 0; jj < mp->J; ++jj) {
+                double p[3], q[3];
+                pos_at(A, mp->joints[jj], a * A->ft + s * mp->dt, p);
+                pos_at(B, mp->joints[jj], b * B->ft + s * mp->dt, q);
+                ma[0] += p[mp->u];
+                ma[1] += p[mp->v];
+                mb[0] += q[mp->u];
+                mb[1] += q[mp->v];
+            }
+        for (int k = 0; k < 2; ++k) {
+            ma[k] /= n;
+            mb[k] /= n;
+        }
+        double th = atan2(ss, sc), c = cos(th), s = sin(th);
+        double tu = ma[0] - (c * mb[0] - s * mb[1]), tv = ma[1] - (s * mb[0] + c * mb[1]);
+        *theta = th;
+        /* Report in axis order (the smaller axis index first). */
+        if (mp->u < mp->v) {
+            *dx = tu;
+            *dz = tv;
+        } else {
+            *dx = tv;
+            *dz = tu;
+        }
+    }
+    return D < 0.0 ? 0.0 : D;
+}
+
+/* ---- a max-heap of the best candidates (largest cost on top) ---- */
+typedef struct cand {
+    float cost;
+    int a, b;
+} cand;
+
+static void heap_push(cand *h, int *n, int cap, cand c)
+{
+    if (*n == cap) {
+        if (!(c.cost < h[0].cost))
+            return;
+        /* replace the top and sift down */
+        int i = 0;
+        h[0] = c;
+        for (;;) {
+            int l = 2 * i + 1, r = l + 1, m = i;
+            if (l < *n && h[l].cost > h[m].cost)
+                m = l;
+            if (r < *n && h[r].cost > h[m].cost)
+                m = r;
+            if (m == i)
+                break;
+            cand t = h[i];
+            h[i] = h[m];
+            h[m] = t;
+            i = m;
+        }
+        return;
+    }
+    int i = (*n)++;
+    h[i] = c;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!(h[p].cost < h[i].cost))
+            break;
+        cand t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const mb_match_pair *a = x, *b = y;
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? -1 : 1;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info, int up_given,
+                            mclip *m, mb_error *err, const char *name)
+{
+    memset(m, 0, sizeof *m);
+    m->c = c;
+    m->nf = mb_clip_frame_count(c);
+    m->nj = mb_clip_joint_count(c);
+    m->ft = mb_clip_frame_time(c);
+    if (m->nf < 2)
+        return mfail(err, MB_INVALID_ARG, "clip %s has fewer than 2 frames", name);
+    if (info) {
+        m->info = *info;
+    } else {
+        mb_analyze_desc ad = {0};
+        ad.up_axis = up_given;
+        mb_status st = mb_motion_analyze(s, c, &ad, name, &m->info, err);
+        if (st != MB_OK)
+            return st;
+    }
+    m->pos = malloc((size_t)m->nf * m->nj * 3 * sizeof *m->pos);
+    if (!m->pos)
+        return mfail(err, MB_NOMEM, "out of memory");
+    mb_status st = mb_motion_positions_(s, c, m->pos);
+    if (st != MB_OK)
+        return mfail(err, st, "forward kinematics of %s failed", name);
+    m->ground = m->info.ground;
+    if (!isfinite(m->ground))
+        m->ground = 0.0;
+    return MB_OK;
+}
+
+/* Candidate frames in [from, to] seconds with room for the window. */
+static int frame_span(mclip *m, double from, double to, double window)
+{
+    double last_t = (m->nf - 1) * m->ft - window;
+    int lo = (int)ceil(from / m->ft - 1e-9), hi = (int)floor((to > 0.0 ? to : last_t) / m->ft + 1e-9);
+    int hmax = (int)floor(last_t / m->ft + 1e-9);
+    if (lo < m->info.first_frame)
+        lo = m->info.first_frame;
+    if (hi > hmax)
+        hi = hmax;
+    m->f0 = lo;
+    m->f1 = hi + 1;
+    return m->f1 > m->f0;
+}
+
+mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity, int *out_count,
+                        mb_match_stats *stats, mb_error *err)
+{
+    double t_start = now_s(), t_blas = 0.0;
+    if (out_count)
+        *out_count = 0;
+    if (!d || !out || !out_count || capacity < 1 || !d->a || !d->b || !d->skeleton_a)
+        return mfail(err, MB_INVALID_ARG, "match needs two clips, a skeleton and an output array");
+    const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
+    int diff;
+    if (!mb_skeleton_same_topology(sa, sb, &diff))
+        return mfail(err, MB_MISMATCH, "the skeletons differ at joint %d", diff);
+    if (mb_clip_joint_count(d->a) != mb_skeleton_joint_count(sa) ||
+        mb_clip_joint_count(d->b) != mb_skeleton_joint_count(sb))
+        return mfail(err, MB_MISMATCH, "a clip does not fit its skeleton");
+    double window = d->window > 0.0 ? d->window : 0.25;
+    int S = d->window_samples > 0 ? d->window_samples : 8;
+    if (!isfinite(window) || S > 256 || !isfinite(d->a_from) || !isfinite(d->a_to) || !isfinite(d->b_from) ||
+        !isfinite(d->b_to) || d->a_from < 0 || d->a_to < 0 || d->b_from < 0 || d->b_to < 0 || d->min_separation < 0)
+        return mfail(err, MB_INVALID_ARG, "bad window, samples, ranges or separation");
+    if (S == 1)
+        window = 0.0;
+
+    mclip A, B;
+    memset(&B, 0, sizeof B);
+    mparams mp;
+    memset(&mp, 0, sizeof mp);
+    float *FA = NULL, *FB = NULL, *FS = NULL, *C = NULL;
+    double *DA = NULL, *DB = NULL, *DS = NULL, *DC = NULL, *scratch = NULL;
+    double *na = NULL, *nb = NULL;
+    float *cost = NULL;
+    cand *heap = NULL;
+    mb_match_pair *pairs = NULL;
+    mb_status rc = mclip_init(sa, d->a, d->info_a, 0, &A, err, "A");
+    if (rc == MB_OK)
+        rc = mclip_init(sb, d->b, d->info_b, A.info.up_axis + 1, &B, err, "B");
+    if (rc != MB_OK)
+        goto done;
+    if (!frame_span(&A, d->a_from, d->a_to, window) || !frame_span(&B, d->b_from, d->b_to, window)) {
+        rc = mfail(err, MB_INVALID_ARG, "no candidate frames: the ranges leave no room for a %.3g s window", window);
+        goto done;
+    }
+    mp.up = A.info.up_axis;
+    mp.u = (mp.up + 1) % 3;
+    mp.v = (mp.up + 2) % 3;
+    mp.S = S;
+    mp.dt = S > 1 ? window / (S - 1) : 0.0;
+    /* Joints of the root's subtree (a static dummy above it would anchor the cloud). */
+    int nj = A.nj, root = A.info.root;
+    const int *parents = mb_skeleton_parents(sa);
+    mp.joints = malloc((size_t)nj * sizeof *mp.joints);
+    unsigned char *in = calloc((size_t)nj, 1);
+    if (!mp.joints || !in) {
+        free(in);
+        rc = mfail(err, MB_NOMEM, "out of memory");
+        goto done;
+    }
+    in[root] = 1;
+    for (int j = 0; j < nj; ++j) {
+        if (j > root && parents[j] >= 0 && in[parents[j]])
+            in[j] = 1;
+        if (in[j])
+            mp.joints[mp.J++] = j;
+    }
+    free(in);
+
+    int n = S * mp.J, K3 = 3 * n;
+    int NA = A.f1 - A.f0, NB = B.f1 - B.f0;
+    int dbl = d->use_double != 0;
+    size_t fa_elems = (size_t)NA * K3, fb_elems = (size_t)NB * K3, fs_elems = (size_t)NB * 2 * n;
+    scratch = malloc((size_t)6 * n * sizeof *scratch);
+    na = malloc((size_t)NA * sizeof *na);
+    nb = malloc((size_t)NB * sizeof *nb);
+    if (dbl) {
+        DA = malloc(fa_elems * sizeof *DA);
+        DB = malloc(fb_elems * sizeof *DB);
+        DS = malloc(fs_elems * sizeof *DS);
+    } else {
+        FA = malloc(fa_elems * sizeof *FA);
+        FB = malloc(fb_elems * sizeof *FB);
+        FS = malloc(fs_elems * sizeof *FS);
+    }
+    if (!scratch || !na || !nb || (dbl ? (!DA || !DB || !DS) : (!FA || !FB || !FS))) {
+        rc = mfail(err, MB_NOMEM, "out of memory for %d x %d feature rows", NA, NB);
+        goto done;
+    }
+    /* Feature rows: [sqrt(w) y | sqrt(w) u~ | sqrt(w) v~], B's rotated copy [-v~ | u~]; the
+     * squared norms na / nb hold sum w y^2 + sum w |h~|^2 of each row. */
+    double sw = sqrt(1.0 / n);
+    double *cu = scratch, *cv = cu + n, *cy = cv + n;
+    for (int side = 0; side < 2; ++side) {
+        const mclip *m = side ? &B : &A;
+        int N = side ? NB : NA;
+        for (int r = 0; r < N; ++r) {
+            cloud(m, &mp, m->f0 + r, cu, cv, cy);
+            double nrm = 0.0;
+            size_t o = (size_t)r * K3, os = (size_t)r * 2 * n;
+            for (int k = 0; k < n; ++k) {
+                double y = sw * cy[k], u = sw * cu[k], v = sw * cv[k];
+                nrm += y * y + u * u + v * v;
+                if (dbl) {
+                    double *F = side ? DB : DA;
+                    F[o + k] = y;
+                    F[o + n + k] = u;
+                    F[o + 2 * n + k] = v;
+                    if (side) {
+                        DS[os + k] = -v;
+                        DS[os + n + k] = u;
+                    }
+                } else {
+                    float *F = side ? FB : FA;
+                    F[o + k] = (float)y;
+                    F[o + n + k] = (float)u;
+                    F[o + 2 * n + k] = (float)v;
+                    if (side) {
+                        FS[os + k] = (float)-v;
+                        FS[os + n + k] = (float)u;
+                    }
+                }
+            }
+            (side ? nb : na)[r] = nrm;
+        }
+    }
+
+    /* Blocks of R rows of A (plus one row each side for the local-minimum test). */
+    long R = (long)(6000000L / (3L * (NB > 0 ? NB : 1))); /* about 24 MB of products */
+    if (R < 8)
+        R = 8;
+    if (R > NA)
+        R = NA;
+    size_t cbuf = (size_t)(R + 2) * NB * 3;
+    if (dbl)
+        DC = malloc(cbuf * sizeof *DC);
+    else
+        C = malloc(cbuf * sizeof *C);
+    cost = malloc((size_t)(R + 2) * NB * sizeof *cost);
+    int hcap = capacity * 16 > 256 ? capacity * 16 : 256;
+    heap = malloc((size_t)hcap * sizeof *heap);
+    if ((dbl ? !DC : !C) || !cost || !heap) {
+        rc = mfail(err, MB_NOMEM, "out of memory for the cost blocks");
+        goto done;
+    }
+    int hn = 0;
+    for (long r0 = 0; r0 < NA; r0 += R) {
+        long r1 = r0 + R < NA ? r0 + R : NA;
+        long c0 = r0 > 0 ? r0 - 1 : 0, c1 = r1 < NA ? r1 + 1 : NA, M = c1 - c0;
+        size_t plane = (size_t)M * NB;
+        double tb = now_s();
+        if (dbl) {
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0, DA + (size_t)c0 * K3, K3, DB,
+                        K3, 0.0, DC, NB);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, DA + (size_t)c0 * K3 + n,
+                        K3, DB + n, K3, 0.0, DC + plane, NB);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, DA + (size_t)c0 * K3 + n,
+                        K3, DS, 2 * n, 0.0, DC + 2 * plane, NB);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0f, FA + (size_t)c0 * K3, K3, FB,
+                        K3, 0.0f, C, NB);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, FA + (size_t)c0 * K3 + n,
+                        K3, FB + n, K3, 0.0f, C + plane, NB);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, FA + (size_t)c0 * K3 + n,
+                        K3, FS, 2 * n, 0.0f, C + 2 * plane, NB);
+        }
+        t_blas += now_s() - tb;
+        for (long i = 0; i < M; ++i) {
+            double ra = na[c0 + i];
+            float *crow = cost + (size_t)i * NB;
+            if (dbl) {
+                const double *cy_ = DC + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
+                for (int j = 0; j < NB; ++j)
+                    crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(cc[j] * cc[j] + cs[j] * cs[j]));
+            } else {
+                const float *cy_ = C + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
+                for (int j = 0; j < NB; ++j) {
+                    double sc = cc[j], ss = cs[j];
+                    crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(sc * sc + ss * ss));
+                }
+            }
+        }
+        for (long a = r0; a < r1; ++a) {
+            long i = a - c0;
+            const float *row = cost + (size_t)i * NB;
+            const float *up_row = a > 0 ? row - NB : NULL, *dn_row = a + 1 < NA ? row + NB : NULL;
+            for (int j = 0; j < NB; ++j) {
+                float v = row[j];
+                if ((j > 0 && row[j - 1] < v) || (j + 1 < NB && row[j + 1] < v))
+                    continue;
+                int ok = 1;
+                for (int q = -1; q <= 1 && ok; ++q) {
+                    if (j + q < 0 || j + q >= NB)
+                        continue;
+                    if ((up_row && up_row[j + q] < v) || (dn_row && dn_row[j + q] < v))
+                        ok = 0;
+                }
+                if (ok) {
+                    cand cd = {v, (int)a + A.f0, j + B.f0};
+                    heap_push(heap, &hn, hcap, cd);
+                }
+            }
+        }
+    }
+
+    /* Exact costs for the candidates, then the best that keep their distance. */
+    pairs = malloc((size_t)(hn > 0 ? hn : 1) * sizeof *pairs);
+    free(scratch);
+    scratch = malloc((size_t)6 * n * sizeof *scratch);
+    if (!pairs || !scratch) {
+        rc = mfail(err, MB_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < hn; ++i) {
+        double th, dx, dz, D = pair_cost(&A, &B, &mp, heap[i].a, heap[i].b, scratch, &th, &dx, &dz);
+        pairs[i].a = heap[i].a;
+        pairs[i].b = heap[i].b;
+        pairs[i].cost = (float)sqrt(D);
+        pairs[i].theta = (float)th;
+        pairs[i].dx = (float)dx;
+        pairs[i].dz = (float)dz;
+    }
+    qsort(pairs, (size_t)hn, sizeof *pairs, cmp_pair);
+    int sep = d->min_separation > 0 ? d->min_separation : (int)ceil(0.1 / A.ft);
+    int cnt = 0;
+    for (int i = 0; i < hn && cnt < capacity; ++i) {
+        int ok = 1;
+        for (int k = 0; k < cnt && ok; ++k)
+            if (abs(out[k].a - pairs[i].a) < sep && abs(out[k].b - pairs[i].b) < sep)
+                ok = 0;
+        if (ok)
+            out[cnt++] = pairs[i];
+    }
+    *out_count = cnt;
+    if (stats) {
+        stats->blas_seconds = t_blas;
+        stats->pairs = (double)NA * NB;
+        stats->points = n;
+    }
+
+done:
+    free(A.pos);
+    free(B.pos);
+    free(mp.joints);
+    free(FA);
+    free(FB);
+    free(FS);
+    free(C);
+    free(DA);
+    free(DB);
+    free(DS);
+    free(DC);
+    free(scratch);
+    free(na);
+    free(nb);
+    free(cost);
+    free(heap);
+    free(pairs);
+    if (stats)
+        stats->total_seconds = now_s() - t_start;
+    return rc;
+}

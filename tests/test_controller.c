@@ -1,0 +1,694 @@
+/* The runtime controller: validity, in-place poses with root motion that rebuild the clip,
+ * looping and blend spaces, cross-fades with phase sync, inertialization, requests during
+ * transitions without pops, determinism and threads. Real CMU clips from ../shared. */
+#include <math.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "mblend/mblend.h"
+#include "motion/rootmotion_internal.h"
+#include "test_util.h"
+
+typedef struct clip_file {
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_motion_info info;
+} clip_file;
+
+static clip_file load(const char *rel)
+{
+    clip_file f;
+    mb_error e;
+    char path[512];
+    snprintf(path, sizeof path, "bvh/%s", rel);
+    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
+    return f;
+}
+
+static void unload(clip_file *f)
+{
+    mb_clip_destroy(f->c);
+    mb_skeleton_destroy(f->s);
+}
+
+/* walk (0), run (1), and a blend space "locomotion" (2) of both on speed, all looping;
+ * a played-once walk (3). The CMU 02 clips share one header. */
+typedef struct fixture {
+    clip_file walk, run;
+    mb_state_set *set;
+    int nj;
+} fixture;
+
+static fixture make_fixture(void)
+{
+    fixture fx;
+    fx.walk = load("cmu_02_01_walk.bvh");
+    fx.run = load("cmu_02_03_run.bvh");
+    fx.nj = mb_skeleton_joint_count(fx.walk.s);
+    static mb_state_clip walk_c, run_c, loco_c[2], once_c;
+    memset(&walk_c, 0, sizeof walk_c);
+    memset(&run_c, 0, sizeof run_c);
+    memset(loco_c, 0, sizeof loco_c);
+    memset(&once_c, 0, sizeof once_c);
+    walk_c.clip = fx.walk.c;
+    run_c.clip = fx.run.c;
+    loco_c[0] = walk_c;
+    loco_c[0].param = fx.walk.info.speed;
+    loco_c[1] = run_c;
+    loco_c[1].param = fx.run.info.speed;
+    once_c.clip = fx.walk.c;
+    static mb_state_desc sd[4];
+    memset(sd, 0, sizeof sd);
+    sd[0] = (mb_state_desc){"walk", &walk_c, 1, 1, 0.0f};
+    sd[1] = (mb_state_desc){"run", &run_c, 1, 1, 0.0f};
+    sd[2] = (mb_state_desc){"locomotion", loco_c, 2, 1, fx.walk.info.speed};
+    sd[3] = (mb_state_desc){"walk_once", &once_c, 1, 0, 0.0f};
+    mb_state_set_desc d = {0};
+    d.skeleton = fx.walk.s;
+    d.states = sd;
+    d.state_count = 4;
+    mb_error e;
+    cr_assert_eq(mb_state_set_create(&d, &fx.set, &e), MB_OK, "%s: %s", e.source, e.text);
+    return fx;
+}
+
+static void free_fixture(fixture *fx)
+{
+    mb_state_set_destroy(fx->set);
+    unload(&fx->walk);
+    unload(&fx->run);
+}
+
+static mb_controller *make_ctl(const fixture *fx, int state, int max_tracks)
+{
+    mb_controller_desc cd = {0};
+    cd.states = fx->set;
+    cd.initial_state = state;
+    cd.max_tracks = max_tracks;
+    mb_controller *c = NULL;
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    return c;
+}
+
+/* Largest joint rotation change (radians) between two local poses. */
+static double pose_angle(const mb_xform *a, const mb_xform *b, int n)
+{
+    double m = 0.0;
+    for (int j = 0; j < n; ++j) {
+        double x = mb_quat_angle_between(a[j].rot, b[j].rot);
+        m = x > m ? x : m;
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------------- validity */
+
+Test(controller, rejects_bad_arguments)
+{
+    fixture fx = make_fixture();
+    mb_state_set *s = NULL;
+    mb_error e;
+    cr_assert_eq(mb_state_set_create(NULL, &s, &e), MB_INVALID_ARG);
+    mb_state_set_desc d = {0};
+    d.skeleton = fx.walk.s;
+    cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
+    /* unsorted blend-space params */
+    mb_state_clip bad[2] = {{fx.walk.c, {0, 0}, {0, 0}, 5.0f, NULL}, {fx.run.c, {0, 0}, {0, 0}, 1.0f, NULL}};
+    mb_state_desc sd = {"x", bad, 2, 1, 0.0f};
+    d.states = &sd;
+    d.state_count = 1;
+    cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
+    /* a blend space that does not loop */
+    bad[1].param = 10.0f;
+    sd.loop = 0;
+    cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
+    /* a range outside the clip */
+    mb_state_clip one = {fx.walk.c, {10, 100000}, {0, 0}, 0.0f, NULL};
+    sd = (mb_state_desc){"x", &one, 1, 0, 0.0f};
+    cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "range"), "%s", e.text);
+    cr_assert_null(s);
+    mb_state_set_destroy(NULL);
+
+    mb_controller *c = NULL;
+    mb_controller_desc cd = {0};
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cd.states = fx.set;
+    cd.initial_state = 4;
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cd.initial_state = 0;
+    cd.max_tracks = 1;
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cd.max_tracks = MB_CONTROLLER_MAX_TRACKS + 1;
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    mb_controller_destroy(NULL);
+
+    c = make_ctl(&fx, 0, 0);
+    int n = fx.nj;
+    mb_xform *x = calloc((size_t)n, sizeof *x);
+    mb_pose p = {x, n}, shortp = {x, n - 1}, nullp = {NULL, n};
+    cr_assert_eq(mb_controller_update(c, 0.01f, shortp, NULL), MB_TOO_SMALL);
+    cr_assert_eq(mb_controller_update(c, 0.01f, nullp, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_update(c, -0.01f, p, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_update(c, NAN, p, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_update(NULL, 0.01f, p, NULL), MB_INVALID_ARG);
+    mb_transition_desc t = {0};
+    cr_assert_eq(mb_controller_request(c, 7, &t), MB_INVALID_ARG);
+    t.duration = -1.0f;
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_INVALID_ARG);
+    t.duration = 0.2f;
+    t.start_phase = 1.5f;
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_INVALID_ARG);
+    t.start_phase = 0.0f;
+    t.mode = (mb_transition_mode)9;
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_set_param(c, 2, INFINITY), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_set_param(c, -1, 1.0f), MB_INVALID_ARG);
+    float w[3];
+    cr_assert_eq(mb_controller_state_weights(c, w, 3), MB_TOO_SMALL);
+    cr_assert_eq(mb_controller_reset(c, 0, 2.0f), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_update(c, 0.01f, p, NULL), MB_OK);
+    free(x);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+Test(controller, set_queries)
+{
+    fixture fx = make_fixture();
+    cr_assert_eq(mb_state_set_count(fx.set), 4);
+    cr_assert_eq(mb_state_set_find(fx.set, "run"), 1);
+    cr_assert_eq(mb_state_set_find(fx.set, "nope"), -1);
+    cr_assert_eq(mb_state_set_up_axis(fx.set), 1);
+    cr_assert_str_eq(mb_skeleton_name(fx.walk.s, mb_state_set_root(fx.set)), "Hips");
+    /* a blend space's cycle lasts the weighted mean of its clips' cycles */
+    double tw = mb_state_set_cycle_duration(fx.set, 0, 0.0f), tr = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
+    float mid = 0.5f * (fx.walk.info.speed + fx.run.info.speed);
+    cr_assert(tw > 0.8 && tw < 1.5 && tr > 0.4 && tr < 1.0, "walk %g run %g", tw, tr);
+    cr_assert_float_eq(mb_state_set_cycle_duration(fx.set, 2, mid), 0.5 * (tw + tr), 1e-9);
+    cr_assert_float_eq(mb_state_set_cycle_duration(fx.set, 2, -100.0f), tw, 1e-12);
+    cr_assert_float_eq(mb_state_set_cycle_duration(fx.set, 2, 1e6f), tr, 1e-12);
+    cr_assert_lt(mb_state_set_cycle_duration(fx.set, 9, 0.0f), 0.0);
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- in place + root motion */
+
+/* Playing a clip once and integrating the root motion onto the in-place pose rebuilds the
+ * clip's world positions (all joints, all frames). */
+Test(controller, root_motion_rebuilds_the_clip)
+{
+    fixture fx = make_fixture();
+    const mb_skeleton *s = fx.walk.s;
+    int n = fx.nj, up = fx.walk.info.up_axis, root = fx.walk.info.root;
+    const int *par = mb_skeleton_parents(s);
+    mb_controller *c = make_ctl(&fx, 3, 0);
+    mb_xform *x = malloc(sizeof *x * n), *o = malloc(sizeof *o * n);
+    float(*w)[16] = malloc(sizeof *w * n), (*w2)[16] = malloc(sizeof *w2 * n);
+    double ft = mb_clip_frame_time(fx.walk.c), P[3] = {0, 0, 0}, psi = 0.0, worst = 0.0;
+    int f0 = fx.walk.info.first_frame, nf = mb_clip_frame_count(fx.walk.c);
+    for (int f = f0; f < nf; ++f) {
+        mb_pose p = {x, n}, po = {o, n};
+        mb_root_motion rm;
+        cr_assert_eq(mb_controller_update(c, f == f0 ? 0.0f : (float)ft, p, &rm), MB_OK);
+        cr_assert_eq(rm.translation[up], 0.0f);
+        cr_assert_eq(mb_clip_frame_pose(s, fx.walk.c, f, po), MB_OK);
+        double q[4], pos[3];
+        mb_rm_chain_world(par, &p, root, q, pos);
+        /* in place: at the origin horizontally */
+        cr_assert(fabs(pos[0]) < 1e-4 && fabs(pos[2]) < 1e-4, "root not in place: %g %g", pos[0], pos[2]);
+        if (f == f0) {
+            double oq[4], op[3], qi[4] = {-q[0], -q[1], -q[2], q[3]}, dq[4];
+            mb_rm_chain_world(par, &po, root, oq, op);
+            mb_qmul_d_(oq, qi, dq); /* the original is the in-place pose turned about up */
+            cr_assert_lt(fabs(dq[0]) + fabs(dq[2]), 1e-6, "not a turn about up");
+            psi = mb_rm_yaw_of(up, dq);
+            P[0] = op[0];
+            P[2] = op[2];
+        } else {
+            double st[3] = {rm.translation[0], rm.translation[1], rm.translation[2]};
+            mb_rm_integrate(up, P, &psi, st, rm.heading);
+        }
+        double yq[4], wq[4], wp[3];
+        mb_rm_yaw_quat(up, psi, yq);
+        mb_qmul_d_(yq, q, wq);
+        mb_qrotate_d_(yq, pos, wp);
+        wp[0] += P[0];
+        wp[2] += P[2];
+        double pq[4] = {0, 0, 0, 1}, pp[3] = {0, 0, 0};
+        mb_rm_world_to_local(pq, pp, wq, wp, x[root].rot, x[root].pos);
+        cr_assert_eq(mb_fk(s, &p, w, n), MB_OK);
+        cr_assert_eq(mb_fk(s, &po, w2, n), MB_OK);
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < 3; ++k) {
+                double d = fabs((double)w[j][12 + k] - w2[j][12 + k]);
+                worst = d > worst ? d : worst;
+            }
+    }
+    cr_assert_lt(worst, 1e-3 * fx.walk.info.height, "rebuilt positions off by %g", worst);
+    mb_controller_status st;
+    cr_assert_eq(mb_controller_get_status(c, &st), MB_OK);
+    cr_assert(st.finished && !st.transitioning && st.state == 3);
+    free(x);
+    free(o);
+    free(w);
+    free(w2);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+/* A looping state travels at its clip's speed, cycle after cycle, in small or large steps. */
+Test(controller, loop_travels_at_clip_speed)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    double T = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
+    double dist[3], psis[3], Ps[3][3];
+    for (int pass = 0; pass < 3; ++pass) {
+        mb_controller *c = make_ctl(&fx, 1, 0);
+        double P[3] = {0, 0, 0}, psi = 0.0;
+        /* three cycles in 1/100 or 3/7 cycle steps; 30 cycles in one step of 10 and one of 20 */
+        int steps = pass == 0 ? 300 : (pass == 1 ? 7 : 2);
+        double dt = 3.0 * T / steps;
+        if (pass == 2) {
+            mb_pose p = {x, n};
+            mb_root_motion rm;
+            cr_assert_eq(mb_controller_update(c, (float)(10.0 * T), p, &rm), MB_OK);
+            double st[3] = {rm.translation[0], rm.translation[1], rm.translation[2]};
+            mb_rm_integrate(1, P, &psi, st, rm.heading);
+            dt = 20.0 * T;
+            steps = 1;
+        }
+        for (int k = 0; k < steps; ++k) {
+            mb_pose p = {x, n};
+            mb_root_motion rm;
+            cr_assert_eq(mb_controller_update(c, (float)dt, p, &rm), MB_OK);
+            double st[3] = {rm.translation[0], rm.translation[1], rm.translation[2]};
+            mb_rm_integrate(1, P, &psi, st, rm.heading);
+        }
+        dist[pass] = sqrt(P[0] * P[0] + P[2] * P[2]);
+        psis[pass] = psi;
+        memcpy(Ps[pass], P, sizeof P);
+        mb_controller_status s;
+        mb_controller_get_status(c, &s);
+        cr_assert(s.phase < 1e-3 || s.phase > 1 - 1e-3, "three whole cycles end at phase 0: %g", s.phase);
+        mb_controller_destroy(c);
+    }
+    /* speed of the run's cycle: its analysed mean speed, roughly (the cycle is one part) */
+    double speed = dist[0] / (3.0 * T);
+    cr_assert(speed > 0.7 * fx.run.info.speed && speed < 1.3 * fx.run.info.speed, "speed %g vs %g", speed,
+              (double)fx.run.info.speed);
+    cr_assert_float_eq(dist[0], dist[1], 1e-3 * dist[0], "step size changes the path: %g vs %g", dist[0], dist[1]);
+    /* ten times the cycles in two long steps (closed-form sums): the path of 3 cycles
+     * repeated, turning by the cycles' heading drift, ends where 30 short cycles would */
+    double P[3] = {0, 0, 0}, psi = 0.0;
+    for (int k = 0; k < 10; ++k) {
+        /* Ps[0] is in the start frame: integrate turns it by the heading reached so far */
+        mb_rm_integrate(1, P, &psi, Ps[0], psis[0]);
+    }
+    cr_assert_float_eq(Ps[2][0], P[0], 2e-3 * dist[2], "x %g vs %g", Ps[2][0], P[0]);
+    cr_assert_float_eq(Ps[2][2], P[2], 2e-3 * dist[2], "z %g vs %g", Ps[2][2], P[2]);
+    cr_assert_float_eq(psis[2], psi, 1e-6 + 1e-3 * fabs(psi));
+    free(x);
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- blend space */
+
+Test(controller, blend_space_ends_are_the_clips_and_middle_is_between)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
+    /* at the walk's param the blend space is the walk state, bit for bit */
+    mb_controller *c1 = make_ctl(&fx, 0, 0), *c2 = make_ctl(&fx, 2, 0);
+    cr_assert_eq(mb_controller_set_param(c2, 2, fx.walk.info.speed - 1.0f), MB_OK);
+    for (int k = 0; k < 50; ++k) {
+        mb_pose pa = {a, n}, pb = {b, n};
+        mb_root_motion ra, rb;
+        cr_assert_eq(mb_controller_update(c1, 1.0f / 60, pa, &ra), MB_OK);
+        cr_assert_eq(mb_controller_update(c2, 1.0f / 60, pb, &rb), MB_OK);
+        cr_assert(memcmp(a, b, sizeof *a * n) == 0, "frame %d differs", k);
+        cr_assert(memcmp(&ra, &rb, sizeof ra) == 0);
+    }
+    /* in the middle: speed between the clips', cycle duration interpolated */
+    float mid = 0.5f * (fx.walk.info.speed + fx.run.info.speed);
+    cr_assert_eq(mb_controller_set_param(c2, 2, mid), MB_OK);
+    double T = mb_state_set_cycle_duration(fx.set, 2, mid), P[3] = {0, 0, 0}, psi = 0.0;
+    mb_controller_status s0, s1;
+    mb_pose pb = {b, n};
+    cr_assert_eq(mb_controller_update(c2, 0.0f, pb, NULL), MB_OK);
+    mb_controller_get_status(c2, &s0);
+    int steps = 200;
+    for (int k = 0; k < steps; ++k) {
+        mb_root_motion rb;
+        cr_assert_eq(mb_controller_update(c2, (float)(T / steps), pb, &rb), MB_OK);
+        double st[3] = {rb.translation[0], rb.translation[1], rb.translation[2]};
+        mb_rm_integrate(1, P, &psi, st, rb.heading);
+    }
+    mb_controller_get_status(c2, &s1);
+    cr_assert(fabs(s1.phase - s0.phase) < 1e-4 || fabs(fabs(s1.phase - s0.phase) - 1) < 1e-4,
+              "one interpolated cycle duration is one phase turn: %g -> %g", s0.phase, s1.phase);
+    double v = sqrt(P[0] * P[0] + P[2] * P[2]) / T;
+    cr_assert(v > 0.9 * fx.walk.info.speed && v < 1.1 * fx.run.info.speed, "blended speed %g", v);
+    free(a);
+    free(b);
+    mb_controller_destroy(c1);
+    mb_controller_destroy(c2);
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- cross-fades */
+
+Test(controller, crossfade_weights_status_and_sync)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    mb_pose p = {x, n};
+    mb_controller *c = make_ctl(&fx, 0, 0);
+    for (int k = 0; k < 37; ++k)
+        cr_assert_eq(mb_controller_update(c, 1.0f / 60, p, NULL), MB_OK);
+    mb_controller_status s;
+    mb_controller_get_status(c, &s);
+    double walk_phase = s.phase;
+    mb_transition_desc t = {0};
+    t.duration = 0.5f;
+    t.sync = 1;
+    t.curve = MB_CURVE_LINEAR;
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_OK);
+    mb_controller_get_status(c, &s);
+    cr_assert_eq(s.state, 1);
+    cr_assert(s.transitioning);
+    cr_assert_float_eq(s.phase, walk_phase, 1e-12, "sync starts the run at the walk's phase");
+    /* requesting the target again changes nothing */
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_OK);
+    float w[4];
+    for (int k = 1; k <= 30; ++k) {
+        cr_assert_eq(mb_controller_update(c, 1.0f / 60, p, NULL), MB_OK);
+        cr_assert_eq(mb_controller_state_weights(c, w, 4), MB_OK);
+        double expect = k / 30.0 > 1.0 ? 1.0 : k / 30.0;
+        cr_assert_float_eq(w[1], expect, 1e-5, "linear ramp at %d: %g", k, w[1]);
+        cr_assert_float_eq(w[0] + w[1], 1.0, 1e-6);
+        mb_controller_get_status(c, &s);
+        if (k < 30) {
+            cr_assert(s.transitioning && s.tracks == 2);
+            cr_assert_float_eq(s.progress, k / 30.0, 1e-5);
+        }
+    }
+    mb_controller_get_status(c, &s);
+    cr_assert(!s.transitioning && s.tracks == 1 && s.state == 1 && s.progress == 1.0f);
+    free(x);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+/* Largest per-frame joint change while playing a state alone (the "no pop" yardstick). */
+static double normal_step(const fixture *fx, int state, float dt, int frames)
+{
+    int n = fx->nj;
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
+    mb_controller *c = make_ctl(fx, state, 0);
+    mb_pose pa = {a, n}, pb = {b, n};
+    mb_controller_update(c, 0.0f, pa, NULL);
+    double m = 0.0;
+    for (int k = 0; k < frames; ++k) {
+        mb_controller_update(c, dt, pb, NULL);
+        double d = pose_angle(a, b, n);
+        m = d > m ? d : m;
+        memcpy(a, b, sizeof *a * n);
+    }
+    free(a);
+    free(b);
+    mb_controller_destroy(c);
+    return m;
+}
+
+/* Requests during a running transition (back to the source, to a third state, beyond
+ * the track capacity, inertializations mid cross-fade) never make a frame jump further
+ * than the motion itself does. */
+Test(controller, requests_during_transitions_do_not_pop)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    float dt = 1.0f / 120;
+    double yard = fmax(normal_step(&fx, 0, dt, 240), normal_step(&fx, 1, dt, 240));
+    for (int cap = 2; cap <= 4; cap += 2) {
+        mb_controller *c = make_ctl(&fx, 0, cap);
+        mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
+        mb_pose pa = {a, n}, pb = {b, n};
+        mb_controller_update(c, 0.0f, pa, NULL);
+        mb_transition_desc cf = {0}, in = {0};
+        cf.duration = 0.4f;
+        cf.sync = 1;
+        in.duration = 0.3f;
+        in.mode = MB_TRANSITION_INERTIALIZE;
+        /* (frame, state, desc): fades interrupted, reversed, stacked past capacity */
+        struct { int frame, state; const mb_transition_desc *t; } plan[] = {
+            {20, 1, &cf}, {40, 0, &cf}, {50, 2, &cf}, {55, 1, &cf}, {57, 3, &cf}, {60, 0, &cf},
+            {100, 1, &in}, {120, 0, &cf}, {130, 1, &in}, {200, 2, &cf}, {205, 0, &in}};
+        int next = 0, max_tracks = 0;
+        double worst = 0.0;
+        for (int k = 1; k < 400; ++k) {
+            if (next < (int)(sizeof plan / sizeof plan[0]) && plan[next].frame == k) {
+                cr_assert_eq(mb_controller_request(c, plan[next].state, plan[next].t), MB_OK);
+                ++next;
+            }
+            if (k % 17 == 0)
+                mb_controller_set_param(c, 2, k % 2 ? fx.run.info.speed : fx.walk.info.speed);
+            cr_assert_eq(mb_controller_update(c, dt, pb, NULL), MB_OK);
+            mb_controller_status s;
+            mb_controller_get_status(c, &s);
+            max_tracks = s.tracks > max_tracks ? s.tracks : max_tracks;
+            cr_assert_leq(s.tracks, cap);
+            double d = pose_angle(a, pb.joints, n);
+            worst = d > worst ? d : worst;
+            memcpy(a, b, sizeof *a * n);
+        }
+        cr_assert_eq(max_tracks, cap, "the plan fills the %d tracks", cap);
+        cr_assert_lt(worst, 1.5 * yard, "capacity %d: a frame jumped %g rad, the clips' own largest step is %g", cap,
+                     worst, yard);
+        free(a);
+        free(b);
+        mb_controller_destroy(c);
+    }
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- inertialization */
+
+Test(controller, inertialization_starts_at_the_source_and_ends_on_the_target)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    float dt = 1.0f / 120;
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *r = malloc(sizeof *r * n);
+    mb_pose pa = {a, n}, pb = {b, n}, pr = {r, n};
+    mb_controller *c = make_ctl(&fx, 0, 0), *ref = make_ctl(&fx, 1, 0);
+    for (int k = 0; k < 50; ++k)
+        mb_controller_update(c, dt, pa, NULL);
+    double walk_step = normal_step(&fx, 0, dt, 240), run_step = normal_step(&fx, 1, dt, 240);
+    mb_transition_desc t = {0};
+    t.duration = 0.3f;
+    t.mode = MB_TRANSITION_INERTIALIZE;
+    t.start_phase = 0.25f;
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_OK);
+    cr_assert_eq(mb_controller_reset(ref, 1, 0.25f), MB_OK);
+    mb_controller_update(ref, 0.0f, pr, NULL);
+    /* the run starts far from the walk's pose; the first frame stays near the walk */
+    double gap = pose_angle(a, r, n);
+    cr_assert_eq(mb_controller_update(c, dt, pb, NULL), MB_OK);
+    cr_assert_gt(gap, 4.0 * fmax(walk_step, run_step), "test needs distinct poses (gap %g)", gap);
+    cr_assert_lt(pose_angle(a, b, n), 1.5 * fmax(walk_step, run_step), "inertialization popped");
+    mb_controller_update(ref, dt, pr, NULL);
+    int frames = (int)ceil(0.3 / dt);
+    mb_controller_status s;
+    for (int k = 2; k <= frames + 5; ++k) {
+        memcpy(a, b, sizeof *a * n);
+        cr_assert_eq(mb_controller_update(c, dt, pb, NULL), MB_OK);
+        mb_controller_update(ref, dt, pr, NULL);
+        cr_assert_lt(pose_angle(a, b, n), 1.5 * fmax(walk_step, run_step) + 0.05, "frame %d", k);
+        mb_controller_get_status(c, &s);
+        if (k > frames + 1) {
+            cr_assert(!s.transitioning);
+            /* the offset is gone: exactly the target state played alone */
+            cr_assert(memcmp(b, r, sizeof *b * n) == 0, "frame %d: not the target (%g rad)", k, pose_angle(b, r, n));
+        }
+    }
+    free(a);
+    free(b);
+    free(r);
+    mb_controller_destroy(c);
+    mb_controller_destroy(ref);
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- determinism, threads */
+
+typedef struct run_job {
+    const fixture *fx;
+    int seed;
+    int frames;
+    mb_xform *poses;    /* frames x nj */
+    mb_root_motion *rm; /* frames */
+} run_job;
+
+static void *run_script(void *arg)
+{
+    run_job *j = arg;
+    int n = j->fx->nj;
+    mb_controller *c = NULL;
+    mb_controller_desc cd = {0};
+    cd.states = j->fx->set;
+    cd.initial_state = j->seed % 3;
+    if (mb_controller_create(&cd, &c) != MB_OK)
+        return NULL;
+    unsigned r = (unsigned)j->seed * 2654435761u + 1u;
+    for (int k = 0; k < j->frames; ++k) {
+        r = r * 1103515245u + 12345u;
+        if ((r >> 16) % 23 == 0) {
+            mb_transition_desc t = {0};
+            t.duration = 0.1f + (float)((r >> 8) % 40) / 100.0f;
+            t.mode = (r >> 4) % 3 == 0 ? MB_TRANSITION_INERTIALIZE : MB_TRANSITION_CROSSFADE;
+            t.sync = (r >> 6) & 1;
+            mb_controller_request(c, (int)((r >> 20) % 3), &t);
+        }
+        if ((r >> 12) % 11 == 0)
+            mb_controller_set_param(c, 2, 10.0f + (float)((r >> 3) % 400) / 10.0f);
+        mb_pose p = {j->poses + (size_t)k * n, n};
+        float dt = (float)(1.0 / 60 + ((r >> 9) % 5) * 0.002);
+        if (mb_controller_update(c, dt, p, &j->rm[k]) != MB_OK)
+            break;
+    }
+    mb_controller_destroy(c);
+    return j;
+}
+
+Test(controller, deterministic_and_thread_independent)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj, frames = 600;
+    run_job jobs[4];
+    for (int i = 0; i < 4; ++i) {
+        jobs[i].fx = &fx;
+        jobs[i].seed = 1 + (i % 2); /* jobs 0/2 and 1/3 repeat the same calls */
+        jobs[i].frames = frames;
+        jobs[i].poses = calloc((size_t)frames * n, sizeof(mb_xform));
+        jobs[i].rm = calloc((size_t)frames, sizeof(mb_root_motion));
+    }
+    /* 0 and 1 sequentially, 2 and 3 on two threads at once */
+    cr_assert_not_null(run_script(&jobs[0]));
+    cr_assert_not_null(run_script(&jobs[1]));
+    pthread_t th[2];
+    for (int i = 0; i < 2; ++i)
+        cr_assert_eq(pthread_create(&th[i], NULL, run_script, &jobs[2 + i]), 0);
+    for (int i = 0; i < 2; ++i) {
+        void *res;
+        pthread_join(th[i], &res);
+        cr_assert_not_null(res);
+    }
+    for (int i = 0; i < 2; ++i) {
+        cr_assert(memcmp(jobs[i].poses, jobs[i + 2].poses, sizeof(mb_xform) * (size_t)frames * n) == 0,
+                  "script %d: poses differ between runs", i + 1);
+        cr_assert(memcmp(jobs[i].rm, jobs[i + 2].rm, sizeof(mb_root_motion) * (size_t)frames) == 0);
+    }
+    cr_assert(memcmp(jobs[0].poses, jobs[1].poses, sizeof(mb_xform) * (size_t)n * 10) != 0,
+              "the two scripts should differ");
+    for (int i = 0; i < 4; ++i) {
+        free(jobs[i].poses);
+        free(jobs[i].rm);
+    }
+    free_fixture(&fx);
+}
+
+/* Allocation goes through the hooks, once per object, and never during updates. */
+static int alloc_calls;
+static void *count_alloc(size_t n, void *user)
+{
+    (void)user;
+    ++alloc_calls;
+    return malloc(n);
+}
+static void count_free(void *p, void *user)
+{
+    (void)user;
+    free(p);
+}
+
+Test(controller, allocates_only_at_creation)
+{
+    fixture fx = make_fixture();
+    mb_controller_desc cd = {0};
+    cd.states = fx.set;
+    cd.allocator.alloc = count_alloc;
+    cd.allocator.free = count_free;
+    mb_controller *c = NULL;
+    alloc_calls = 0;
+    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    cr_assert_eq(alloc_calls, 1);
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    mb_pose p = {x, n};
+    mb_transition_desc t = {0};
+    t.duration = 0.2f;
+    for (int k = 0; k < 200; ++k) {
+        if (k % 25 == 0) {
+            t.mode = (k / 25) % 2 ? MB_TRANSITION_INERTIALIZE : MB_TRANSITION_CROSSFADE;
+            mb_controller_request(c, (k / 25) % 3, &t);
+        }
+        cr_assert_eq(mb_controller_update(c, 1.0f / 60, p, NULL), MB_OK);
+    }
+    cr_assert_eq(alloc_calls, 1);
+    free(x);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+/* ---------------------------------------------------------------- the example program */
+
+#define EXAMPLE MB_BINARY_DIR "/tools/examples/mblend_example_game_loop"
+
+/* The game-loop example runs on the shipped clips: it stands, walks, runs at the run's
+ * speed, walks again and stops, moving forward all along. */
+Test(controller, game_loop_example_runs)
+{
+    if (access(EXAMPLE, X_OK) != 0) /* the tools are optional (MB_BUILD_TOOLS) */
+        cr_skip_test("%s not built (MB_BUILD_TOOLS=OFF?)", EXAMPLE);
+    FILE *f = popen(EXAMPLE " 2>/dev/null", "r");
+    cr_assert_not_null(f);
+    char line[512];
+    int rows = 0, saw_idle = 0, saw_loco = 0;
+    double speed_at_6 = -1.0, speed_at_3 = -1.0, last_x = 0.0, last_z = 0.0, run_speed = 0.0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            double w, r;
+            if (sscanf(line, "# walk %lf, run %lf", &w, &r) == 2)
+                run_speed = r;
+            continue;
+        }
+        double t, wi, wl, param, phase, speed, sx, sz, turn, x, z, hd;
+        char state[32];
+        if (sscanf(line, "%lf,%31[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &t, state, &wi, &wl, &param,
+                   &phase, &speed, &sx, &sz, &turn, &x, &z, &hd) != 13)
+            continue;
+        ++rows;
+        saw_idle |= strncmp(state, "idle", 4) == 0;
+        saw_loco |= strncmp(state, "locomotion", 10) == 0;
+        cr_assert_float_eq(wi + wl, 1.0, 0.011, "weights at %g", t);
+        if (fabs(t - 3.0) < 1e-6)
+            speed_at_3 = speed;
+        if (fabs(t - 6.0) < 1e-6)
+            speed_at_6 = speed;
+        last_x = x;
+        last_z = z;
+    }
+    int st = pclose(f);
+    cr_assert_eq(st, 0, "the example failed (built?)");
+    cr_assert_gt(rows, 40);
+    cr_assert(saw_idle && saw_loco);
+    cr_assert(speed_at_6 > 1.8 * speed_at_3, "runs faster than it walks: %g vs %g", speed_at_6, speed_at_3);
+    cr_assert_float_eq(speed_at_6, run_speed, 0.15 * run_speed);
+    cr_assert_gt(hypot(last_x, last_z), 1000.0, "the character travelled");
+}

@@ -1,0 +1,432 @@
+/* Transition-point search: the BLAS all-pairs costs against a brute-force search over the
+ * rotation angle computed here, the reported alignment carrying B onto A, a rotated and
+ * moved copy found at zero cost, sgemm against dgemm, errors, the CLI. */
+#include <errno.h>
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mblend/mblend.h"
+#include "test_util.h"
+
+#undef M_PI
+#define M_PI 3.14159265358979323846
+
+typedef struct clip_file {
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_motion_info info;
+} clip_file;
+
+static clip_file load(const char *rel)
+{
+    clip_file f;
+    mb_error e;
+    char path[512];
+    snprintf(path, sizeof path, "bvh/%s", rel);
+    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
+    return f;
+}
+
+static void unload(clip_file *f)
+{
+    mb_clip_destroy(f->c);
+    mb_skeleton_destroy(f->s);
+}
+
+/* World position of joint j at time t by FK of the two nearest frames, lerped. */
+static void pos_at(const mb_skeleton *s, const mb_clip *c, int j, double t, double out[3])
+{
+    int n = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    double x = t / mb_clip_frame_time(c);
+    int f = (int)floor(x);
+    f = f < 0 ? 0 : (f > nf - 1 ? nf - 1 : f);
+    double a = x - f;
+    mb_xform *p = malloc(sizeof *p * n);
+    float(*w)[16] = malloc(sizeof *w * n);
+    double q[2][3];
+    for (int k = 0; k < 2; ++k) {
+        mb_pose pp = {p, n};
+        int g = f + k < nf ? f + k : nf - 1;
+        cr_assert_eq(mb_clip_frame_pose(s, c, g, pp), MB_OK);
+        mb_fk(s, &pp, w, n);
+        for (int i = 0; i < 3; ++i)
+            q[k][i] = w[j][12 + i];
+    }
+    for (int i = 0; i < 3; ++i)
+        out[i] = q[0][i] + a * (q[1][i] - q[0][i]);
+    free(p);
+    free(w);
+}
+
+/* A window cloud: S poses over `window` seconds from frame f, joints of the root's subtree. */
+typedef struct cloud {
+    int n;
+    double (*p)[3];
+} cloud;
+
+static cloud make_cloud(const clip_file *cf, int f, int S, double window)
+{
+    const mb_skeleton *s = cf->s;
+    int nj = mb_skeleton_joint_count(s), root = cf->info.root;
+    const int *par = mb_skeleton_parents(s);
+    int *in = calloc((size_t)nj, sizeof *in), J = 0;
+    in[root] = 1;
+    for (int j = root + 1; j < nj; ++j)
+        in[j] = par[j] >= 0 && in[par[j]];
+    for (int j = 0; j < nj; ++j)
+        J += in[j];
+    cloud c;
+    c.n = S * J;
+    c.p = malloc(sizeof *c.p * (size_t)c.n);
+    int k = 0;
+    double ft = mb_clip_frame_time(cf->c);
+    for (int i = 0; i < S; ++i)
+        for (int j = 0; j < nj; ++j)
+            if (in[j])
+                pos_at(s, cf->c, j, f * ft + (S > 1 ? i * window / (S - 1) : 0.0), c.p[k++]);
+    free(in);
+    return c;
+}
+
+/* Mean squared distance after moving B by (theta about +Y, then translation t). */
+static double aligned_msd(const cloud *a, const cloud *b, double th, double tx, double tz)
+{
+    double s = 0.0, c = cos(th), n = sin(th);
+    for (int k = 0; k < a->n; ++k) {
+        /* rotation about +Y: x' = c x + n z, z' = -n x + c z */
+        double x = c * b->p[k][0] + n * b->p[k][2] + tx, z = -n * b->p[k][0] + c * b->p[k][2] + tz;
+        double dx = a->p[k][0] - x, dy = a->p[k][1] - b->p[k][1], dz = a->p[k][2] - z;
+        s += dx * dx + dy * dy + dz * dz;
+    }
+    return s / a->n;
+}
+
+/* Brute force: the best rotation on a 0.5 degree grid refined by golden-section search;
+ * the translation for a rotation is the difference of the means (least squares). The
+ * vertical offset is left alone (the search does not move B up or down), but heights are
+ * measured from each clip's lowest foot point. */
+static double brute_cost(const cloud *a, const cloud *b, double ga, double gb)
+{
+    cloud bb;
+    bb.n = b->n;
+    bb.p = malloc(sizeof *bb.p * (size_t)b->n);
+    cloud aa;
+    aa.n = a->n;
+    aa.p = malloc(sizeof *aa.p * (size_t)a->n);
+    double ma[3] = {0, 0, 0}, mb[3] = {0, 0, 0};
+    for (int k = 0; k < a->n; ++k)
+        for (int i = 0; i < 3; ++i) {
+            aa.p[k][i] = a->p[k][i] - (i == 1 ? ga : 0.0);
+            bb.p[k][i] = b->p[k][i] - (i == 1 ? gb : 0.0);
+            ma[i] += aa.p[k][i] / a->n;
+            mb[i] += bb.p[k][i] / b->n;
+        }
+    double best = 1e300, bt = 0.0;
+    for (int g = 0; g < 720; ++g) {
+        double th = g * M_PI / 360.0, c = cos(th), s = sin(th);
+        double v = aligned_msd(&aa, &bb, th, ma[0] - (c * mb[0] + s * mb[2]), ma[2] - (-s * mb[0] + c * mb[2]));
+        if (v < best) {
+            best = v;
+            bt = th;
+        }
+    }
+    double lo = bt - M_PI / 360.0, hi = bt + M_PI / 360.0;
+    for (int it = 0; it < 60; ++it) {
+        double m1 = lo + (hi - lo) * 0.381966, m2 = hi - (hi - lo) * 0.381966;
+        double v1 = aligned_msd(&aa, &bb, m1, ma[0] - (cos(m1) * mb[0] + sin(m1) * mb[2]),
+                                ma[2] - (-sin(m1) * mb[0] + cos(m1) * mb[2]));
+        double v2 = aligned_msd(&aa, &bb, m2, ma[0] - (cos(m2) * mb[0] + sin(m2) * mb[2]),
+                                ma[2] - (-sin(m2) * mb[0] + cos(m2) * mb[2]));
+        if (v1 < v2)
+            hi = m2;
+        else
+            lo = m1;
+    }
+    double th = 0.5 * (lo + hi);
+    best = fmin(best, aligned_msd(&aa, &bb, th, ma[0] - (cos(th) * mb[0] + sin(th) * mb[2]),
+                                  ma[2] - (-sin(th) * mb[0] + cos(th) * mb[2])));
+    free(aa.p);
+    free(bb.p);
+    return best;
+}
+
+static mb_match_desc base_desc(const clip_file *a, const clip_file *b)
+{
+    mb_match_desc d = {0};
+    d.skeleton_a = a->s;
+    d.skeleton_b = b->s;
+    d.a = a->c;
+    d.b = b->c;
+    d.info_a = &a->info;
+    d.info_b = &b->info;
+    return d;
+}
+
+Test(match, agrees_with_brute_force_over_the_rotation)
+{
+    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh");
+    double fa = mb_clip_frame_time(a.c), fb = mb_clip_frame_time(b.c);
+    int S = 4;
+    double W = 0.1;
+    int a0 = 60, b0 = 150; /* 12 x 32 pairs: a0..a0+11, b0..b0+31 */
+    mb_match_desc d = base_desc(&a, &b);
+    d.window = W;
+    d.window_samples = S;
+    d.a_from = a0 * fa;
+    d.a_to = (a0 + 11) * fa;
+    d.b_from = b0 * fb;
+    d.b_to = (b0 + 31) * fb;
+    d.min_separation = 1;
+    mb_match_pair best[8];
+    int found = 0;
+    mb_match_stats st;
+    mb_error e;
+    cr_assert_eq(mb_match_find(&d, best, 8, &found, &st, &e), MB_OK, "%s", e.text);
+    cr_assert_geq(found, 1);
+    cr_assert_float_eq(st.pairs, 12.0 * 32.0, 0.0);
+    cr_assert_leq(st.blas_seconds, st.total_seconds);
+    /* brute force over all pairs */
+    cloud ca[12], cb[32];
+    for (int i = 0; i < 12; ++i)
+        ca[i] = make_cloud(&a, a0 + i, S, W);
+    for (int j = 0; j < 32; ++j)
+        cb[j] = make_cloud(&b, b0 + j, S, W);
+    double bmin = 1e300;
+    int ba = -1, bb = -1;
+    static double cost[12][32];
+    for (int i = 0; i < 12; ++i)
+        for (int j = 0; j < 32; ++j) {
+            cost[i][j] = brute_cost(&ca[i], &cb[j], a.info.ground, b.info.ground);
+            if (cost[i][j] < bmin) {
+                bmin = cost[i][j];
+                ba = a0 + i;
+                bb = b0 + j;
+            }
+        }
+    cr_log_info("best pair %d,%d cost %g (brute force %d,%d cost %g)", best[0].a, best[0].b, best[0].cost, ba, bb,
+                sqrt(bmin));
+    cr_assert_eq(best[0].a, ba);
+    cr_assert_eq(best[0].b, bb);
+    cr_assert_float_eq(best[0].cost, sqrt(bmin), 1e-4 * sqrt(bmin));
+    /* every reported pair carries the brute-force cost of its frames */
+    for (int k = 0; k < found; ++k) {
+        double c = sqrt(cost[best[k].a - a0][best[k].b - b0]);
+        cr_assert_float_eq(best[k].cost, c, 1e-4 * c + 1e-6, "pair %d", k);
+        if (k > 0)
+            cr_assert_geq(best[k].cost, best[k - 1].cost);
+    }
+    for (int i = 0; i < 12; ++i)
+        free(ca[i].p);
+    for (int j = 0; j < 32; ++j)
+        free(cb[j].p);
+    unload(&a);
+    unload(&b);
+}
+
+/* The reported (theta, dx, dz) carries B's window onto A's with the reported cost. */
+Test(match, reported_alignment_carries_b_onto_a)
+{
+    clip_file a = load("cmu_09_01_run.bvh"), b = load("cmu_09_12_walk_navigate_long.bvh");
+    mb_match_desc d = base_desc(&a, &b);
+    d.window = 0.2;
+    d.window_samples = 5;
+    mb_match_pair p[3];
+    int found = 0;
+    mb_error e;
+    cr_assert_eq(mb_match_find(&d, p, 3, &found, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(found, 3);
+    for (int k = 0; k < found; ++k) {
+        cloud ca = make_cloud(&a, p[k].a, 5, 0.2), cb = make_cloud(&b, p[k].b, 5, 0.2);
+        /* heights from each clip's ground, as the search measures them */
+        for (int i = 0; i < ca.n; ++i) {
+            ca.p[i][1] -= a.info.ground;
+            cb.p[i][1] -= b.info.ground;
+        }
+        /* theta turns u (Z for Y up) towards v (X): about +Y that is x' = c x + s z */
+        double msd = aligned_msd(&ca, &cb, p[k].theta, p[k].dx, p[k].dz);
+        cr_assert_float_eq(sqrt(msd), p[k].cost, 1e-3 * p[k].cost + 1e-4, "pair %d: %g vs %g", k, sqrt(msd), p[k].cost);
+        free(ca.p);
+        free(cb.p);
+        /* pairs keep their distance */
+        for (int q = 0; q < k; ++q)
+            cr_assert(abs(p[q].a - p[k].a) >= 12 || abs(p[q].b - p[k].b) >= 12);
+    }
+    unload(&a);
+    unload(&b);
+}
+
+/* B = A turned by 90 degrees about up and moved: every frame finds itself at zero cost. */
+Test(match, finds_a_turned_and_moved_copy)
+{
+    clip_file a = load("bandai2_walk_normal_001.bvh");
+    int n = mb_skeleton_joint_count(a.s), nf = mb_clip_frame_count(a.c), root = a.info.root;
+    cr_assert_eq(mb_skeleton_parents(a.s)[root], 0, "Bandai: the root sits under a static dummy");
+    /* turn and move the dummy (joint 0), so the whole body turns about the origin */
+    float *rot = malloc(sizeof(float) * 4 * (size_t)n * nf), *tr = malloc(sizeof(float) * 3 * (size_t)n * nf);
+    memcpy(rot, mb_clip_rotations(a.c), sizeof(float) * 4 * (size_t)n * nf);
+    memcpy(tr, mb_clip_translations(a.c), sizeof(float) * 3 * (size_t)n * nf);
+    double h = 0.5 * (M_PI / 2);
+    float yq[4] = {0.0f, (float)sin(h), 0.0f, (float)cos(h)};
+    for (int f = 0; f < nf; ++f) {
+        float *q = rot + 4 * (size_t)f * n, *t = tr + 3 * (size_t)f * n;
+        float r[4] = {yq[3] * q[0] + yq[0] * q[3] + yq[1] * q[2] - yq[2] * q[1],
+                      yq[3] * q[1] - yq[0] * q[2] + yq[1] * q[3] + yq[2] * q[0],
+                      yq[3] * q[2] + yq[0] * q[1] - yq[1] * q[0] + yq[2] * q[3],
+                      yq[3] * q[3] - yq[0] * q[0] - yq[1] * q[1] - yq[2] * q[2]};
+        memcpy(q, r, sizeof r);
+        t[0] += 300.0f;
+        t[2] -= 200.0f;
+    }
+    mb_clip_desc cd = {0};
+    cd.joint_count = n;
+    cd.frame_count = nf;
+    cd.frame_time = mb_clip_frame_time(a.c);
+    cd.rotations = rot;
+    cd.translations = tr;
+    clip_file b = {a.s, NULL, a.info};
+    cr_assert_eq(mb_clip_create(&cd, &b.c), MB_OK);
+    mb_match_desc d = base_desc(&a, &b);
+    d.info_b = NULL; /* analysed: same ground */
+    mb_match_pair p[4];
+    int found = 0;
+    mb_error e;
+    cr_assert_eq(mb_match_find(&d, p, 4, &found, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(found, 4);
+    for (int k = 0; k < found; ++k) {
+        cr_assert_eq(p[k].a, p[k].b, "pair %d: %d vs %d", k, p[k].a, p[k].b);
+        cr_assert_lt(p[k].cost, 1e-2, "pair %d cost %g", k, p[k].cost);
+        /* B was turned by +90 degrees: carrying it back is -90 degrees */
+        cr_assert_float_eq(p[k].theta, -M_PI / 2, 1e-3, "theta %g", p[k].theta);
+    }
+    mb_clip_destroy(b.c);
+    free(rot);
+    free(tr);
+    unload(&a);
+}
+
+Test(match, sgemm_and_dgemm_agree)
+{
+    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_02_walk.bvh");
+    mb_match_desc d = base_desc(&a, &b);
+    mb_match_pair ps[5], pd[5];
+    int ns = 0, nd = 0;
+    mb_error e;
+    cr_assert_eq(mb_match_find(&d, ps, 5, &ns, NULL, &e), MB_OK, "%s", e.text);
+    d.use_double = 1;
+    cr_assert_eq(mb_match_find(&d, pd, 5, &nd, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(ns, nd);
+    for (int k = 0; k < ns; ++k) {
+        cr_assert_eq(ps[k].a, pd[k].a, "pair %d", k);
+        cr_assert_eq(ps[k].b, pd[k].b, "pair %d", k);
+        cr_assert_float_eq(ps[k].cost, pd[k].cost, 1e-5 * pd[k].cost);
+    }
+    unload(&a);
+    unload(&b);
+}
+
+Test(match, rejects_bad_arguments)
+{
+    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh"), z = load("bandai2_walk_normal_001.bvh");
+    mb_match_desc d = base_desc(&a, &b);
+    mb_match_pair p[2];
+    int found = 7;
+    mb_error e;
+    cr_assert_eq(mb_match_find(NULL, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    cr_assert_eq(found, 0);
+    cr_assert_eq(mb_match_find(&d, p, 0, &found, NULL, &e), MB_INVALID_ARG);
+    cr_assert_eq(mb_match_find(&d, NULL, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.window = 5.0; /* longer than A */
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "room"), "%s", e.text);
+    d.window = 0.0;
+    d.a_from = -1.0;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.a_from = 0.0;
+    d.window_samples = 1000;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d = base_desc(&a, &z);
+    d.info_b = NULL;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_MISMATCH);
+    unload(&a);
+    unload(&b);
+    unload(&z);
+}
+
+/* ---------------------------------------------------------------- CLI */
+
+#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
+
+/* The tools are optional (MB_BUILD_TOOLS): without the binary the CLI tests are skipped,
+ * visibly, not passed. */
+static void need_cli(void)
+{
+    if (access(CLI, X_OK) != 0)
+        cr_skip_test("%s not built (MB_BUILD_TOOLS=OFF?)", CLI);
+}
+
+static int run_cli(const char *const *args, const char *out_path)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        FILE *o = freopen(out_path, "w", stdout);
+        FILE *q = freopen("/dev/null", "w", stderr);
+        (void)o;
+        (void)q;
+        int argc = 0;
+        while (args[argc])
+            ++argc;
+        char **argv = calloc((size_t)argc + 2, sizeof *argv);
+        argv[0] = (char *)CLI;
+        for (int i = 0; i < argc; ++i)
+            argv[i + 1] = (char *)args[i];
+        execv(CLI, argv);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    cr_assert(WIFEXITED(st));
+    cr_assert_neq(WEXITSTATUS(st), 127, "cannot run %s (built?)", CLI);
+    return WEXITSTATUS(st);
+}
+#define RUN(out, ...) run_cli((const char *const[]){__VA_ARGS__, NULL}, out)
+
+Test(cli_match, prints_the_best_pairs)
+{
+    need_cli();
+    char dir[] = "/tmp/mb_test_match_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char log[128], a[4096], b[4096];
+    snprintf(log, sizeof log, "%s/stdout", dir);
+    snprintf(a, sizeof a, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
+    snprintf(b, sizeof b, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    cr_assert_eq(RUN(log, "match", a, b, "-k", "3", "--window", "0.3", "--stats"), 0);
+    FILE *f = fopen(log, "r");
+    char line[512];
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    cr_assert_str_eq(line, "rank,a_frame,a_time,b_frame,b_time,cost,theta_deg,dx,dz\n");
+    double prev = 0.0;
+    for (int k = 1; k <= 3; ++k) {
+        cr_assert_not_null(fgets(line, sizeof line, f), "row %d missing", k);
+        int rank, fa, fb;
+        double ta, tb, cost;
+        cr_assert_eq(sscanf(line, "%d,%d,%lf,%d,%lf,%lf", &rank, &fa, &ta, &fb, &tb, &cost), 6, "%s", line);
+        cr_assert_eq(rank, k);
+        cr_assert(fa >= 1 && fb >= 1, "the T-pose frame 0 is skipped");
+        cr_assert_geq(cost, prev);
+        prev = cost;
+    }
+    cr_assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+    cr_assert_eq(RUN(log, "match", a), 1);
+    cr_assert_eq(RUN(log, "match", a, b, "-k", "0"), 1);
+    cr_assert_eq(RUN(log, "match", a, b, "--a-range", "2:1"), 1);
+    cr_assert_eq(RUN(log, "match", a, "/nonexistent.bvh"), 2);
+    cr_assert_eq(RUN(log, "match", a, mb_shared_path("bvh/bandai2_walk_normal_001.bvh")), 2);
+    cr_assert_eq(RUN(log, "match", a, b, "--window", "9"), 2);
+    remove(log);
+    rmdir(dir);
+}

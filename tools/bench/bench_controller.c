@@ -1,0 +1,422 @@
+/* Controller update cost (reported, not asserted).
+ *
+ *   bench_controller [--joints N] [--characters N] [--reps N]
+ *
+ * Data: a generated skeleton of N joints (default 64: a root with position channels and
+ * four chains) and four generated looping clips (sinusoidal joint motion, the root
+ * travelling forward at different speeds and rates). Two states, each a 1D blend space
+ * of two clips at a parameter between them, so a running cross-fade samples four clips
+ * and blends four layers every update.
+ *
+ * 1. One controller in a cross-fade that stays at half way (linear, 1e6 s, in phase): ns
+ *    per update and per joint, and the share of that time spent outside mb_clip_sample and
+ *    mb_blend_run (root fix-up in place, root motion, weights, phase, history copy). The
+ *    share is measured inside the same updates: the two library functions are wrapped at
+ *    link time (-Wl,--wrap) with thread CPU timers, whose own cost (two clock reads per
+ *    call, about 5 calls per update) is reported and taken off. For comparison, the same
+ *    calls made directly (4 x mb_clip_sample + one 4-layer mb_blend_run).
+ * 2. The same for a single state (2 clips) and for a running inertialization.
+ * 3. --characters controllers (default 1000) sharing one state set, each in its own
+ *    cross-fade at its own phase, updated once per 60 Hz frame on one core: ms per frame.
+ * Timing: thread CPU time, median of --reps runs (default 15). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "mblend/mblend.h"
+
+static mb_skeleton *make_skeleton(int nj)
+{
+    mb_joint_desc *j = calloc((size_t)nj, sizeof *j);
+    char (*names)[32] = calloc((size_t)nj, sizeof *names);
+    for (int i = 0; i < nj; ++i) {
+        snprintf(names[i], sizeof names[i], "j%d", i);
+        j[i].name = names[i];
+        if (i == 0) {
+            j[i].parent = -1;
+            j[i].channel_count = 6;
+            mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+            memcpy(j[i].channels, ch, sizeof ch);
+            j[i].offset[1] = 90.0f;
+        } else {
+            /* four chains hanging off the root */
+            int chain = (i - 1) % 4;
+            j[i].parent = i <= 4 ? 0 : i - 4;
+            j[i].offset[0] = chain == 0 ? 10.0f : (chain == 1 ? -10.0f : 0.0f);
+            j[i].offset[1] = chain < 2 ? -8.0f : 8.0f;
+            j[i].channel_count = 3;
+            mb_channel ch[3] = {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+            memcpy(j[i].channels, ch, sizeof ch);
+        }
+    }
+    mb_skeleton_desc d = {0};
+    d.joints = j;
+    d.joint_count = nj;
+    mb_skeleton *s = NULL;
+    if (mb_skeleton_create(&d, &s) != MB_OK)
+        s = NULL;
+    free(j);
+    free(names);
+    return s;
+}
+
+/* A looping clip: frame nf - 1 continues frame 0 (period nf - 1 frames). */
+static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, double seed)
+{
+    float *rot = malloc(sizeof(float) * 4 * (size_t)nj * nf), *tr = malloc(sizeof(float) * 3 * (size_t)nj * nf);
+    int period = nf - 1;
+    for (int f = 0; f < nf; ++f)
+        for (int j = 0; j < nj; ++j) {
+            double ph = 2.0 * 3.14159265358979 * f / period + 0.37 * j + seed;
+            double ax[3] = {sin(0.7 * j + seed), cos(1.3 * j), 0.5};
+            double n = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+            double ang = amp * sin(ph) + 0.1 * j / nj;
+            float *q = rot + 4 * ((size_t)f * nj + j);
+            for (int k = 0; k < 3; ++k)
+                q[k] = (float)(ax[k] / n * sin(0.5 * ang));
+            q[3] = (float)cos(0.5 * ang);
+            float *t = tr + 3 * ((size_t)f * nj + j);
+            t[0] = t[1] = t[2] = 0.0f;
+            if (j == 0) {
+                t[1] = (float)(90.0 + 3.0 * sin(2.0 * ph));
+                t[2] = (float)(speed * f * ft);
+            }
+        }
+    mb_clip_desc d = {0};
+    d.joint_count = nj;
+    d.frame_count = nf;
+    d.frame_time = ft;
+    d.rotations = rot;
+    d.translations = tr;
+    mb_clip *c = NULL;
+    if (mb_clip_create(&d, &c) != MB_OK)
+        c = NULL;
+    free(rot);
+    free(tr);
+    return c;
+}
+
+typedef struct setup {
+    mb_skeleton *s;
+    mb_clip *clips[4];
+    mb_state_set *set;
+    int nj;
+} setup;
+
+static int make_setup(setup *su, int nj)
+{
+    su->nj = nj;
+    su->s = make_skeleton(nj);
+    if (!su->s)
+        return 0;
+    double ft = 1.0 / 30.0;
+    int frames[4] = {34, 30, 22, 20};           /* cycles 1.1, 0.97, 0.7, 0.63 s */
+    double speed[4] = {140, 170, 330, 360};
+    for (int i = 0; i < 4; ++i) {
+        su->clips[i] = make_clip(nj, frames[i], ft, speed[i], 0.4 + 0.2 * i, 0.3 * i);
+        if (!su->clips[i])
+            return 0;
+    }
+    static mb_state_clip sc[4];
+    for (int i = 0; i < 4; ++i) {
+        memset(&sc[i], 0, sizeof sc[i]);
+        sc[i].clip = su->clips[i];
+        sc[i].range.start = 0;
+        sc[i].range.end = frames[i] - 1;
+        sc[i].param = (float)speed[i];
+    }
+    mb_state_desc sd[2] = {{"slow", &sc[0], 2, 1, 155.0f}, {"fast", &sc[2], 2, 1, 345.0f}};
+    mb_state_set_desc d = {0};
+    d.skeleton = su->s;
+    d.states = sd;
+    d.state_count = 2;
+    d.up_axis = 2; /* Y */
+    mb_error e;
+    if (mb_state_set_create(&d, &su->set, &e) != MB_OK) {
+        fprintf(stderr, "state set: %s\n", e.text);
+        return 0;
+    }
+    return 1;
+}
+
+#ifdef MB_BENCH_WRAP
+/* Link-time wrappers: time spent in sampling and blending while `wrap_on` is set. */
+mb_status __real_mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap, mb_pose out);
+mb_status __real_mb_blend_run(const mb_blend_desc *d);
+mb_status __wrap_mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap, mb_pose out);
+mb_status __wrap_mb_blend_run(const mb_blend_desc *d);
+static int wrap_on;
+static double wrap_seconds;
+static long wrap_calls;
+
+mb_status __wrap_mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap, mb_pose out)
+{
+    if (!wrap_on)
+        return __real_mb_clip_sample(s, c, t, wrap, out);
+    double t0 = bench_cpu_now();
+    mb_status st = __real_mb_clip_sample(s, c, t, wrap, out);
+    wrap_seconds += bench_cpu_now() - t0;
+    ++wrap_calls;
+    return st;
+}
+
+mb_status __wrap_mb_blend_run(const mb_blend_desc *d)
+{
+    if (!wrap_on)
+        return __real_mb_blend_run(d);
+    double t0 = bench_cpu_now();
+    mb_status st = __real_mb_blend_run(d);
+    wrap_seconds += bench_cpu_now() - t0;
+    ++wrap_calls;
+    return st;
+}
+#endif
+
+/* Median thread-CPU seconds per call of fn over reps runs of `iters` calls. */
+typedef void (*work_fn)(void *ctx, int iter);
+static double time_per_call(work_fn fn, void *ctx, int iters, int reps)
+{
+    double t[64];
+    reps = reps > 64 ? 64 : reps;
+    for (int i = 0; i < iters / 4 + 1; ++i) /* warm up */
+        fn(ctx, i);
+    for (int r = 0; r < reps; ++r) {
+        double t0 = bench_cpu_now();
+        for (int i = 0; i < iters; ++i)
+            fn(ctx, i);
+        t[r] = (bench_cpu_now() - t0) / iters;
+    }
+    return bench_median(t, reps);
+}
+
+/* ---- the controller ---- */
+typedef struct ctl_ctx {
+    mb_controller *c;
+    mb_pose out;
+    float dt;
+} ctl_ctx;
+
+static void ctl_work(void *p, int iter)
+{
+    (void)iter;
+    ctl_ctx *x = p;
+    mb_root_motion rm;
+    mb_controller_update(x->c, x->dt, x->out, &rm);
+}
+
+/* ---- the same sampling and blending, done directly ---- */
+typedef struct raw_ctx {
+    const setup *su;
+    int nclips;
+    const mb_clip *clip[4];
+    double t[4], rate[4];
+    float w[4];
+    mb_pose poses[4], out;
+    mb_blend_layer layers[4];
+} raw_ctx;
+
+static void raw_work(void *p, int iter)
+{
+    raw_ctx *x = p;
+    for (int i = 0; i < x->nclips; ++i) {
+        double t = fmod(x->t[i] + iter * x->rate[i], mb_clip_duration(x->clip[i]));
+        mb_clip_sample(x->su->s, x->clip[i], t, MB_WRAP_CLAMP, x->poses[i]);
+    }
+    if (x->nclips > 1) {
+        mb_blend_desc d;
+        memset(&d, 0, sizeof d);
+        d.layers = x->layers;
+        d.layer_count = x->nclips;
+        d.out = x->out;
+        mb_blend_run(&d);
+    } else {
+        memcpy(x->out.joints, x->poses[0].joints, sizeof(mb_xform) * (size_t)x->out.count);
+    }
+}
+
+/* ---- many characters ---- */
+typedef struct crowd_ctx {
+    mb_controller **c;
+    int n;
+    mb_pose out;
+} crowd_ctx;
+
+static void crowd_work(void *p, int iter)
+{
+    (void)iter;
+    crowd_ctx *x = p;
+    mb_root_motion rm;
+    for (int i = 0; i < x->n; ++i)
+        mb_controller_update(x->c[i], 1.0f / 60.0f, x->out, &rm);
+}
+
+static mb_controller *make_ctl(const setup *su, int mode, float phase)
+{
+    mb_controller_desc cd = {0};
+    cd.states = su->set;
+    cd.initial_phase = phase;
+    mb_controller *c = NULL;
+    if (mb_controller_create(&cd, &c) != MB_OK)
+        return NULL;
+    mb_xform *tmp = malloc(sizeof *tmp * (size_t)su->nj);
+    mb_pose p = {tmp, su->nj};
+    mb_controller_update(c, 0.0f, p, NULL);
+    mb_controller_update(c, 1.0f / 60, p, NULL);
+    if (mode > 0) {
+        mb_transition_desc t = {0};
+        t.duration = 1e6f; /* keeps the transition running */
+        t.sync = 1;
+        t.mode = mode == 2 ? MB_TRANSITION_INERTIALIZE : MB_TRANSITION_CROSSFADE;
+        t.curve = MB_CURVE_LINEAR;
+        mb_controller_request(c, 1, &t);
+        /* jump to the middle of the fade: both states weigh 0.5, for the rest of the run */
+        mb_controller_update(c, mode == 1 ? 5e5f : 1.0f / 60, p, NULL);
+    }
+    free(tmp);
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    int nj = 64, ncrowd = 1000, reps = 15;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--joints") == 0)
+            nj = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--characters") == 0)
+            ncrowd = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--reps") == 0)
+            reps = atoi(argv[i + 1]);
+    }
+    if (nj < 8 || nj > 4096 || ncrowd < 1 || reps < 1) {
+        fprintf(stderr, "usage: bench_controller [--joints N>=8] [--characters N] [--reps N]\n");
+        return 1;
+    }
+    setup su;
+    if (!make_setup(&su, nj)) {
+        fprintf(stderr, "setup failed\n");
+        return 1;
+    }
+    char load[128];
+    bench_loadavg(load, sizeof load);
+    printf("bench_controller: %d joints, 4 generated looping clips, 2 blend-space states; load %s\n", nj, load);
+    mb_xform *out = malloc(sizeof *out * (size_t)nj);
+    mb_xform *pb = malloc(sizeof *pb * (size_t)nj * 4);
+    int iters = 2000;
+
+    /* The direct work: 4 clips (cross-fade) or 2 (one state), blended. */
+    raw_ctx raw;
+    memset(&raw, 0, sizeof raw);
+    raw.su = &su;
+    for (int i = 0; i < 4; ++i) {
+        raw.clip[i] = su.clips[i];
+        raw.t[i] = 0.1 * i;
+        raw.rate[i] = 1.0 / 60.0;
+        raw.w[i] = 0.25f;
+        raw.poses[i].joints = pb + (size_t)i * nj;
+        raw.poses[i].count = nj;
+        raw.layers[i].pose = &raw.poses[i];
+        raw.layers[i].weight = raw.w[i];
+    }
+    raw.out.joints = out;
+    raw.out.count = nj;
+    raw.nclips = 4;
+    double t_raw4 = time_per_call(raw_work, &raw, iters, reps);
+    raw.nclips = 2;
+    double t_raw2 = time_per_call(raw_work, &raw, iters, reps);
+
+    const char *names[3] = {"cross-fade, 2 blend spaces (4 clips)", "one blend space (2 clips)",
+                            "inertialization, 1 blend space (2 clips + offsets)"};
+    int modes[3] = {1, 0, 2};
+    double base[3] = {t_raw4, t_raw2, t_raw2};
+#ifdef MB_BENCH_WRAP
+    /* cost of one timed call's two clock reads */
+    double c0 = bench_cpu_now();
+    for (int i = 0; i < 100000; ++i)
+        (void)bench_cpu_now();
+    double clock_cost = (bench_cpu_now() - c0) / 100000.0;
+#endif
+    printf("\n%-50s %10s %10s %10s %10s %10s %10s\n", "controller update", "ns/update", "ns/joint", "timed ns",
+           "in s+b ns", "own share", "direct ns");
+    for (int m = 0; m < 3; ++m) {
+        ctl_ctx cx;
+        cx.c = make_ctl(&su, modes[m], 0.1f);
+        cx.out.joints = out;
+        cx.out.count = nj;
+        cx.dt = 1.0f / 60.0f;
+        if (!cx.c)
+            return 1;
+        mb_controller_status st;
+        mb_controller_get_status(cx.c, &st);
+        double t = time_per_call(ctl_work, &cx, iters, reps), inside = -1.0, tinst = -1.0;
+#ifdef MB_BENCH_WRAP
+        /* instrumented: the same updates, timing the calls inside */
+        double tw[64], in[64];
+        int rr = reps > 64 ? 64 : reps;
+        for (int r = 0; r < rr; ++r) {
+            wrap_seconds = 0.0;
+            wrap_calls = 0;
+            wrap_on = 1;
+            double t0 = bench_cpu_now();
+            for (int i = 0; i < iters; ++i)
+                ctl_work(&cx, i);
+            double tot = bench_cpu_now() - t0;
+            wrap_on = 0;
+            /* each timed call adds two clock reads; half falls inside, half outside */
+            double overhead = wrap_calls * 2.0 * clock_cost;
+            tw[r] = (tot - overhead) / iters;
+            in[r] = (wrap_seconds - 0.5 * overhead) / iters;
+        }
+        tinst = bench_median(tw, rr);
+        inside = bench_median(in, rr);
+        double share = 100.0 * (tinst - inside) / tinst;
+#else
+        double share = 100.0 * (t - base[m]) / t;
+#endif
+        printf("%-50s %10.0f %10.1f %10.0f %10.0f %9.1f%% %10.0f   (tracks %d%s)\n", names[m], t * 1e9,
+               t * 1e9 / nj, tinst * 1e9, inside * 1e9, share, base[m] * 1e9, st.tracks,
+               st.transitioning ? ", transitioning" : "");
+        mb_controller_destroy(cx.c);
+    }
+    printf("(timed = the update with the calls inside timed, less the timers' cost; in s+b = time inside\n"
+           " mb_clip_sample and mb_blend_run during those updates; own share = (timed - in s+b) / timed;\n"
+           " direct = the same number of sample and blend calls made directly at other times, for scale;\n"
+           " the inertialization's offsets count as the controller's own work)\n");
+
+    /* Many characters sharing one state set, each in a cross-fade at its own phase. */
+    crowd_ctx cc;
+    cc.n = ncrowd;
+    cc.c = malloc(sizeof *cc.c * (size_t)ncrowd);
+    cc.out.joints = out;
+    cc.out.count = nj;
+    for (int i = 0; i < ncrowd; ++i) {
+        cc.c[i] = make_ctl(&su, 1, (float)((i * 0.618) - floor(i * 0.618)));
+        if (!cc.c[i])
+            return 1;
+    }
+    double tf = time_per_call(crowd_work, &cc, 3, reps);
+    printf("\n%d characters x %d joints, all in a cross-fade (4 clips each): %.2f ms per frame on one core "
+           "(%.0f ns per character; budget 16 ms)\n",
+           ncrowd, nj, tf * 1e3, tf * 1e9 / ncrowd);
+    for (int i = 0; i < ncrowd; ++i)
+        mb_controller_destroy(cc.c[i]);
+    for (int i = 0; i < ncrowd; ++i) {
+        cc.c[i] = make_ctl(&su, 0, (float)((i * 0.618) - floor(i * 0.618)));
+        if (!cc.c[i])
+            return 1;
+    }
+    tf = time_per_call(crowd_work, &cc, 3, reps);
+    printf("%d characters x %d joints, one blend space each (2 clips): %.2f ms per frame (%.0f ns per character)\n",
+           ncrowd, nj, tf * 1e3, tf * 1e9 / ncrowd);
+    for (int i = 0; i < ncrowd; ++i)
+        mb_controller_destroy(cc.c[i]);
+    free(cc.c);
+    free(out);
+    free(pb);
+    mb_state_set_destroy(su.set);
+    for (int i = 0; i < 4; ++i)
+        mb_clip_destroy(su.clips[i]);
+    mb_skeleton_destroy(su.s);
+    return 0;
+}

@@ -1,0 +1,467 @@
+/* mblend transition A.bvh B.bvh --at SECONDS|auto --duration SECONDS -o OUT.bvh:
+ * one continuous clip from A to B (mb_transition_build), with an optional CSV report. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+
+void mb_cmd_transition_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mblend transition A.bvh B.bvh --at SECONDS|auto --duration SECONDS -o OUT.bvh [options]\n"
+            "\n"
+            "Write one continuous clip: A up to the transition, the transition, then the rest\n"
+            "of B. B is rotated about the up axis and moved so its root continues A's path and\n"
+            "heading (no jump, no turn on the spot), and resampled to A's frame time. The\n"
+            "output starts at A's first motion frame (the T-pose frame 0 of cgspeed CMU files\n"
+            "is skipped). A and B must share joint names and parents; offsets come from A.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUT       the BVH file to write (temporary file + rename)\n"
+            "  --at SECONDS|auto      time in A (file time, frame 0 = 0 s) of the last frame\n"
+            "                         before the transition. auto: the best transition point\n"
+            "                         (the frame pair whose windows of joint positions match\n"
+            "                         best after a 2D alignment, Kovar & Gleicher 2002),\n"
+            "                         searched in --search (default: from a third into A\n"
+            "                         to the last frame that leaves room for the transition)\n"
+            "  --duration SECONDS     length of the transition (> 0)\n"
+            "  --b-start WHERE        where B starts: auto (default): the best match for the\n"
+            "                         chosen A frame; phase: at A's gait phase (left- or\n"
+            "                         right-foot touchdown cycles, nearest the match);\n"
+            "                         or SECONDS into B (file time)\n"
+            "  --mode M               crossfade (default): log/exp blend with a weight ramp;\n"
+            "                         inertialize: B plays at once and the offset from A's\n"
+            "                         pose decays to zero within the duration\n"
+            "  --curve C              smoothstep (default) or linear weight ramp\n"
+            "  --sync                 phase sync: during the transition both clips advance in\n"
+            "                         normalised time of their gait cycles, the cycle\n"
+            "                         duration interpolated with the weights (needs a gait\n"
+            "                         cycle in each clip: left- or right-foot touchdowns)\n"
+            "  --search FROM:TO       seconds of A searched by --at auto\n"
+            "  --window SECONDS       compared window for the search (default: the duration,\n"
+            "                         at least 0.1 s)\n"
+            "  --report FILE          CSV per output frame: weights, clip times, root position\n"
+            "                         and speed, foot heights and horizontal speeds, then\n"
+            "                         '# summary' lines with the quality metrics (root step,\n"
+            "                         angular speed and foot skate ratios against the inputs)\n"
+            "  --up x|y|z             the up axis (default: detected)\n"
+            "  --lenient              accept Frames lines that disagree with the data\n"
+            "  -h, --help             show this help\n"
+            "\n"
+            "example: mblend transition run.bvh walk.bvh --at auto --duration 0.4 --sync -o run2walk.bvh\n");
+}
+
+enum {
+    OPT_OUTPUT = 1,
+    OPT_AT,
+    OPT_DURATION,
+    OPT_BSTART,
+    OPT_MODE,
+    OPT_CURVE,
+    OPT_SYNC,
+    OPT_SEARCH,
+    OPT_WINDOW,
+    OPT_REPORT,
+    OPT_UP,
+    OPT_LENIENT
+};
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < 0.0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_span(const char *s, double *from, double *to)
+{
+    const char *colon = strchr(s, ':');
+    char buf[64];
+    if (!colon || (size_t)(colon - s) >= sizeof buf)
+        return 0;
+    memcpy(buf, s, (size_t)(colon - s));
+    buf[colon - s] = '\0';
+    return parse_seconds(buf, from) && parse_seconds(colon + 1, to) && *to >= *from;
+}
+
+/* Per-frame data collected during the build. */
+typedef struct frame_log {
+    float *weight_b, *offset;
+    double *time_a, *time_b;
+    int n, cap;
+} frame_log;
+
+static mb_status log_frame(void *user, const mb_transition_frame *f)
+{
+    frame_log *l = user;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 512;
+        float *w = realloc(l->weight_b, (size_t)cap * sizeof *w);
+        if (!w)
+            return MB_NOMEM;
+        l->weight_b = w;
+        float *o = realloc(l->offset, (size_t)cap * sizeof *o);
+        if (!o)
+            return MB_NOMEM;
+        l->offset = o;
+        double *ta = realloc(l->time_a, (size_t)cap * sizeof *ta);
+        if (!ta)
+            return MB_NOMEM;
+        l->time_a = ta;
+        double *tb = realloc(l->time_b, (size_t)cap * sizeof *tb);
+        if (!tb)
+            return MB_NOMEM;
+        l->time_b = tb;
+        l->cap = cap;
+    }
+    l->weight_b[l->n] = f->weight_b;
+    l->offset[l->n] = f->offset_angle;
+    l->time_a[l->n] = f->time_a;
+    l->time_b[l->n] = f->time_b;
+    ++l->n;
+    return MB_OK;
+}
+
+static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const mb_motion_info *info,
+                        const frame_log *lg, const mb_transition_result *res, const mb_transition_quality *q,
+                        int qok, int ka, int kb, double cost)
+{
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(out), up = info->up_axis;
+    double ft = mb_clip_frame_time(out);
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    float(*w)[16] = malloc((size_t)nj * sizeof *w);
+    float *prev = malloc(9 * sizeof *prev);
+    if (!pose || !w || !prev) {
+        free(pose);
+        free(w);
+        free(prev);
+        return 0;
+    }
+    int js[3] = {info->root, info->left_foot, info->right_foot};
+    fprintf(f, "frame,time,weight_a,weight_b,time_a,time_b,phase_part,root_x,root_y,root_z,root_speed,"
+               "left_foot_height,right_foot_height,left_foot_hspeed,right_foot_hspeed,offset_deg\n");
+    for (int k = 0; k < nf; ++k) {
+        mb_pose p = {pose, nj};
+        if (mb_clip_frame_pose(s, out, k, p) != MB_OK || mb_fk(s, &p, w, nj) != MB_OK)
+            break;
+        float cur[9];
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 3; ++c)
+                cur[3 * i + c] = js[i] >= 0 ? w[js[i]][12 + c] : 0.0f;
+        double sp[3] = {0, 0, 0};
+        if (k > 0)
+            for (int i = 0; i < 3; ++i) {
+                double s2 = 0.0;
+                for (int c = 0; c < 3; ++c)
+                    if (i == 0 || c != up)
+                        s2 += (double)(cur[3 * i + c] - prev[3 * i + c]) * (cur[3 * i + c] - prev[3 * i + c]);
+                sp[i] = sqrt(s2) / ft;
+            }
+        const char *part = k <= res->transition_start ? "A" : (k < res->transition_end ? "transition" : "B");
+        double wb = k < lg->n ? lg->weight_b[k] : 1.0;
+        fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", k, k * ft,
+                1.0 - wb, wb, k < lg->n ? lg->time_a[k] : -1.0, k < lg->n ? lg->time_b[k] : -1.0, part, cur[0],
+                cur[1], cur[2], sp[0], cur[3 + up], cur[6 + up], sp[1], sp[2],
+                k < lg->n ? lg->offset[k] * 57.29577951308232 : 0.0);
+        memcpy(prev, cur, sizeof cur);
+    }
+    fprintf(f, "# summary,a_frame,%d,b_frame,%d,match_cost,%.6g,b_start_s,%.6f,transition_frames,%d:%d\n", ka, kb,
+            cost, res->b_start, res->transition_start, res->transition_end);
+    if (qok) {
+        fprintf(f, "# summary,root_step_ratio,%.4f,root_step_out,%.6g,root_step_in,%.6g\n", q->root_step_ratio,
+                q->root_step_out, q->root_step_in);
+        fprintf(f, "# summary,angular_speed_ratio,%.4f,joint,%s,out_rad_s,%.6g,in_rad_s,%.6g\n", q->angular_ratio,
+                q->angular_joint >= 0 ? mb_skeleton_name(s, q->angular_joint) : "-", q->angular_out, q->angular_in);
+        fprintf(f, "# summary,foot_skate_ratio,%.4f,out,%.6g,in,%.6g,contact_frames_out,%d,contact_frames_in,%d\n",
+                q->skate_ratio, q->skate_out, q->skate_in, q->skate_frames_out, q->skate_frames_in);
+    }
+    free(pose);
+    free(w);
+    free(prev);
+    return !ferror(f);
+}
+
+int mb_cmd_transition(int argc, char **argv)
+{
+    static const mb_cli_opt opts[] = {
+        {"output", 'o', 1, OPT_OUTPUT}, {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
+        {"b-start", 0, 1, OPT_BSTART},  {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
+        {"sync", 0, 0, OPT_SYNC},       {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
+        {"report", 0, 1, OPT_REPORT},   {"up", 0, 1, OPT_UP},         {"lenient", 0, 0, OPT_LENIENT},
+        {NULL, 0, 0, 0}};
+    const char *cmd = "mblend transition";
+    mb_cli_args a;
+    mb_cli_args_init(&a, cmd, argc, argv);
+    const char *outp = NULL, *report = NULL, *paths[2] = {NULL, NULL};
+    int npaths = 0, at_auto = -1, b_auto = 1, b_phase = 0, sync = 0, up = 0, lenient = 0, have_search = 0, id, rc = MB_EXIT_OK;
+    double at = 0.0, duration = -1.0, b_start = 0.0, s_from = 0.0, s_to = 0.0, window = 0.0;
+    mb_transition_mode mode = MB_TRANSITION_CROSSFADE;
+    mb_fade_curve curve = MB_CURVE_SMOOTHSTEP;
+    mb_skeleton *sk[2] = {NULL, NULL};
+    mb_clip *cl[2] = {NULL, NULL}, *result = NULL;
+    FILE *rf = NULL;
+    char rtmp[1100] = "";
+    frame_log lg;
+    memset(&lg, 0, sizeof lg);
+#define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
+#define INPUT_ERR(...) do { rc = mb_cli_input_error(cmd, __VA_ARGS__); goto out; } while (0)
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        switch (id) {
+        case MB_CLI_BAD: rc = MB_EXIT_USAGE; goto out;
+        case MB_OPT_HELP: mb_cmd_transition_usage(stdout); goto out;
+        case OPT_OUTPUT: outp = a.arg; break;
+        case OPT_REPORT: report = a.arg; break;
+        case OPT_SYNC: sync = 1; break;
+        case OPT_LENIENT: lenient = 1; break;
+        case OPT_AT:
+            if (strcmp(a.arg, "auto") == 0)
+                at_auto = 1;
+            else if (parse_seconds(a.arg, &at))
+                at_auto = 0;
+            else
+                USAGE("bad --at '%s' (seconds >= 0 or auto)", a.arg);
+            break;
+        case OPT_BSTART:
+            b_phase = strcmp(a.arg, "phase") == 0;
+            if (strcmp(a.arg, "auto") == 0 || b_phase)
+                b_auto = 1;
+            else if (parse_seconds(a.arg, &b_start))
+                b_auto = 0;
+            else
+                USAGE("bad --b-start '%s' (auto, phase or seconds >= 0)", a.arg);
+            break;
+        case OPT_DURATION:
+            if (!parse_seconds(a.arg, &duration) || !(duration > 0.0))
+                USAGE("bad --duration '%s' (seconds > 0)", a.arg);
+            break;
+        case OPT_WINDOW:
+            if (!parse_seconds(a.arg, &window) || !(window > 0.0))
+                USAGE("bad --window '%s' (seconds > 0)", a.arg);
+            break;
+        case OPT_SEARCH:
+            if (!parse_span(a.arg, &s_from, &s_to))
+                USAGE("bad --search '%s' (FROM:TO in seconds, FROM <= TO)", a.arg);
+            have_search = 1;
+            break;
+        case OPT_MODE:
+            if (strcmp(a.arg, "crossfade") == 0)
+                mode = MB_TRANSITION_CROSSFADE;
+            else if (strcmp(a.arg, "inertialize") == 0)
+                mode = MB_TRANSITION_INERTIALIZE;
+            else
+                USAGE("bad --mode '%s' (crossfade or inertialize)", a.arg);
+            break;
+        case OPT_CURVE:
+            if (strcmp(a.arg, "smoothstep") == 0)
+                curve = MB_CURVE_SMOOTHSTEP;
+            else if (strcmp(a.arg, "linear") == 0)
+                curve = MB_CURVE_LINEAR;
+            else
+                USAGE("bad --curve '%s' (smoothstep or linear)", a.arg);
+            break;
+        case OPT_UP:
+            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+                USAGE("bad --up '%s' (x, y or z)", a.arg);
+            up = 1 + (a.arg[0] | 0x20) - 'x';
+            break;
+        case MB_CLI_OPERAND:
+            if (npaths == 2)
+                USAGE("too many inputs: give A.bvh and B.bvh");
+            paths[npaths++] = a.arg;
+            break;
+        default: break;
+        }
+    }
+    if (npaths != 2)
+        USAGE("need two inputs, A.bvh and B.bvh");
+    if (!outp)
+        USAGE("missing -o OUT.bvh");
+    if (at_auto < 0)
+        USAGE("missing --at SECONDS|auto");
+    if (duration < 0.0)
+        USAGE("missing --duration SECONDS");
+
+    for (int i = 0; i < 2; ++i)
+        if (mb_cli_load_bvh(paths[i], lenient, &sk[i], &cl[i]) != MB_EXIT_OK) {
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+    int diff;
+    if (!mb_skeleton_same_topology(sk[0], sk[1], &diff)) {
+        int na = mb_skeleton_joint_count(sk[0]), nb = mb_skeleton_joint_count(sk[1]);
+        if (diff >= na || diff >= nb)
+            INPUT_ERR("%s has %d joints and End Sites, %s has %d: they must share a skeleton", paths[1], nb,
+                      paths[0], na);
+        INPUT_ERR("%s and %s differ at joint %d: '%s' vs '%s'", paths[0], paths[1], diff,
+                  mb_skeleton_name(sk[0], diff), mb_skeleton_name(sk[1], diff));
+    }
+    mb_motion_info info[2];
+    mb_error e;
+    memset(&e, 0, sizeof e);
+    for (int i = 0; i < 2; ++i) {
+        if (mb_clip_frame_count(cl[i]) < 2)
+            INPUT_ERR("%s has fewer than 2 frames", paths[i]);
+        mb_analyze_desc ad = {0};
+        ad.up_axis = i == 0 ? up : info[0].up_axis + 1;
+        if (mb_motion_analyze(sk[i], cl[i], &ad, paths[i], &info[i], &e) != MB_OK) {
+            mb_cli_print_error(&e);
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+    }
+    double fta = mb_clip_frame_time(cl[0]), ftb = mb_clip_frame_time(cl[1]);
+    int nfa = mb_clip_frame_count(cl[0]);
+
+    /* Transition points. */
+    int ka = (int)floor(at / fta + 0.5), kb = -1;
+    double cost = -1.0;
+    if (at_auto || b_auto) {
+        mb_match_desc md = {0};
+        md.skeleton_a = sk[0];
+        md.skeleton_b = sk[1];
+        md.a = cl[0];
+        md.b = cl[1];
+        md.info_a = &info[0];
+        md.info_b = &info[1];
+        md.window = window > 0.0 ? window : (duration > 0.1 ? duration : 0.1);
+        if (at_auto) {
+            if (have_search) {
+                md.a_from = s_from;
+                md.a_to = s_to;
+            } else {
+                /* From a third into A's motion (so the output shows A) to the last frame
+                 * that leaves room for the transition (sync may play A up to 1.5x faster). */
+                double t0 = info[0].first_frame * fta, t1 = (nfa - 1) * fta;
+                double hi = t1 - (sync || b_phase ? 1.5 : 1.0) * duration;
+                double lo = t0 + (t1 - t0) / 3.0;
+                if (hi < lo)
+                    lo = t0;
+                if (hi < lo)
+                    INPUT_ERR("%s lasts %.3g s: too short for a %.3g s transition", paths[0], t1 - t0, duration);
+                md.a_from = lo;
+                md.a_to = hi;
+            }
+        } else {
+            md.a_from = ka * fta - 0.25 * fta;
+            md.a_to = ka * fta + 0.25 * fta;
+            if (md.a_from < 0.0)
+                md.a_from = 0.0;
+        }
+        if (!b_auto) { /* b is given: the search only picks a (or scores the pair) */
+            md.b_from = b_start > 0.25 * ftb ? b_start - 0.25 * ftb : 0.0;
+            md.b_to = b_start + 0.25 * ftb;
+        }
+        mb_match_pair best;
+        int found = 0;
+        if (mb_match_find(&md, &best, 1, &found, NULL, &e) != MB_OK) {
+            mb_cli_print_error(&e);
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+        if (!found)
+            INPUT_ERR("no transition point found");
+        if (at_auto)
+            ka = best.a;
+        if (b_auto) {
+            kb = best.b;
+            b_start = kb * ftb;
+        }
+        cost = best.cost;
+    }
+    if (kb < 0)
+        kb = (int)floor(b_start / ftb + 0.5);
+
+    if (report) {
+        if (snprintf(rtmp, sizeof rtmp, "%s.tmp.XXXXXX", report) >= (int)sizeof rtmp)
+            USAGE("--report path too long");
+        int fd = mkstemp(rtmp);
+        if (fd < 0 || !(rf = fdopen(fd, "w"))) {
+            if (fd >= 0)
+                close(fd);
+            rtmp[0] = '\0';
+            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+        }
+    }
+    mb_transition_build_desc bd = {0};
+    bd.skeleton = sk[0];
+    bd.a = cl[0];
+    bd.b = cl[1];
+    bd.source_a = paths[0];
+    bd.source_b = paths[1];
+    bd.info_a = &info[0];
+    bd.info_b = &info[1];
+    bd.at = ka * fta;
+    bd.b_start = b_start;
+    bd.transition.duration = (float)duration;
+    bd.transition.mode = mode;
+    bd.transition.curve = curve;
+    bd.transition.sync = sync || b_phase;
+    bd.transition.sync_keep_start = !b_phase;
+    bd.up_axis = info[0].up_axis + 1;
+    bd.report = log_frame;
+    bd.report_user = &lg;
+    mb_transition_result res;
+    if (mb_transition_build(&bd, &result, &res, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        rc = MB_EXIT_INPUT;
+        goto out;
+    }
+    mb_transition_quality q;
+    mb_transition_measure_desc qd = {0};
+    qd.skeleton = sk[0];
+    qd.a = cl[0];
+    qd.b = cl[1];
+    qd.out = result;
+    qd.info_a = &info[0];
+    qd.info_b = &info[1];
+    qd.result = &res;
+    qd.at = bd.at;
+    qd.duration = duration;
+    int qok = mb_transition_measure(&qd, &q) == MB_OK;
+    if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        rc = MB_EXIT_INPUT;
+        goto out;
+    }
+    fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s, match cost %.4g; %d frames, transition %d:%d\n",
+            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync ? " in phase" : "", cost,
+            res.frames, res.transition_start, res.transition_end);
+    if (qok)
+        fprintf(stderr, "%s: quality: root step ratio %.3f, angular speed ratio %.3f (%s), foot skate ratio %.3f\n",
+                cmd, q.root_step_ratio, q.angular_ratio,
+                q.angular_joint >= 0 ? mb_skeleton_name(sk[0], q.angular_joint) : "-", q.skate_ratio);
+    if (rf) {
+        int ok = write_report(rf, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
+                              (int)floor(res.b_start / ftb + 0.5), cost);
+        ok = fclose(rf) == 0 && ok;
+        rf = NULL;
+        if (!ok || rename(rtmp, report) != 0)
+            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+        rtmp[0] = '\0';
+    }
+
+out:
+    if (rf)
+        fclose(rf);
+    if (rtmp[0])
+        unlink(rtmp);
+    free(lg.weight_b);
+    free(lg.offset);
+    free(lg.time_a);
+    free(lg.time_b);
+    mb_clip_destroy(result);
+    for (int i = 0; i < 2; ++i) {
+        mb_clip_destroy(cl[i]);
+        mb_skeleton_destroy(sk[i]);
+    }
+    return rc;
+#undef USAGE
+#undef INPUT_ERR
+}
