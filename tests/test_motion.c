@@ -302,3 +302,58 @@ Test(clip_blend, topology_mismatch_names_the_joint)
     unload(&a);
     unload(&b);
 }
+
+/* Sampling agrees with a textbook double-precision slerp for frames close together (the
+ * libm-free series path) and far apart, on both sides of the switch between them. */
+Test(sample, slerp_near_and_far)
+{
+    const double angles[] = {1e-6, 1e-3, 0.05, 0.19, 0.2, 0.21, 0.5, 2.0, 3.1};
+    const int n = (int)(sizeof angles / sizeof angles[0]);
+    mb_joint_desc jd = {0};
+    jd.name = "j";
+    jd.parent = -1;
+    mb_skeleton_desc sd = {0};
+    sd.joints = &jd;
+    sd.joint_count = 1;
+    mb_skeleton *s;
+    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    for (int i = 0; i < n; ++i) {
+        /* frame 0: a fixed tilt; frame 1: that tilt turned by angles[i] about an oblique axis */
+        double ax[3] = {0.3, -0.8, 0.52}, len = sqrt(0.09 + 0.64 + 0.2704);
+        float rot[8] = {0.1f, 0.2f, -0.3f, 0.927362f, 0, 0, 0, 0};
+        double h = angles[i] / 2, d[4] = {sin(h) * ax[0] / len, sin(h) * ax[1] / len, sin(h) * ax[2] / len, cos(h)};
+        double q0[4] = {rot[0], rot[1], rot[2], rot[3]}, q1[4];
+        q1[0] = q0[3] * d[0] + q0[0] * d[3] + q0[1] * d[2] - q0[2] * d[1];
+        q1[1] = q0[3] * d[1] - q0[0] * d[2] + q0[1] * d[3] + q0[2] * d[0];
+        q1[2] = q0[3] * d[2] + q0[0] * d[1] - q0[1] * d[0] + q0[2] * d[3];
+        q1[3] = q0[3] * d[3] - q0[0] * d[0] - q0[1] * d[1] - q0[2] * d[2];
+        for (int k = 0; k < 4; ++k)
+            rot[4 + k] = (float)q1[k];
+        mb_clip_desc cd = {0};
+        cd.joint_count = 1;
+        cd.frame_count = 2;
+        cd.frame_time = 0.1;
+        cd.rotations = rot;
+        mb_clip *c;
+        cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+        const float *r = mb_clip_rotations(c); /* normalised as stored */
+        for (int tk = 1; tk < 10; ++tk) {
+            double t = tk / 10.0, dot = 0;
+            for (int k = 0; k < 4; ++k)
+                dot += (double)r[k] * r[4 + k];
+            double sg = dot < 0 ? -1 : 1, th = acos(fmin(1.0, fabs(dot))), wa, wb;
+            wa = th < 1e-9 ? 1 - t : sin((1 - t) * th) / sin(th);
+            wb = th < 1e-9 ? t : sin(t * th) / sin(th);
+            float expect[4];
+            for (int k = 0; k < 4; ++k)
+                expect[k] = (float)(wa * r[k] + sg * wb * r[4 + k]);
+            mb_xform x;
+            mb_pose p = {&x, 1};
+            cr_assert_eq(mb_clip_sample(s, c, t * 0.1, MB_WRAP_CLAMP, p), MB_OK);
+            double e = mb_quat_angle_between(x.rot, expect);
+            cr_assert(e < 2e-6, "angle %g, t %g: %g rad from slerp", angles[i], t, e);
+        }
+        mb_clip_destroy(c);
+    }
+    mb_skeleton_destroy(s);
+}
