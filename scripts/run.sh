@@ -2,7 +2,8 @@
 # The main job on the shipped clips (data/bvh): installs what is missing, builds, then
 #  1. summarises the walk and run clips,
 #  2. blends them 50/50, in phase, into a jog (one loopable gait cycle) with a report,
-#  3. re-exports both clips through the BVH writer (lossless round trip),
+#  3. joins the run to the walk with a transition (point found by pose matching),
+#  4. re-exports both clips through the BVH writer (lossless round trip),
 # writing everything into out/ (or the folder given as the first argument).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +21,10 @@ echo "== mblend blend walk + run -> jog (weights 0.5, 0.5)"
 "$mblend" blend "$here/data/bvh/walk.bvh" "$here/data/bvh/run.bvh" --weights 0.5,0.5 \
   --cycle auto --report "$out/jog_report.csv" --compare -o "$out/jog.bvh"
 "$mblend" info "$out/jog.bvh" | sed -n '4,8p'
+
+echo "== mblend transition run -> walk (searched transition point, 1 s cross-fade)"
+"$mblend" transition "$here/data/bvh/run.bvh" "$here/data/bvh/walk.bvh" --at auto --duration 1.0 \
+  --report "$out/run_to_walk_report.csv" -o "$out/run_to_walk.bvh"
 
 echo "== re-export through the writer"
 for clip in walk run; do
