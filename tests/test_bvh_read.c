@@ -1063,3 +1063,34 @@ Test(bvh_read, allocation_failures_are_clean)
         cr_expect_eq(t.live_bytes, 0u);
     }
 }
+
+/* A real joint may be named the way End Sites are ("LeftHand_End" occurs in real files);
+ * the real name wins, whichever comes first, and the End Site gets a unique suffix. */
+Test(bvh_read, end_site_name_clash_with_a_real_joint)
+{
+    static const char *const texts[2] = {
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        " JOINT LeftHand\n {\n  OFFSET 0 1 0\n  CHANNELS 1 Zrotation\n  End Site\n  {\n"
+        "   OFFSET 0 1 0\n  }\n }\n JOINT LeftHand_End\n {\n  OFFSET 1 0 0\n"
+        "  CHANNELS 1 Zrotation\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 0\n",
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        " JOINT LeftHand_End\n {\n  OFFSET 1 0 0\n  CHANNELS 1 Zrotation\n }\n"
+        " JOINT LeftHand\n {\n  OFFSET 0 1 0\n  CHANNELS 1 Zrotation\n  End Site\n  {\n"
+        "   OFFSET 0 1 0\n  }\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 0\n"};
+    for (int i = 0; i < 2; ++i) {
+        mb_skeleton *s;
+        mb_clip *c;
+        mb_error e;
+        cr_assert_eq(mb_bvh_read_mem(texts[i], strlen(texts[i]), "clash", NULL, &s, &c, &e), MB_OK,
+                     "case %d: %s", i, e.text);
+        int real = mb_skeleton_find(s, "LeftHand_End");
+        cr_assert_geq(real, 0);
+        cr_assert_not(mb_skeleton_is_end_site(s, real), "case %d: the real joint lost its name", i);
+        int site = mb_skeleton_find(s, "LeftHand_End_2");
+        cr_assert_geq(site, 0, "case %d", i);
+        cr_assert(mb_skeleton_is_end_site(s, site));
+        cr_assert_str_eq(mb_skeleton_name(s, mb_skeleton_parents(s)[site]), "LeftHand");
+        mb_clip_destroy(c);
+        mb_skeleton_destroy(s);
+    }
+}

@@ -290,6 +290,31 @@ static int find_joint(const parser *ps, const char *name, int upto)
     return -1;
 }
 
+/* Makes the derived name of End Site `e` unique among the first `upto` nodes (and node e
+ * itself excluded) by appending "_2", "_3", ...: a file may name a real joint the way we
+ * name an End Site ("LeftHand_End" exists in real files), and the real name wins.
+ * Returns 0 when no unique name fits MB_MAX_NAME. */
+static int make_end_name_unique(parser *ps, int e, int upto)
+{
+    char base[MB_MAX_NAME + 1];
+    memcpy(base, ps->joints[e].name, sizeof base);
+    for (int k = 2; k < 100000; ++k) {
+        int clash = 0;
+        for (int i = 0; i < upto && !clash; ++i)
+            clash = i != e && strcmp(ps->joints[i].name, ps->joints[e].name) == 0;
+        if (!clash)
+            return 1;
+        char suffix[16];
+        int sn = snprintf(suffix, sizeof suffix, "_%d", k);
+        size_t bn = strlen(base);
+        if (bn + (size_t)sn > MB_MAX_NAME)
+            return 0;
+        memcpy(ps->joints[e].name, base, bn);
+        memcpy(ps->joints[e].name + bn, suffix, (size_t)sn + 1);
+    }
+    return 0;
+}
+
 /* Reads a joint name: the rest of the line up to '{', trimmed. Names with inner spaces
  * ("Bip01 L Thigh", as 3ds Max writes them) are kept as they are. */
 static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1], int *out_col)
@@ -521,7 +546,17 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
             int name_col = t.column;
             if (!is_end && (st = read_name(ps, t, nj->name, &name_col)) != MB_OK)
                 return st;
-            int dup = find_joint(ps, nj->name, ps->joint_count - 1);
+            int self = ps->joint_count - 1;
+            int dup = find_joint(ps, nj->name, self);
+            if (dup >= 0 && (is_end || ps->joints[dup].d.end_site)) {
+                /* An End Site's derived name met a real joint's: rename the End Site. */
+                int e = is_end ? self : dup;
+                if (!make_end_name_unique(ps, e, ps->joint_count))
+                    return fail_at(ps, MB_LIMIT, t.line, t.column,
+                                   "no unique name fits %d bytes for the End Site of '%s'",
+                                   MB_MAX_NAME, ps->joints[ps->joints[e].d.parent].name);
+                dup = -1;
+            }
             if (dup >= 0)
                 return fail_at(ps, MB_PARSE, t.line, name_col,
                                "duplicate joint name '%s' (first defined at line %d); joint "
