@@ -10,5 +10,7 @@
 #include "motion.h"
 #include "transition.h"
 #include "controller.h"
+#include "mesh.h"
+#include "skin.h"
 
 #endif

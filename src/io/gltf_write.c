@@ -1,0 +1,438 @@
+/* Binary glTF 2.0 (.glb) export: skeleton nodes, a skinned mesh and one animation. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc_internal.h"
+#include "io/mesh_internal.h"
+
+typedef struct buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} buf;
+
+static void reserve(buf *b, size_t more)
+{
+    if (b->failed || b->cap - b->len >= more)
+        return;
+    size_t ncap = b->cap ? b->cap : 4096;
+    while (ncap - b->len < more) {
+        if (ncap > ((size_t)-1) / 2) {
+            b->failed = 1;
+            return;
+        }
+        ncap *= 2;
+    }
+    char *np = realloc(b->p, ncap);
+    if (!np) {
+        b->failed = 1;
+        return;
+    }
+    b->p = np;
+    b->cap = ncap;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void jp(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    reserve(b, (size_t)n + 1);
+    if (b->failed)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static void jstr(buf *b, const char *s)
+{
+    jp(b, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            jp(b, "\\%c", *c);
+        else if (*c < 0x20)
+            jp(b, "\\u%04x", *c);
+        else
+            jp(b, "%c", *c);
+    }
+    jp(b, "\"");
+}
+
+static void bytes(buf *b, const void *data, size_t n)
+{
+    reserve(b, n);
+    if (b->failed)
+        return;
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+}
+
+typedef struct ctx {
+    buf bin, views, accessors;
+    int nviews, naccessors;
+} ctx;
+
+/* Appends data as a new buffer view (4-byte aligned); returns its index. target: 0 none. */
+static int add_view(ctx *c, const void *data, size_t n, int target)
+{
+    while (c->bin.len % 4)
+        bytes(&c->bin, "\0", 1);
+    size_t off = c->bin.len;
+    bytes(&c->bin, data, n);
+    jp(&c->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", c->nviews ? "," : "",
+       off, n);
+    if (target)
+        jp(&c->views, ",\"target\":%d", target);
+    jp(&c->views, "}");
+    return c->nviews++;
+}
+
+enum { CT_USHORT = 5123, CT_UINT = 5125, CT_FLOAT = 5126 };
+
+/* An accessor over a whole view; comps floats for min/max (NULL: none). */
+static int add_accessor(ctx *c, int view, int ctype, size_t count, const char *type, int comps,
+                        const float *minv, const float *maxv)
+{
+    jp(&c->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%zu,\"type\":\"%s\"",
+       c->naccessors ? "," : "", view, ctype, count, type);
+    if (minv && maxv) {
+        jp(&c->accessors, ",\"min\":[");
+        for (int k = 0; k < comps; ++k)
+            jp(&c->accessors, "%s%.9g", k ? "," : "", (double)minv[k]);
+        jp(&c->accessors, "],\"max\":[");
+        for (int k = 0; k < comps; ++k)
+            jp(&c->accessors, "%s%.9g", k ? "," : "", (double)maxv[k]);
+        jp(&c->accessors, "]");
+    }
+    jp(&c->accessors, "}");
+    return c->naccessors++;
+}
+
+static void minmax(const float *v, size_t count, int comps, float *lo, float *hi)
+{
+    for (int k = 0; k < comps; ++k) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < count; ++i)
+        for (int k = 0; k < comps; ++k) {
+            float x = v[i * (size_t)comps + (size_t)k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+}
+
+static void put_u32le(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static int finite_pose(const mb_xform *x, int n)
+{
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 4; ++k)
+            if (!isfinite(x[i].rot[k]) || (k < 3 && !isfinite(x[i].pos[k])))
+                return 0;
+    return 1;
+}
+
+mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!d || !out || !out_len || !d->skeleton)
+        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
+                              "skeleton or output)");
+    *out = NULL;
+    *out_len = 0;
+    const mb_skeleton *s = d->skeleton;
+    const mb_mesh *m = d->mesh;
+    int nj = mb_skeleton_joint_count(s);
+    if (m && mb_mesh_skeleton_joint_count(m) != nj)
+        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "the mesh is skinned to %d joints, "
+                              "the skeleton has %d", mb_mesh_skeleton_joint_count(m), nj);
+    if (d->clip && mb_clip_joint_count(d->clip) != nj)
+        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "the clip has %d joints, the "
+                              "skeleton %d", mb_clip_joint_count(d->clip), nj);
+    if (!(d->scale >= 0.0f) || !isfinite(d->scale))
+        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
+    float scale = d->scale > 0.0f ? d->scale : 1.0f;
+    const int *parents = mb_skeleton_parents(s);
+    if (m) {
+        const int *sj = mb_mesh_skin_joints(m);
+        int ns = mb_mesh_skin_joint_count(m);
+        for (int a = 0; a < ns; ++a)
+            for (int b = a + 1; b < ns; ++b)
+                if (sj[a] == sj[b])
+                    return mb_mesh_error_(err, MB_INVALID_ARG, "glTF",
+                                          "palette entries %d and %d are both on joint '%s' "
+                                          "(glTF skins list each joint once)",
+                                          a, b, mb_skeleton_name(s, sj[a]));
+    }
+
+    ctx c;
+    memset(&c, 0, sizeof c);
+    buf json = {NULL, 0, 0, 0};
+    mb_status st = MB_NOMEM;
+    mb_xform *rest = malloc((size_t)nj * sizeof *rest);
+    mb_xform *poses = NULL;
+    float *tmp = NULL;
+    if (!rest)
+        goto done;
+    if (d->rest) {
+        memcpy(rest, d->rest, (size_t)nj * sizeof *rest);
+    } else if (m) {
+        memcpy(rest, mb_mesh_bind_pose(m), (size_t)nj * sizeof *rest);
+    } else {
+        mb_pose rp = {rest, nj};
+        mb_skeleton_rest_pose(s, rp);
+    }
+    if (!finite_pose(rest, nj)) {
+        st = mb_mesh_error_(err, MB_NUMERIC, "glTF", "the rest pose is not finite");
+        goto done;
+    }
+
+    int frames = d->clip ? mb_clip_frame_count(d->clip) : 0;
+    if (frames > 0) {
+        poses = malloc((size_t)frames * (size_t)nj * sizeof *poses);
+        if (!poses)
+            goto done;
+        for (int f = 0; f < frames; ++f) {
+            mb_pose fp = {&poses[(size_t)f * (size_t)nj], nj};
+            if ((st = mb_clip_frame_pose(s, d->clip, f, fp)) != MB_OK) {
+                mb_mesh_error_(err, st, "glTF", "frame %d: %s", f, mb_status_str(st));
+                goto done;
+            }
+            if (!finite_pose(fp.joints, nj)) {
+                st = mb_mesh_error_(err, MB_NUMERIC, "glTF", "frame %d is not finite", f);
+                goto done;
+            }
+        }
+        st = MB_NOMEM;
+    }
+
+    /* ---- binary data ---- */
+    int mesh_acc[4] = {-1, -1, -1, -1}, index_acc = -1, ibm_acc = -1;
+    if (m) {
+        size_t nv = (size_t)mb_mesh_vertex_count(m), nt = (size_t)mb_mesh_triangle_count(m);
+        float lo[3], hi[3];
+        const float *p = mb_mesh_positions(m);
+        minmax(p, nv, 3, lo, hi);
+        int v = add_view(&c, p, nv * 12, 34962);
+        mesh_acc[0] = add_accessor(&c, v, CT_FLOAT, nv, "VEC3", 3, lo, hi);
+        tmp = malloc(nv * 4 * sizeof(float) + 64);
+        if (!tmp)
+            goto done;
+        const float *n = mb_mesh_normals(m);
+        for (size_t i = 0; i < nv; ++i) {
+            double len = sqrt((double)n[3 * i] * n[3 * i] + (double)n[3 * i + 1] * n[3 * i + 1] +
+                              (double)n[3 * i + 2] * n[3 * i + 2]);
+            for (int k = 0; k < 3; ++k) /* glTF normals must be unit: a vertex without faces gets +z */
+                tmp[3 * i + (size_t)k] = len > 0.5 ? (float)(n[3 * i + (size_t)k] / len) : (k == 2 ? 1.0f : 0.0f);
+        }
+        v = add_view(&c, tmp, nv * 12, 34962);
+        mesh_acc[1] = add_accessor(&c, v, CT_FLOAT, nv, "VEC3", 0, NULL, NULL);
+        /* zero-weight slots point at joint 0, as the spec recommends */
+        uint16_t *j16 = (uint16_t *)tmp;
+        const uint16_t *ji = mb_mesh_joint_indices(m);
+        const float *jw = mb_mesh_joint_weights(m);
+        for (size_t i = 0; i < 4 * nv; ++i)
+            j16[i] = jw[i] > 0.0f ? ji[i] : 0;
+        v = add_view(&c, j16, nv * 8, 34962);
+        mesh_acc[2] = add_accessor(&c, v, CT_USHORT, nv, "VEC4", 0, NULL, NULL);
+        v = add_view(&c, jw, nv * 16, 34962);
+        mesh_acc[3] = add_accessor(&c, v, CT_FLOAT, nv, "VEC4", 0, NULL, NULL);
+        if (nt > 0) {
+            v = add_view(&c, mb_mesh_triangles(m), nt * 12, 34963);
+            index_acc = add_accessor(&c, v, CT_UINT, nt * 3, "SCALAR", 0, NULL, NULL);
+        }
+        size_t ns = (size_t)mb_mesh_skin_joint_count(m);
+        v = add_view(&c, mb_mesh_inverse_binds(m), ns * 64, 0);
+        ibm_acc = add_accessor(&c, v, CT_FLOAT, ns, "MAT4", 0, NULL, NULL);
+    }
+    /* animation: one time accessor, a rotation and a translation track per joint that moves */
+    int time_acc = -1, anim_channels = 0;
+    buf samplers = {NULL, 0, 0, 0}, channels = {NULL, 0, 0, 0};
+    if (frames > 0) {
+        float *t = malloc((size_t)frames * 4 * sizeof(float));
+        if (!t)
+            goto anim_done;
+        double dt = mb_clip_frame_time(d->clip);
+        for (int f = 0; f < frames; ++f)
+            t[f] = (float)(f * dt);
+        float lo = 0.0f, hi = t[frames - 1];
+        int v = add_view(&c, t, (size_t)frames * 4, 0);
+        time_acc = add_accessor(&c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
+        for (int j = 0; j < nj; ++j) {
+            for (int kind = 0; kind < 2; ++kind) { /* 0 rotation, 1 translation */
+                int comps = kind ? 3 : 4, moves = 0;
+                for (int f = 0; f < frames && !moves; ++f) {
+                    const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
+                    if (kind) {
+                        for (int k = 0; k < 3; ++k)
+                            moves |= fabsf(x->pos[k] - rest[j].pos[k]) > 1e-7f * (1.0f + fabsf(rest[j].pos[k]));
+                    } else {
+                        double dot = 0;
+                        for (int k = 0; k < 4; ++k)
+                            dot += (double)x->rot[k] * rest[j].rot[k];
+                        moves = fabs(dot) < 1.0 - 1e-9;
+                    }
+                }
+                if (!moves)
+                    continue;
+                for (int f = 0; f < frames; ++f) {
+                    const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
+                    memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
+                           (size_t)comps * sizeof(float));
+                }
+                v = add_view(&c, t, (size_t)frames * (size_t)comps * 4, 0);
+                int a = add_accessor(&c, v, CT_FLOAT, (size_t)frames, kind ? "VEC3" : "VEC4", 0,
+                                     NULL, NULL);
+                jp(&samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
+                   anim_channels ? "," : "", time_acc, a);
+                jp(&channels, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
+                   anim_channels ? "," : "", anim_channels, j, kind ? "translation" : "rotation");
+                ++anim_channels;
+            }
+        }
+        free(t);
+    }
+anim_done:;
+
+    /* ---- JSON ---- */
+    int scale_node = scale != 1.0f ? nj : -1;
+    int mesh_node = m ? nj + (scale_node >= 0) : -1;
+    jp(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"mblend\"},\"scene\":0,");
+    jp(&json, "\"scenes\":[{\"nodes\":[%d", scale_node >= 0 ? scale_node : 0);
+    if (mesh_node >= 0)
+        jp(&json, ",%d", mesh_node);
+    jp(&json, "]}],\"nodes\":[");
+    for (int j = 0; j < nj; ++j) {
+        jp(&json, "%s{\"name\":", j ? "," : "");
+        jstr(&json, mb_skeleton_name(s, j));
+        jp(&json, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
+           (double)rest[j].pos[0], (double)rest[j].pos[1], (double)rest[j].pos[2],
+           (double)rest[j].rot[0], (double)rest[j].rot[1], (double)rest[j].rot[2],
+           (double)rest[j].rot[3]);
+        int first = 1;
+        for (int k = j + 1; k < nj; ++k)
+            if (parents[k] == j) {
+                jp(&json, "%s%d", first ? ",\"children\":[" : ",", k);
+                first = 0;
+            }
+        if (!first)
+            jp(&json, "]");
+        jp(&json, "}");
+    }
+    if (scale_node >= 0)
+        jp(&json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g],\"children\":[0]}",
+           (double)scale, (double)scale, (double)scale);
+    if (mesh_node >= 0)
+        jp(&json, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
+    jp(&json, "]");
+    if (m) {
+        jp(&json, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,"
+           "\"NORMAL\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d}",
+           mesh_acc[0], mesh_acc[1], mesh_acc[2], mesh_acc[3]);
+        if (index_acc >= 0)
+            jp(&json, ",\"indices\":%d", index_acc);
+        jp(&json, ",\"mode\":%d,\"material\":0}]}]", index_acc >= 0 ? 4 : 0);
+        jp(&json, ",\"materials\":[{\"name\":\"mblend\",\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+           "[0.8,0.55,0.35,1],\"metallicFactor\":0,\"roughnessFactor\":0.8}}]");
+        jp(&json, ",\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[", ibm_acc);
+        const int *sj = mb_mesh_skin_joints(m);
+        for (int e = 0; e < mb_mesh_skin_joint_count(m); ++e)
+            jp(&json, "%s%d", e ? "," : "", sj[e]);
+        jp(&json, "]}]");
+    }
+    if (anim_channels > 0 && !samplers.failed && !channels.failed) {
+        jp(&json, ",\"animations\":[{\"name\":");
+        jstr(&json, d->clip_name ? d->clip_name : "clip");
+        jp(&json, ",\"samplers\":[%.*s],\"channels\":[%.*s]}]", (int)samplers.len,
+           samplers.p ? samplers.p : "", (int)channels.len, channels.p ? channels.p : "");
+    }
+    while (c.bin.len % 4)
+        bytes(&c.bin, "\0", 1);
+    if (c.bin.len > 0) /* a skeleton alone has no binary data (and declares no buffer) */
+        jp(&json, ",\"bufferViews\":[%.*s],\"accessors\":[%.*s],\"buffers\":[{\"byteLength\":%zu}]",
+           (int)c.views.len, c.views.p ? c.views.p : "", (int)c.accessors.len,
+           c.accessors.p ? c.accessors.p : "", c.bin.len);
+    jp(&json, "}");
+    while (json.len % 4)
+        jp(&json, " ");
+    int failed = json.failed || c.bin.failed || c.views.failed || c.accessors.failed ||
+                 samplers.failed || channels.failed || (frames > 0 && time_acc < 0);
+    free(samplers.p);
+    free(channels.p);
+    if (failed)
+        goto done;
+    {
+        size_t total = 12 + 8 + json.len + (c.bin.len ? 8 + c.bin.len : 0);
+        if (total > 0xffffffffu) {
+            st = mb_mesh_error_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
+            goto done;
+        }
+        unsigned char *o = mb_alloc_(&d->allocator, total);
+        if (!o)
+            goto done;
+        /* header "glTF", version 2, length; then the JSON chunk and the BIN chunk */
+        put_u32le(o, 0x46546C67u);
+        put_u32le(o + 4, 2u);
+        put_u32le(o + 8, (uint32_t)total);
+        put_u32le(o + 12, (uint32_t)json.len);
+        put_u32le(o + 16, 0x4E4F534Au);
+        memcpy(o + 20, json.p, json.len);
+        if (c.bin.len) {
+            put_u32le(o + 20 + json.len, (uint32_t)c.bin.len);
+            put_u32le(o + 24 + json.len, 0x004E4942u);
+            memcpy(o + 28 + json.len, c.bin.p, c.bin.len);
+        }
+        *out = o;
+        *out_len = total;
+        st = MB_OK;
+    }
+done:
+    if (st == MB_NOMEM)
+        mb_mesh_error_(err, MB_NOMEM, "glTF", "out of memory");
+    free(rest);
+    free(poses);
+    free(tmp);
+    free(json.p);
+    free(c.bin.p);
+    free(c.views.p);
+    free(c.accessors.p);
+    return st;
+}
+
+mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err)
+{
+    if (!path || !*path)
+        return mb_mesh_error_(err, MB_INVALID_ARG, path, "no output path given");
+    void *data;
+    size_t len;
+    mb_status st = mb_gltf_write_mem(d, &data, &len, err);
+    if (st != MB_OK) {
+        if (err)
+            snprintf(err->source, sizeof err->source, "%s", path);
+        return st;
+    }
+    st = mb_mesh_write_atomic_(path, data, len, err);
+    mb_free_(&d->allocator, data);
+    return st;
+}

@@ -1,0 +1,981 @@
+/* Scenes through assimp's C API: the node hierarchy as a skeleton, every mesh merged into
+ * one skinned mb_mesh, every animation sampled into a clip. Without MB_WITH_ASSIMP only the
+ * scene object and its accessors exist, and the readers say the build lacks assimp. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "anim/skeleton_internal.h"
+#include "base/alloc_internal.h"
+#include "io/mesh_internal.h"
+
+struct mb_scene {
+    mb_allocator allocator;
+    mb_skeleton *skeleton;
+    mb_mesh *mesh;
+    int clip_count;
+    mb_clip **clips;
+    char (*clip_names)[MB_MAX_NAME + 1];
+    mb_scene_info info;
+};
+
+void mb_scene_destroy(mb_scene *s)
+{
+    if (!s)
+        return;
+    mb_allocator a = s->allocator;
+    mb_skeleton_destroy(s->skeleton);
+    mb_mesh_destroy(s->mesh);
+    for (int i = 0; s->clips && i < s->clip_count; ++i)
+        mb_clip_destroy(s->clips[i]);
+    mb_free_(&a, s->clips);
+    mb_free_(&a, s->clip_names);
+    mb_free_(&a, s);
+}
+
+const mb_skeleton *mb_scene_skeleton(const mb_scene *s) { return s ? s->skeleton : NULL; }
+const mb_mesh *mb_scene_mesh(const mb_scene *s) { return s ? s->mesh : NULL; }
+int mb_scene_clip_count(const mb_scene *s) { return s ? s->clip_count : 0; }
+const mb_clip *mb_scene_clip(const mb_scene *s, int i)
+{
+    return s && i >= 0 && i < s->clip_count ? s->clips[i] : NULL;
+}
+const char *mb_scene_clip_name(const mb_scene *s, int i)
+{
+    return s && i >= 0 && i < s->clip_count ? s->clip_names[i] : NULL;
+}
+int mb_scene_find_clip(const mb_scene *s, const char *name)
+{
+    if (!s || !name)
+        return -1;
+    for (int i = 0; i < s->clip_count; ++i)
+        if (strcmp(s->clip_names[i], name) == 0)
+            return i;
+    return -1;
+}
+mb_scene_info mb_scene_get_info(const mb_scene *s)
+{
+    mb_scene_info none;
+    memset(&none, 0, sizeof none);
+    return s ? s->info : none;
+}
+
+#ifndef MB_WITH_ASSIMP
+
+int mb_scene_supported(void) { return 0; }
+
+mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
+                            const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
+{
+    (void)data;
+    (void)len;
+    (void)d;
+    if (out)
+        *out = NULL;
+    return mb_mesh_error_(err, MB_IO, source,
+                          "mblend was built without assimp (MB_WITH_ASSIMP=OFF): cannot read "
+                          "meshes or glTF/FBX clips");
+}
+
+mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
+                             mb_error *err)
+{
+    return mb_scene_read_mem(NULL, 0, path, d, out, err);
+}
+
+#else /* MB_WITH_ASSIMP */
+
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+int mb_scene_supported(void) { return 1; }
+
+#define SCALE_TOL 1e-3
+
+typedef struct loader {
+    const struct aiScene *sc;
+    const mb_allocator *al;
+    const char *source;
+    mb_error *err;
+    double rate;                    /* requested sample rate, 0: auto */
+    int nn;
+    const struct aiNode **nodes;    /* parents-first (pre-order) */
+    int *parent;
+    double (*world)[16];            /* bind world matrices (full, scale included) */
+    mb_xform *bind;
+    char (*names)[MB_MAX_NAME + 1];
+    unsigned char *scaled;
+    mb_scene *scene;
+} loader;
+
+static void *zalloc(const loader *L, size_t n)
+{
+    void *p = mb_alloc_(L->al, n ? n : 1);
+    if (p)
+        memset(p, 0, n ? n : 1);
+    return p;
+}
+
+static int count_nodes(const struct aiNode *n, int limit)
+{
+    int c = 1;
+    for (unsigned i = 0; i < n->mNumChildren && c <= limit; ++i)
+        c += count_nodes(n->mChildren[i], limit - c);
+    return c;
+}
+
+static void collect(loader *L, const struct aiNode *n, int parent)
+{
+    int me = L->nn++;
+    L->nodes[me] = n;
+    L->parent[me] = parent;
+    for (unsigned i = 0; i < n->mNumChildren; ++i)
+        collect(L, n->mChildren[i], me);
+}
+
+/* aiMatrix4x4 is row-major (a4, b4, c4 the translation); ours column-major. */
+static void to_colmajor(const struct aiMatrix4x4 *m, double o[16])
+{
+    const ai_real r[4][4] = {{m->a1, m->a2, m->a3, m->a4},
+                             {m->b1, m->b2, m->b3, m->b4},
+                             {m->c1, m->c2, m->c3, m->c4},
+                             {m->d1, m->d2, m->d3, m->d4}};
+    for (int row = 0; row < 4; ++row)
+        for (int col = 0; col < 4; ++col)
+            o[col * 4 + row] = r[row][col];
+}
+
+static void mul4(const double a[16], const double b[16], double o[16])
+{
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) {
+            double s = 0.0;
+            for (int k = 0; k < 4; ++k)
+                s += a[k * 4 + r] * b[c * 4 + k];
+            o[c * 4 + r] = s;
+        }
+}
+
+static int find_node(const loader *L, const struct aiString *name)
+{
+    for (int i = 0; i < L->nn; ++i)
+        if (L->nodes[i]->mName.length == name->length &&
+            memcmp(L->nodes[i]->mName.data, name->data, name->length) == 0)
+            return i;
+    return -1;
+}
+
+static int finite_quat(const struct aiQuaternion *q)
+{
+    return isfinite(q->x) && isfinite(q->y) && isfinite(q->z) && isfinite(q->w) &&
+           (double)q->x * q->x + (double)q->y * q->y + (double)q->z * q->z + (double)q->w * q->w > 1e-12;
+}
+
+/* ---------- skeleton ---------- */
+
+static mb_status build_skeleton(loader *L)
+{
+    const struct aiNode *root = L->sc->mRootNode;
+    if (!root)
+        return mb_mesh_error_(L->err, MB_PARSE, L->source, "the file has no node hierarchy");
+    int total = count_nodes(root, MB_MAX_JOINTS);
+    if (total > MB_MAX_JOINTS)
+        return mb_mesh_error_(L->err, MB_LIMIT, L->source,
+                              "more than %d nodes (the skeleton limit)", MB_MAX_JOINTS);
+    size_t n = (size_t)total;
+    L->nodes = zalloc(L, n * sizeof *L->nodes);
+    L->parent = zalloc(L, n * sizeof *L->parent);
+    L->world = zalloc(L, n * sizeof *L->world);
+    L->bind = zalloc(L, n * sizeof *L->bind);
+    L->names = zalloc(L, n * sizeof *L->names);
+    L->scaled = zalloc(L, n);
+    mb_joint_desc *jd = zalloc(L, n * sizeof *jd);
+    if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !jd) {
+        mb_free_(L->al, jd);
+        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+    }
+    L->nn = 0;
+    collect(L, root, -1);
+    mb_status st = MB_OK;
+    for (int i = 0; i < L->nn; ++i) {
+        const struct aiNode *nd = L->nodes[i];
+        double local[16];
+        to_colmajor(&nd->mTransformation, local);
+        for (int k = 0; k < 16; ++k)
+            if (!isfinite(local[k])) {
+                st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                    "node '%s' has a non-finite transform", nd->mName.data);
+                goto out;
+            }
+        if (L->parent[i] >= 0)
+            mul4(L->world[L->parent[i]], local, L->world[i]);
+        else
+            memcpy(L->world[i], local, sizeof local);
+        struct aiVector3D s, p;
+        struct aiQuaternion q;
+        aiDecomposeMatrix(&nd->mTransformation, &s, &q, &p);
+        if (fabs(s.x - 1.0) > SCALE_TOL || fabs(s.y - 1.0) > SCALE_TOL || fabs(s.z - 1.0) > SCALE_TOL)
+            L->scaled[i] = 1;
+        mb_xform *x = &L->bind[i];
+        if (finite_quat(&q)) {
+            x->rot[0] = (float)q.x;
+            x->rot[1] = (float)q.y;
+            x->rot[2] = (float)q.z;
+            x->rot[3] = (float)q.w;
+        } else {
+            x->rot[3] = 1.0f;
+        }
+        x->pos[0] = (float)p.x;
+        x->pos[1] = (float)p.y;
+        x->pos[2] = (float)p.z;
+
+        /* A unique name of at most MB_MAX_NAME bytes. */
+        char *nm = L->names[i];
+        if (nd->mName.length == 0)
+            snprintf(nm, MB_MAX_NAME + 1, "node%d", i);
+        else
+            snprintf(nm, MB_MAX_NAME + 1, "%.*s", (int)(nd->mName.length > MB_MAX_NAME ? MB_MAX_NAME : nd->mName.length),
+                     nd->mName.data);
+        for (int k = 2;; ++k) {
+            int dup = 0;
+            for (int o = 0; o < i && !dup; ++o)
+                dup = strcmp(L->names[o], nm) == 0;
+            if (!dup)
+                break;
+            char suffix[16];
+            int sl = snprintf(suffix, sizeof suffix, "#%d", k);
+            size_t base = nd->mName.length == 0 ? strlen(nm) : nd->mName.length;
+            if (base > (size_t)(MB_MAX_NAME - sl))
+                base = (size_t)(MB_MAX_NAME - sl);
+            if (nd->mName.length == 0)
+                snprintf(nm, MB_MAX_NAME + 1, "node%d%s", i, suffix);
+            else
+                snprintf(nm, MB_MAX_NAME + 1, "%.*s%s", (int)base, nd->mName.data, suffix);
+        }
+        jd[i].name = nm;
+        jd[i].parent = L->parent[i];
+        memcpy(jd[i].offset, x->pos, sizeof x->pos);
+        jd[i].channel_count = 6;
+        const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+        memcpy(jd[i].channels, ch, sizeof ch);
+    }
+    {
+        mb_skeleton_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.joints = jd;
+        sd.joint_count = L->nn;
+        sd.allocator = *L->al;
+        st = mb_skeleton_create(&sd, &L->scene->skeleton);
+        if (st != MB_OK)
+            mb_mesh_error_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+    }
+out:
+    mb_free_(L->al, jd);
+    return st;
+}
+
+/* ---------- mesh ---------- */
+
+typedef struct mesh_build {
+    int nv, nt, inf, ne, ne_cap;
+    float *pos, *nrm, *w;
+    int *jt, *count;
+    uint32_t *tri;
+    int *skin_joints;
+    float (*ibm)[16];
+} mesh_build;
+
+static int is_triangle_mesh(const struct aiMesh *m)
+{
+    return m->mNumVertices > 0 && m->mVertices && (m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE);
+}
+
+static int add_entry(mesh_build *b, int node, const float ibm[16])
+{
+    for (int e = 0; e < b->ne; ++e)
+        if (b->skin_joints[e] == node && memcmp(b->ibm[e], ibm, 16 * sizeof(float)) == 0)
+            return e;
+    if (b->ne == b->ne_cap)
+        return -1;
+    b->skin_joints[b->ne] = node;
+    memcpy(b->ibm[b->ne], ibm, 16 * sizeof(float));
+    return b->ne++;
+}
+
+/* Appends (entry, weight) to vertex v's list; a full list keeps the largest. */
+static void add_influence(mesh_build *b, int v, int entry, float weight)
+{
+    int *jt = &b->jt[(size_t)v * (size_t)b->inf];
+    float *w = &b->w[(size_t)v * (size_t)b->inf];
+    int *c = &b->count[v];
+    if (*c < b->inf) {
+        jt[*c] = entry;
+        w[*c] = weight;
+        ++*c;
+        return;
+    }
+    int lo = 0;
+    for (int k = 1; k < b->inf; ++k)
+        if (w[k] < w[lo])
+            lo = k;
+    if (weight > w[lo]) {
+        jt[lo] = entry;
+        w[lo] = weight;
+    }
+}
+
+static void xform_point(const double m[16], const struct aiVector3D *p, double wgt, float out[3])
+{
+    for (int r = 0; r < 3; ++r)
+        out[r] = (float)(m[r] * p->x + m[4 + r] * p->y + m[8 + r] * p->z + wgt * m[12 + r]);
+}
+
+static mb_status build_mesh(loader *L)
+{
+    const struct aiScene *sc = L->sc;
+    mesh_build b;
+    memset(&b, 0, sizeof b);
+    mb_status st = MB_NOMEM;
+    mb_xform *mesh_bind = NULL;
+    double(*wbind)[16] = NULL;
+    /* Instances: a skinned mesh once (its node is ignored, as glTF says), a rigid mesh once
+     * per node that holds it. */
+    unsigned char *used = zalloc(L, sc->mNumMeshes ? sc->mNumMeshes : 1);
+    if (!used)
+        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+    long long nv = 0, nt = 0, bones = 0, instances = 0;
+    int inf = 1;
+    for (int i = 0; i < L->nn; ++i) {
+        const struct aiNode *nd = L->nodes[i];
+        for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
+            unsigned mi = nd->mMeshes[k];
+            if (mi >= sc->mNumMeshes || !is_triangle_mesh(sc->mMeshes[mi]))
+                continue;
+            const struct aiMesh *m = sc->mMeshes[mi];
+            if (m->mNumBones > 0 && used[mi])
+                continue;
+            used[mi] = 1;
+            ++instances;
+            nv += m->mNumVertices;
+            for (unsigned f = 0; f < m->mNumFaces; ++f)
+                nt += m->mFaces[f].mNumIndices == 3;
+            bones += m->mNumBones;
+            if (m->mNumBones > 0) {
+                /* the most weights on one vertex */
+                int *cnt = zalloc(L, m->mNumVertices * sizeof(int));
+                if (!cnt)
+                    goto nomem;
+                for (unsigned bi = 0; bi < m->mNumBones; ++bi)
+                    for (unsigned wi = 0; wi < m->mBones[bi]->mNumWeights; ++wi) {
+                        unsigned v = m->mBones[bi]->mWeights[wi].mVertexId;
+                        if (v < m->mNumVertices && m->mBones[bi]->mWeights[wi].mWeight > 0.0f &&
+                            ++cnt[v] > inf)
+                            inf = cnt[v];
+                    }
+                mb_free_(L->al, cnt);
+            }
+        }
+    }
+    if (instances == 0) {
+        mb_free_(L->al, used);
+        return MB_OK; /* no mesh: skeleton and clips only */
+    }
+    if (nv > MB_MESH_MAX_VERTICES || nt > MB_MESH_MAX_TRIANGLES) {
+        mb_free_(L->al, used);
+        return mb_mesh_error_(L->err, MB_LIMIT, L->source,
+                              "%lld vertices and %lld triangles are past the mesh limits (%d, %d)",
+                              nv, nt, MB_MESH_MAX_VERTICES, MB_MESH_MAX_TRIANGLES);
+    }
+    if (inf > MB_MESH_MAX_INPUT_INFLUENCES)
+        inf = MB_MESH_MAX_INPUT_INFLUENCES;
+    b.inf = inf;
+    b.ne_cap = (int)(bones + instances);
+    if (b.ne_cap > 65536)
+        b.ne_cap = 65536;
+    b.pos = zalloc(L, (size_t)nv * 3 * sizeof(float));
+    b.nrm = zalloc(L, (size_t)nv * 3 * sizeof(float));
+    b.w = zalloc(L, (size_t)nv * (size_t)inf * sizeof(float));
+    b.jt = zalloc(L, (size_t)nv * (size_t)inf * sizeof(int));
+    b.count = zalloc(L, (size_t)nv * sizeof(int));
+    b.tri = zalloc(L, (size_t)nt * 3 * sizeof(uint32_t));
+    b.skin_joints = zalloc(L, (size_t)b.ne_cap * sizeof(int));
+    b.ibm = zalloc(L, (size_t)b.ne_cap * sizeof *b.ibm);
+    if (!b.pos || !b.nrm || !b.w || !b.jt || !b.count || !b.tri || !b.skin_joints || !b.ibm)
+        goto nomem;
+    memset(used, 0, sc->mNumMeshes ? sc->mNumMeshes : 1);
+    mb_scene_info *info = &L->scene->info;
+    int have_normals = 1;
+    for (int i = 0; i < L->nn; ++i) {
+        const struct aiNode *nd = L->nodes[i];
+        for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
+            unsigned mi = nd->mMeshes[k];
+            if (mi >= sc->mNumMeshes || !is_triangle_mesh(sc->mMeshes[mi]))
+                continue;
+            const struct aiMesh *m = sc->mMeshes[mi];
+            if (m->mNumBones > 0 && used[mi])
+                continue;
+            used[mi] = 1;
+            info->meshes++;
+            int base = b.nv;
+            if (!m->mNormals)
+                have_normals = 0;
+            /* The node's bind world carries rigid meshes and unweighted vertices. */
+            float wb[16], iwb[16];
+            for (int c = 0; c < 16; ++c)
+                wb[c] = (float)L->world[i][c];
+            if (!mb_mesh_invert4_(wb, iwb)) {
+                st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                    "node '%s' of mesh '%s' has a singular transform",
+                                    nd->mName.data, m->mName.data);
+                goto fail;
+            }
+            int rigid_entry = -1;
+            if (m->mNumBones > 0) {
+                info->skinned_meshes++;
+                for (unsigned bi = 0; bi < m->mNumBones; ++bi) {
+                    const struct aiBone *bone = m->mBones[bi];
+                    int node = find_node(L, &bone->mName);
+                    if (node < 0) {
+                        st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                            "bone '%s' of mesh '%s' names no node",
+                                            bone->mName.data, m->mName.data);
+                        goto fail;
+                    }
+                    double ib[16];
+                    float ibf[16];
+                    to_colmajor(&bone->mOffsetMatrix, ib);
+                    for (int c = 0; c < 16; ++c)
+                        ibf[c] = (float)ib[c];
+                    int e = add_entry(&b, node, ibf);
+                    if (e < 0) {
+                        st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+                        goto fail;
+                    }
+                    for (unsigned wi = 0; wi < bone->mNumWeights; ++wi) {
+                        const struct aiVertexWeight *vw = &bone->mWeights[wi];
+                        if (vw->mVertexId >= m->mNumVertices || !isfinite(vw->mWeight) ||
+                            vw->mWeight < 0.0f) {
+                            st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                                "bone '%s' of mesh '%s' has a bad weight "
+                                                "(vertex %u, weight %g)",
+                                                bone->mName.data, m->mName.data, vw->mVertexId,
+                                                (double)vw->mWeight);
+                            goto fail;
+                        }
+                        if (vw->mWeight > 0.0f)
+                            add_influence(&b, base + (int)vw->mVertexId, e, vw->mWeight);
+                    }
+                }
+            }
+            for (unsigned v = 0; v < m->mNumVertices; ++v) {
+                int gv = base + (int)v;
+                float *p = &b.pos[3 * (size_t)gv], *n = &b.nrm[3 * (size_t)gv];
+                struct aiVector3D zero = {0, 0, 0};
+                const struct aiVector3D *nv3 = m->mNormals ? &m->mNormals[v] : &zero;
+                if (m->mNumBones > 0 && b.count[gv] > 0) {
+                    p[0] = (float)m->mVertices[v].x;
+                    p[1] = (float)m->mVertices[v].y;
+                    p[2] = (float)m->mVertices[v].z;
+                    n[0] = (float)nv3->x;
+                    n[1] = (float)nv3->y;
+                    n[2] = (float)nv3->z;
+                    continue;
+                }
+                /* rigid: bind-space position = node bind world * local position */
+                if (m->mNumBones > 0)
+                    info->unweighted_vertices++;
+                if (rigid_entry < 0 && (rigid_entry = add_entry(&b, i, iwb)) < 0) {
+                    st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+                    goto fail;
+                }
+                xform_point(L->world[i], &m->mVertices[v], 1.0, p);
+                xform_point(L->world[i], nv3, 0.0, n);
+                add_influence(&b, gv, rigid_entry, 1.0f);
+            }
+            for (unsigned f = 0; f < m->mNumFaces; ++f) {
+                const struct aiFace *fc = &m->mFaces[f];
+                if (fc->mNumIndices != 3)
+                    continue;
+                for (int c = 0; c < 3; ++c) {
+                    if (fc->mIndices[c] >= m->mNumVertices) {
+                        st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                            "mesh '%s' face %u has a vertex index out of range",
+                                            m->mName.data, f);
+                        goto fail;
+                    }
+                    b.tri[3 * (size_t)b.nt + (size_t)c] = (uint32_t)base + fc->mIndices[c];
+                }
+                b.nt++;
+            }
+            b.nv += (int)m->mNumVertices;
+        }
+    }
+    for (int v = 0; v < b.nv; ++v)
+        for (int c = 0; c < 3; ++c)
+            if (!isfinite(b.pos[3 * (size_t)v + (size_t)c]) || !isfinite(b.nrm[3 * (size_t)v + (size_t)c])) {
+                st = mb_mesh_error_(L->err, MB_PARSE, L->source, "vertex %d is not finite", v);
+                goto fail;
+            }
+    /* The mesh's bind pose: the pose in which every palette entry is the identity. A skin
+     * joint's bind world is the inverse of its (first) inverse bind matrix; other nodes
+     * follow their parent with their own transform. Exporters (COLLADA2GLTF among them)
+     * often leave the nodes' rest transforms away from the bind pose, so it is derived
+     * here rather than taken from the nodes. */
+    mesh_bind = zalloc(L, (size_t)L->nn * sizeof *mesh_bind);
+    wbind = zalloc(L, (size_t)L->nn * sizeof *wbind);
+    if (!mesh_bind || !wbind)
+        goto nomem;
+    for (int i = 0; i < L->nn; ++i) {
+        int e = 0;
+        while (e < b.ne && b.skin_joints[e] != i)
+            ++e;
+        int p = L->parent[i];
+        double local[16];
+        if (e < b.ne) {
+            double ib[16];
+            for (int c = 0; c < 16; ++c)
+                ib[c] = b.ibm[e][c];
+            if (!mb_mesh_invert4d_(ib, wbind[i]))
+                goto singular;
+            if (p >= 0) {
+                double ip[16];
+                if (!mb_mesh_invert4d_(wbind[p], ip))
+                    goto singular;
+                mul4(ip, wbind[i], local);
+            } else {
+                memcpy(local, wbind[i], sizeof local);
+            }
+        } else {
+            to_colmajor(&L->nodes[i]->mTransformation, local);
+            if (p >= 0)
+                mul4(wbind[p], local, wbind[i]);
+            else
+                memcpy(wbind[i], local, sizeof local);
+        }
+        double q[4];
+        mb_mesh_quat_from_matrix_(local, q);
+        for (int c = 0; c < 4; ++c)
+            mesh_bind[i].rot[c] = (float)q[c];
+        for (int c = 0; c < 3; ++c)
+            mesh_bind[i].pos[c] = (float)local[12 + c];
+    }
+    {
+        mb_mesh_desc md;
+        memset(&md, 0, sizeof md);
+        md.vertex_count = b.nv;
+        md.positions = b.pos;
+        md.normals = have_normals ? b.nrm : NULL;
+        md.triangle_count = b.nt;
+        md.triangles = b.tri;
+        md.influences = b.inf;
+        md.joints = b.jt;
+        md.weights = b.w;
+        md.skin_joint_count = b.ne;
+        md.skin_joints = b.skin_joints;
+        md.inverse_bind = (const float(*)[16])b.ibm;
+        md.skeleton_joint_count = L->nn;
+        md.bind_pose = mesh_bind;
+        md.allocator = *L->al;
+        st = mb_mesh_create(&md, &L->scene->mesh);
+        if (st != MB_OK) {
+            mb_mesh_error_(L->err, st, L->source, "cannot build the mesh: %s%s", mb_status_str(st),
+                           st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
+            goto fail;
+        }
+        mb_mesh_info mi = mb_mesh_get_info(L->scene->mesh);
+        info->cut_vertices = mi.cut_vertices;
+        info->max_influences = mi.max_influences;
+    }
+    goto fail; /* success: the same cleanup */
+singular:
+    st = mb_mesh_error_(L->err, MB_PARSE, L->source, "a bone's offset matrix is singular");
+    goto fail;
+nomem:
+    st = mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+fail:
+    mb_free_(L->al, mesh_bind);
+    mb_free_(L->al, wbind);
+    mb_free_(L->al, used);
+    mb_free_(L->al, b.pos);
+    mb_free_(L->al, b.nrm);
+    mb_free_(L->al, b.w);
+    mb_free_(L->al, b.jt);
+    mb_free_(L->al, b.count);
+    mb_free_(L->al, b.tri);
+    mb_free_(L->al, b.skin_joints);
+    mb_free_(L->al, b.ibm);
+    return st;
+}
+
+/* ---------- clips ---------- */
+
+/* Key index i with key[i] <= t < key[i+1] and the fraction u; clamped at both ends. */
+#define FIND_KEY(keys, n, t, i, u)                                                          \
+    do {                                                                                    \
+        if ((t) <= (keys)[0].mTime || (n) == 1) {                                           \
+            i = 0;                                                                          \
+            u = 0.0;                                                                        \
+        } else if ((t) >= (keys)[(n)-1].mTime) {                                            \
+            i = (n)-1;                                                                      \
+            u = 0.0;                                                                        \
+        } else {                                                                            \
+            unsigned lo_ = 0, hi_ = (n)-1;                                                  \
+            while (hi_ - lo_ > 1) {                                                         \
+                unsigned mid_ = (lo_ + hi_) / 2;                                            \
+                if ((keys)[mid_].mTime <= (t))                                              \
+                    lo_ = mid_;                                                             \
+                else                                                                        \
+                    hi_ = mid_;                                                             \
+            }                                                                               \
+            i = lo_;                                                                        \
+            double span_ = (keys)[hi_].mTime - (keys)[lo_].mTime;                           \
+            u = span_ > 0.0 ? ((t) - (keys)[lo_].mTime) / span_ : 0.0;                      \
+            /* a sample on a key takes the key exactly */                                   \
+            if (u < 1e-6)                                                                   \
+                u = 0.0;                                                                    \
+            else if (u > 1.0 - 1e-6) {                                                      \
+                i = hi_;                                                                    \
+                u = 0.0;                                                                    \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
+static void sample_rot(const struct aiNodeAnim *ch, double t, float out[4])
+{
+    unsigned i;
+    double u;
+    FIND_KEY(ch->mRotationKeys, ch->mNumRotationKeys, t, i, u);
+    const struct aiQuaternion *a = &ch->mRotationKeys[i].mValue;
+    double qa[4] = {a->x, a->y, a->z, a->w}, q[4];
+    if (u == 0.0) {
+        memcpy(q, qa, sizeof q);
+    } else {
+        const struct aiQuaternion *bq = &ch->mRotationKeys[i + 1].mValue;
+        double qb[4] = {bq->x, bq->y, bq->z, bq->w};
+        double dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+        if (dot < 0.0) {
+            dot = -dot;
+            for (int k = 0; k < 4; ++k)
+                qb[k] = -qb[k];
+        }
+        double ka, kb;
+        if (dot > 0.9999995) {
+            ka = 1.0 - u;
+            kb = u;
+        } else {
+            double th = acos(dot > 1.0 ? 1.0 : dot), s = sin(th);
+            ka = sin((1.0 - u) * th) / s;
+            kb = sin(u * th) / s;
+        }
+        for (int k = 0; k < 4; ++k)
+            q[k] = ka * qa[k] + kb * qb[k];
+    }
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; ++k)
+        out[k] = (float)(q[k] / n);
+}
+
+static void sample_pos(const struct aiNodeAnim *ch, double t, float out[3])
+{
+    unsigned i;
+    double u;
+    FIND_KEY(ch->mPositionKeys, ch->mNumPositionKeys, t, i, u);
+    const struct aiVector3D *a = &ch->mPositionKeys[i].mValue;
+    if (u == 0.0) {
+        out[0] = (float)a->x;
+        out[1] = (float)a->y;
+        out[2] = (float)a->z;
+        return;
+    }
+    const struct aiVector3D *b = &ch->mPositionKeys[i + 1].mValue;
+    out[0] = (float)(a->x + u * (b->x - a->x));
+    out[1] = (float)(a->y + u * (b->y - a->y));
+    out[2] = (float)(a->z + u * (b->z - a->z));
+}
+
+/* The key grid of an animation in ticks: *grid > 0 when every key time is a multiple of it. */
+static void key_grid(const struct aiAnimation *an, double *grid, double *last)
+{
+    double min_gap = INFINITY, end = 0.0;
+    for (unsigned c = 0; c < an->mNumChannels; ++c) {
+        const struct aiNodeAnim *ch = an->mChannels[c];
+        for (unsigned k = 0; k < ch->mNumRotationKeys; ++k) {
+            double t = ch->mRotationKeys[k].mTime;
+            end = t > end ? t : end;
+            if (k > 0 && t - ch->mRotationKeys[k - 1].mTime > 0.0)
+                min_gap = fmin(min_gap, t - ch->mRotationKeys[k - 1].mTime);
+        }
+        for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
+            double t = ch->mPositionKeys[k].mTime;
+            end = t > end ? t : end;
+            if (k > 0 && t - ch->mPositionKeys[k - 1].mTime > 0.0)
+                min_gap = fmin(min_gap, t - ch->mPositionKeys[k - 1].mTime);
+        }
+    }
+    *last = end;
+    *grid = 0.0;
+    if (!(end > 0.0) || !isfinite(min_gap))
+        return;
+    /* The smallest gap divided by 1..16: the first that holds every key. Sampling a slerp
+     * (or lerp) segment more finely and interpolating again traces the same curve, so the
+     * clip reproduces the keyed motion exactly at any time. */
+    for (int div = 1; div <= 16; ++div) {
+        double steps = floor(end / (min_gap / div) + 0.5);
+        if (steps < 1.0 || steps > 1e6)
+            return;
+        double g = end / steps;
+        int ok = 1;
+        for (unsigned c = 0; c < an->mNumChannels && ok; ++c) {
+            const struct aiNodeAnim *ch = an->mChannels[c];
+            for (unsigned k = 0; k < ch->mNumRotationKeys && ok; ++k) {
+                double x = ch->mRotationKeys[k].mTime / g;
+                ok = fabs(x - floor(x + 0.5)) <= 1e-3;
+            }
+            for (unsigned k = 0; k < ch->mNumPositionKeys && ok; ++k) {
+                double x = ch->mPositionKeys[k].mTime / g;
+                ok = fabs(x - floor(x + 0.5)) <= 1e-3;
+            }
+        }
+        if (ok) {
+            *grid = g;
+            return;
+        }
+    }
+}
+
+static mb_status build_clips(loader *L)
+{
+    const struct aiScene *sc = L->sc;
+    mb_scene *S = L->scene;
+    if (sc->mNumAnimations == 0)
+        return MB_OK;
+    S->clips = zalloc(L, sc->mNumAnimations * sizeof *S->clips);
+    S->clip_names = zalloc(L, sc->mNumAnimations * sizeof *S->clip_names);
+    int *chan = zalloc(L, (size_t)L->nn * sizeof *chan);
+    if (!S->clips || !S->clip_names || !chan) {
+        mb_free_(L->al, chan);
+        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+    }
+    mb_status st = MB_OK;
+    for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
+        const struct aiAnimation *an = sc->mAnimations[a];
+        double tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
+        for (int i = 0; i < L->nn; ++i)
+            chan[i] = -1;
+        for (unsigned c = 0; c < an->mNumChannels; ++c) {
+            const struct aiNodeAnim *ch = an->mChannels[c];
+            int node = find_node(L, &ch->mNodeName);
+            if (node < 0 || chan[node] >= 0)
+                continue;
+            chan[node] = (int)c;
+            for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
+                if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime)) {
+                    st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                        "animation %u, node '%s': bad rotation key %u", a,
+                                        ch->mNodeName.data, k);
+                    goto out;
+                }
+            for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
+                const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
+                if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
+                    !isfinite(ch->mPositionKeys[k].mTime)) {
+                    st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                                        "animation %u, node '%s': bad position key %u", a,
+                                        ch->mNodeName.data, k);
+                    goto out;
+                }
+            }
+            for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
+                const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
+                if (fabs(v->x - 1.0) > SCALE_TOL || fabs(v->y - 1.0) > SCALE_TOL ||
+                    fabs(v->z - 1.0) > SCALE_TOL)
+                    L->scaled[node] = 1;
+            }
+        }
+        double grid, last;
+        key_grid(an, &grid, &last);
+        double dt;
+        long long frames;
+        if (L->rate == 0.0 && grid > 0.0) {
+            dt = grid / tps;
+            frames = (long long)floor(last / grid + 0.5) + 1;
+        } else {
+            double rate = L->rate > 0.0 ? L->rate : 60.0;
+            if (!(L->rate > 0.0) && last > 0.0)
+                S->info.resampled_clips++;
+            dt = 1.0 / rate;
+            frames = (long long)ceil(last / tps * rate - 1e-9) + 1;
+        }
+        if (frames < 1)
+            frames = 1;
+        if (frames > MB_MAX_FRAMES) {
+            st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
+                                a, frames, MB_MAX_FRAMES);
+            goto out;
+        }
+        mb_clip *clip;
+        st = mb_clip_alloc(L->nn, (int)frames, dt, 1, L->al, &clip);
+        if (st != MB_OK) {
+            mb_mesh_error_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
+                           a, frames, mb_status_str(st));
+            goto out;
+        }
+        S->clips[S->clip_count] = clip;
+        if (an->mName.length > 0)
+            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "%.*s",
+                     (int)(an->mName.length > MB_MAX_NAME ? MB_MAX_NAME : an->mName.length),
+                     an->mName.data);
+        else
+            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
+        S->clip_count++;
+        float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
+        for (long long f = 0; f < frames; ++f) {
+            double t = (double)f * dt * tps; /* ticks */
+            if (L->rate == 0.0 && grid > 0.0)
+                t = (double)f * grid;
+            for (int i = 0; i < L->nn; ++i) {
+                float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
+                float *p = &tr[((size_t)f * (size_t)L->nn + (size_t)i) * 3];
+                memcpy(q, L->bind[i].rot, 4 * sizeof(float));
+                memcpy(p, L->bind[i].pos, 3 * sizeof(float));
+                if (chan[i] < 0)
+                    continue;
+                const struct aiNodeAnim *ch = an->mChannels[chan[i]];
+                if (ch->mNumRotationKeys > 0)
+                    sample_rot(ch, t, q);
+                if (ch->mNumPositionKeys > 0)
+                    sample_pos(ch, t, p);
+            }
+        }
+        mb_clip_make_continuous_(rot, L->nn, (int)frames);
+    }
+out:
+    mb_free_(L->al, chan);
+    return st;
+}
+
+static mb_status build_scene(loader *L, mb_scene **out)
+{
+    mb_scene *S = zalloc(L, sizeof *S);
+    if (!S)
+        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+    S->allocator = *L->al;
+    L->scene = S;
+    mb_status st = build_skeleton(L);
+    if (st == MB_OK)
+        st = build_mesh(L);
+    if (st == MB_OK)
+        st = build_clips(L);
+    for (int i = 0; i < L->nn; ++i)
+        S->info.scaled_nodes += L->scaled ? L->scaled[i] : 0;
+    mb_free_(L->al, L->nodes);
+    mb_free_(L->al, L->parent);
+    mb_free_(L->al, L->world);
+    mb_free_(L->al, L->bind);
+    mb_free_(L->al, L->names);
+    mb_free_(L->al, L->scaled);
+    if (st != MB_OK) {
+        mb_scene_destroy(S);
+        return st;
+    }
+    *out = S;
+    return MB_OK;
+}
+
+static const unsigned k_flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                aiProcess_GenSmoothNormals | aiProcess_SortByPType |
+                                aiProcess_ValidateDataStructure;
+
+static mb_status import(const void *data, size_t len, const char *path, const char *source,
+                        const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!out)
+        return mb_mesh_error_(err, MB_INVALID_ARG, source, "no output given");
+    *out = NULL;
+    mb_scene_read_desc defaults;
+    memset(&defaults, 0, sizeof defaults);
+    if (!d)
+        d = &defaults;
+    if (!(d->sample_rate >= 0.0) || !(d->sample_rate <= 10000.0))
+        return mb_mesh_error_(err, MB_INVALID_ARG, source,
+                              "sample rate %g is outside 0..10000 frames per second",
+                              d->sample_rate);
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props)
+        return mb_mesh_error_(err, MB_NOMEM, source, "out of memory");
+    /* FBX pivots as separate "$AssimpFbx$" nodes would split joints in two. */
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
+    const struct aiScene *sc;
+    if (path) {
+        sc = aiImportFileExWithProperties(path, k_flags, NULL, props);
+    } else {
+        const char *dot = source ? strrchr(source, '.') : NULL;
+        const char *slash = source ? strrchr(source, '/') : NULL;
+        const char *hint = dot && (!slash || dot > slash) ? dot + 1 : "";
+        sc = aiImportFileFromMemoryWithProperties(data, (unsigned)len, k_flags, hint, props);
+    }
+    aiReleasePropertyStore(props);
+    if (!sc) {
+        const char *why = aiGetErrorString();
+        return mb_mesh_error_(err, MB_PARSE, source, "assimp cannot read it: %s",
+                              why && *why ? why : "unknown error");
+    }
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.sc = sc;
+    L.al = &d->allocator;
+    L.source = source;
+    L.err = err;
+    L.rate = d->sample_rate;
+    mb_status st = build_scene(&L, out);
+    aiReleaseImport(sc);
+    return st;
+}
+
+mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
+                            const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
+{
+    if (!data || len == 0) {
+        if (out)
+            *out = NULL;
+        return mb_mesh_error_(err, MB_INVALID_ARG, source, "no data given");
+    }
+    if (len > UINT_MAX) {
+        if (out)
+            *out = NULL;
+        return mb_mesh_error_(err, MB_LIMIT, source, "larger than %u bytes", UINT_MAX);
+    }
+    return import(data, len, NULL, source ? source : "<memory>", d, out, err);
+}
+
+mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
+                             mb_error *err)
+{
+    /* Through assimp's own file system, so a .gltf finds its .bin and textures beside it. */
+    if (!path || !*path) {
+        if (out)
+            *out = NULL;
+        return mb_mesh_error_(err, MB_INVALID_ARG, path, "no path given");
+    }
+    struct stat sb;
+    FILE *f = fopen(path, "rb");
+    if (!f || fstat(fileno(f), &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        int e = f ? EISDIR : errno;
+        if (f)
+            fclose(f);
+        if (out)
+            *out = NULL;
+        return mb_mesh_error_(err, MB_IO, path, "cannot open '%s': %s", path, strerror(e));
+    }
+    fclose(f);
+    return import(NULL, 0, path, path, d, out, err);
+}
+
+#endif /* MB_WITH_ASSIMP */

@@ -1,0 +1,488 @@
+/* The software rasterizer of "mblend render" (compiled in directly: it is plain C), and the
+ * skin and render subcommands run as processes: the images are read back (PPM pixels, PNG
+ * and GIF structure) and the skinned files re-read (OBJ text, glTF through the library). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "../tools/mblend/render_raster.c"
+#include "test_util.h"
+
+#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
+
+/* ---------- the rasterizer ---------- */
+
+static long count_pixels(const mb_canvas *c, const float col[3])
+{
+    long n = 0;
+    for (int i = 0; i < c->w * c->h; ++i)
+        if (fabsf(c->rgb[3 * i] - col[0]) < 1e-4f && fabsf(c->rgb[3 * i + 1] - col[1]) < 1e-4f &&
+            fabsf(c->rgb[3 * i + 2] - col[2]) < 1e-4f)
+            ++n;
+    return n;
+}
+
+static const float k_white[3] = {1, 1, 1}, k_red[3] = {1, 0, 0}, k_blue[3] = {0, 0, 1};
+
+Test(raster, triangle_covers_its_area_in_both_windings)
+{
+    mb_canvas c;
+    cr_assert_eq(mb_canvas_init(&c, 200, 200), 0);
+    for (int wind = 0; wind < 2; ++wind) {
+        mb_canvas_clear(&c, k_white, k_white);
+        float a[3] = {10, 10, 0}, b[3] = {110, 10, 0}, d[3] = {10, 110, 0};
+        if (wind)
+            mb_canvas_triangle(&c, a, d, b, k_red, k_red, k_red);
+        else
+            mb_canvas_triangle(&c, a, b, d, k_red, k_red, k_red);
+        long n = count_pixels(&c, k_red);
+        cr_assert(labs(n - 5000) <= 110, "winding %d: %ld pixels for an area of 5000", wind, n);
+    }
+    /* degenerate and off-canvas triangles draw nothing and do not crash */
+    mb_canvas_clear(&c, k_white, k_white);
+    float p[3] = {5, 5, 0}, q[3] = {50, 50, 0}, r[3] = {95, 95, 0};
+    mb_canvas_triangle(&c, p, q, r, k_red, k_red, k_red);
+    float o1[3] = {-500, -500, 0}, o2[3] = {-400, -500, 0}, o3[3] = {-500, -400, 0};
+    mb_canvas_triangle(&c, o1, o2, o3, k_red, k_red, k_red);
+    float n1[3] = {NAN, 0, 0};
+    mb_canvas_triangle(&c, n1, o2, o3, k_red, k_red, k_red);
+    cr_assert_eq(count_pixels(&c, k_red), 0);
+    mb_canvas_free(&c);
+}
+
+Test(raster, depth_test_keeps_the_nearer_surface)
+{
+    mb_canvas c;
+    cr_assert_eq(mb_canvas_init(&c, 64, 64), 0);
+    float a[3] = {0, 0, 1}, b[3] = {64, 0, 1}, d[3] = {0, 64, 1}, e[3] = {64, 64, 1};
+    float a2[3] = {0, 0, 2}, b2[3] = {64, 0, 2}, d2[3] = {0, 64, 2}, e2[3] = {64, 64, 2};
+    for (int order = 0; order < 2; ++order) {
+        mb_canvas_clear(&c, k_white, k_white);
+        for (int k = 0; k < 2; ++k) {
+            int near = (k == order);
+            if (near) {
+                mb_canvas_triangle(&c, a2, b2, e2, k_blue, k_blue, k_blue);
+                mb_canvas_triangle(&c, a2, e2, d2, k_blue, k_blue, k_blue);
+            } else {
+                mb_canvas_triangle(&c, a, b, e, k_red, k_red, k_red);
+                mb_canvas_triangle(&c, a, e, d, k_red, k_red, k_red);
+            }
+        }
+        cr_assert_eq(count_pixels(&c, k_blue), 64 * 64, "order %d", order);
+    }
+    mb_canvas_free(&c);
+}
+
+Test(raster, colours_interpolate_and_resolve_averages)
+{
+    mb_canvas c;
+    cr_assert_eq(mb_canvas_init(&c, 100, 100), 0);
+    mb_canvas_clear(&c, k_white, k_white);
+    float a[3] = {0, 0, 0}, b[3] = {100, 0, 0}, d[3] = {0, 100, 0};
+    float black[3] = {0, 0, 0};
+    mb_canvas_triangle(&c, a, b, d, black, k_white, black);
+    /* x grows left to right with the red channel */
+    float left = c.rgb[3 * (10 * 100 + 2)], right = c.rgb[3 * (10 * 100 + 80)];
+    cr_assert(left < 0.05f && right > 0.78f && right < 0.82f, "%g %g", left, right);
+    /* a 2x box filter of a checkerboard is mid grey */
+    mb_canvas_clear(&c, black, black);
+    for (int y = 0; y < 100; ++y)
+        for (int x = 0; x < 100; ++x)
+            if ((x + y) % 2)
+                memcpy(&c.rgb[3 * (y * 100 + x)], k_white, sizeof k_white);
+    unsigned char out[50 * 50 * 3];
+    mb_canvas_resolve(&c, 2, out, 50, 0, 0);
+    for (int i = 0; i < 50 * 50 * 3; ++i)
+        cr_assert(out[i] == 128 || out[i] == 127, "%d", out[i]);
+    mb_canvas_free(&c);
+}
+
+Test(raster, lines_and_text)
+{
+    mb_canvas c;
+    cr_assert_eq(mb_canvas_init(&c, 200, 100), 0);
+    mb_canvas_clear(&c, k_white, k_white);
+    float a[3] = {20, 50, 0}, b[3] = {180, 50, 0};
+    mb_canvas_line(&c, a, b, 6, k_red, 0);
+    long n = count_pixels(&c, k_red);
+    /* 160 x 6 plus two half discs of radius 3 */
+    cr_assert(labs(n - (160 * 6 + 28)) < 40, "%ld", n);
+    /* a line behind a nearer surface is hidden unless biased toward the viewer */
+    mb_canvas_clear(&c, k_white, k_white);
+    float t0[3] = {0, 0, 5}, t1[3] = {200, 0, 5}, t2[3] = {0, 200, 5}, t3[3] = {200, 200, 5};
+    mb_canvas_triangle(&c, t0, t1, t3, k_blue, k_blue, k_blue);
+    mb_canvas_triangle(&c, t0, t3, t2, k_blue, k_blue, k_blue);
+    mb_canvas_line(&c, a, b, 4, k_red, 0);
+    cr_assert_eq(count_pixels(&c, k_red), 0);
+    mb_canvas_line(&c, a, b, 4, k_red, 1e30f);
+    cr_assert_gt(count_pixels(&c, k_red), 600);
+    mb_canvas_clear(&c, k_white, k_white);
+    mb_canvas_text(&c, 2, 2, 2, "10", k_red);
+    /* '1' has 8 lit cells, '0' 12; each cell is 2x2 */
+    cr_assert_eq(count_pixels(&c, k_red), (8 + 12) * 4);
+    mb_canvas_text(&c, -10, -10, 1, "8~", k_red); /* clipped, unknown glyph skipped */
+    mb_canvas_free(&c);
+    cr_assert_neq(mb_canvas_init(&c, 0, 10), 0);
+}
+
+/* ---------- the commands ---------- */
+
+typedef struct run_out {
+    int code;
+    char err[8192];
+} run_out;
+
+static run_out run(const char *const *args)
+{
+    char errf[] = "/tmp/mb_test_render_err_XXXXXX";
+    int fe = mkstemp(errf);
+    cr_assert_geq(fe, 0);
+    int argc = 0;
+    while (args[argc])
+        ++argc;
+    char **argv = calloc((size_t)argc + 2, sizeof *argv);
+    argv[0] = (char *)CLI;
+    for (int i = 0; i < argc; ++i)
+        argv[i + 1] = (char *)args[i];
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int fo = open("/dev/null", O_WRONLY);
+        if (fo < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        execv(CLI, argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    free(argv);
+    run_out r;
+    memset(&r, 0, sizeof r);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    lseek(fe, 0, SEEK_SET);
+    ssize_t n = read(fe, r.err, sizeof r.err - 1);
+    r.err[n > 0 ? n : 0] = '\0';
+    close(fe);
+    unlink(errf);
+    cr_assert_neq(r.code, 127, "cannot run %s (is the CLI built?)", CLI);
+    return r;
+}
+#define RUN(...) run((const char *const[]){__VA_ARGS__, NULL})
+
+static char dir_buf[64];
+static const char *scratch(void)
+{
+    snprintf(dir_buf, sizeof dir_buf, "/tmp/mb_test_render_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir_buf));
+    return dir_buf;
+}
+static void remove_dir(const char *d)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s not written", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* Reads a binary PPM; returns the pixels (w * h * 3). */
+static unsigned char *read_ppm(const char *path, int *w, int *h)
+{
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    int off = 0, maxv = 0;
+    cr_assert_eq(sscanf((char *)b, "P6 %d %d %d%n", w, h, &maxv, &off), 3);
+    cr_assert_eq(maxv, 255);
+    off += 1;
+    cr_assert_eq(len, (size_t)off + (size_t)*w * (size_t)*h * 3);
+    unsigned char *px = malloc((size_t)*w * (size_t)*h * 3);
+    memcpy(px, b + off, (size_t)*w * (size_t)*h * 3);
+    free(b);
+    return px;
+}
+
+/* Body pixels: the shaded mesh colour is clearly warm (red > green > blue). */
+static int is_body(const unsigned char *p) { return p[0] > p[1] + 20 && p[1] > p[2] + 10; }
+static int is_bone(const unsigned char *p) { return p[2] > p[0] + 40 && p[2] < 140; }
+
+Test(cli_render, bvh_sheet_shows_the_character_in_every_cell)
+{
+    const char *d = scratch();
+    char out[128];
+    snprintf(out, sizeof out, "%s/walk.ppm", d);
+    run_out r = RUN("render", MB_PROJECT_DIR "/data/bvh/walk.bvh", "-o", out, "--size", "120x160",
+                    "--frames", "0:80:10");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    int w, h;
+    unsigned char *px = read_ppm(out, &w, &h);
+    cr_assert_eq(w, 8 * 120);
+    cr_assert_eq(h, 160);
+    for (int cell = 0; cell < 8; ++cell) {
+        long body = 0;
+        int x0 = 1 << 30, x1 = -1, y0 = 1 << 30, y1 = -1;
+        for (int y = 0; y < h; ++y)
+            for (int x = cell * 120; x < (cell + 1) * 120; ++x)
+                if (is_body(&px[3 * (y * w + x)])) {
+                    ++body;
+                    x0 = x < x0 ? x : x0;
+                    x1 = x > x1 ? x : x1;
+                    y0 = y < y0 ? y : y0;
+                    y1 = y > y1 ? y : y1;
+                }
+        /* a standing figure: tall, narrower than high, well inside the cell */
+        cr_assert_gt(body, 800, "cell %d: %ld body pixels", cell, body);
+        cr_assert_gt(y1 - y0, 100, "cell %d is %d pixels high", cell, y1 - y0);
+        cr_assert_lt(x1 - x0, y1 - y0);
+        cr_assert(x0 > cell * 120 && x1 < (cell + 1) * 120 - 1);
+    }
+    free(px);
+    /* --skeleton draws bones, no body */
+    r = RUN("render", MB_PROJECT_DIR "/data/bvh/walk.bvh", "-o", out, "--size", "100x120",
+            "--frames", "3", "--skeleton", "--view", "side");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    px = read_ppm(out, &w, &h);
+    cr_assert_eq(w, 100);
+    long bones = 0, body = 0;
+    for (int i = 0; i < w * h; ++i) {
+        bones += is_bone(&px[3 * i]);
+        body += is_body(&px[3 * i]);
+    }
+    cr_assert_gt(bones, 200);
+    cr_assert_eq(body, 0);
+    free(px);
+    remove_dir(d);
+}
+
+Test(cli_render, gltf_views_differ_and_png_is_well_formed)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char side[128], front[128], png[128];
+    snprintf(side, sizeof side, "%s/side.ppm", d);
+    snprintf(front, sizeof front, "%s/front.ppm", d);
+    snprintf(png, sizeof png, "%s/fox.png", d);
+    char fox[4200];
+    snprintf(fox, sizeof fox, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    run_out r = RUN("render", fox, "-o", side, "--view", "side", "--frames", "0", "--size", "200x200");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    r = RUN("render", fox, "-o", front, "--view", "front", "--frames", "0", "--size", "200x200");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    int w, h;
+    unsigned char *a = read_ppm(side, &w, &h), *b = read_ppm(front, &w, &h);
+    /* a fox is long from the side and narrow from the front */
+    int extent[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        unsigned char *px = k ? b : a;
+        int x0 = w, x1 = -1;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (is_body(&px[3 * (y * w + x)])) {
+                    x0 = x < x0 ? x : x0;
+                    x1 = x > x1 ? x : x1;
+                }
+        extent[k] = x1 - x0;
+    }
+    cr_log_info("fox width: side %d px, front %d px", extent[0], extent[1]);
+    cr_assert_gt(extent[0], 2 * extent[1]);
+    free(a);
+    free(b);
+    r = RUN("render", fox, "-o", png, "--frames", "0:18:6", "--size", "160x120");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    size_t len;
+    unsigned char *p = slurp(png, &len);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    cr_assert_eq(memcmp(p, sig, 8), 0);
+    cr_assert_eq(memcmp(p + 12, "IHDR", 4), 0);
+    unsigned pw = (unsigned)p[16] << 24 | (unsigned)p[17] << 16 | (unsigned)p[18] << 8 | p[19];
+    unsigned ph = (unsigned)p[20] << 24 | (unsigned)p[21] << 16 | (unsigned)p[22] << 8 | p[23];
+    cr_assert_eq(pw, 3 * 160u);
+    cr_assert_eq(ph, 120u);
+    cr_assert_eq(p[24], 8);                          /* bit depth */
+    cr_assert_eq(p[25], 2);                          /* RGB */
+    cr_assert_eq(memcmp(p + len - 8, "IEND", 4), 0); /* complete */
+    free(p);
+    remove_dir(d);
+}
+
+/* Counts the images of a GIF by walking its blocks. */
+static int gif_frames(const unsigned char *g, size_t len, int *w, int *h, int *delay)
+{
+    cr_assert_eq(memcmp(g, "GIF89a", 6), 0);
+    *w = g[6] | g[7] << 8;
+    *h = g[8] | g[9] << 8;
+    size_t i = 13;
+    if (g[10] & 0x80)
+        i += 3u * (2u << (g[10] & 7));
+    int frames = 0;
+    while (i < len) {
+        if (g[i] == 0x3b)
+            return frames;
+        if (g[i] == 0x21) { /* extension: label, then sub-blocks */
+            if (g[i + 1] == 0xf9)
+                *delay = g[i + 4] | g[i + 5] << 8;
+            i += 2;
+        } else if (g[i] == 0x2c) { /* image: descriptor, optional table, LZW size, sub-blocks */
+            ++frames;
+            unsigned char flags = g[i + 9];
+            i += 10;
+            if (flags & 0x80)
+                i += 3u * (2u << (flags & 7));
+            i += 1;
+        } else {
+            cr_assert_fail("bad GIF block 0x%02x at %zu", g[i], i);
+        }
+        while (i < len && g[i] != 0)
+            i += g[i] + 1u;
+        ++i;
+    }
+    cr_assert_fail("GIF without trailer");
+    return -1;
+}
+
+Test(cli_render, gif_animation_has_one_image_per_frame)
+{
+    const char *d = scratch();
+    char gif[128];
+    snprintf(gif, sizeof gif, "%s/walk.gif", d);
+    run_out r = RUN("render", MB_PROJECT_DIR "/data/bvh/walk.bvh", "-o", gif, "--frames", "0:12:2",
+                    "--size", "64x96");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    size_t len;
+    unsigned char *g = slurp(gif, &len);
+    int w, h, delay = -1;
+    cr_assert_eq(gif_frames(g, len, &w, &h, &delay), 6);
+    cr_assert_eq(w, 64);
+    cr_assert_eq(h, 96);
+    /* walk.bvh runs at 1/30 s a frame; every 2nd frame: 6.7 hundredths */
+    cr_assert_eq(delay, 7);
+    free(g);
+    remove_dir(d);
+}
+
+Test(cli_render, usage_and_input_errors)
+{
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    cr_assert_eq(RUN("render", walk).code, 1);
+    cr_assert_eq(RUN("render", walk, "-o", "/tmp/x.jpg").code, 1);
+    cr_assert_eq(RUN("render", walk, "-o", "/tmp/x.png", "--view", "back").code, 1);
+    cr_assert_eq(RUN("render", walk, "-o", "/tmp/x.png", "--size", "10x10").code, 1);
+    run_out r = RUN("render", walk, "-o", "/tmp/x.png", "--frames", "5:2");
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "--frames"), "%s", r.err);
+    r = RUN("render", "/nonexistent.bvh", "-o", "/tmp/x.png");
+    cr_assert_eq(r.code, 2);
+    r = RUN("render", walk, "-o", "/nonexistent/dir/x.png", "--frames", "0");
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "cannot write"), "%s", r.err);
+    r = RUN("render", "--help");
+    cr_assert_eq(r.code, 0);
+    if (mb_scene_supported()) {
+        char spec[4200];
+        snprintf(spec, sizeof spec, "%s#Fly", mb_shared_path("mesh/Fox.glb"));
+        r = RUN("render", spec, "-o", "/tmp/x.png");
+        cr_assert_eq(r.code, 2);
+        cr_assert(strstr(r.err, "'Walk'") && strstr(r.err, "'Run'"), "lists the clips: %s", r.err);
+    }
+}
+
+/* ---------- mblend skin ---------- */
+
+static int count_prefix(const char *path, const char *prefix)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char line[256];
+    int n = 0;
+    size_t k = strlen(prefix);
+    while (fgets(line, sizeof line, f))
+        n += strncmp(line, prefix, k) == 0;
+    fclose(f);
+    return n;
+}
+
+Test(cli_skin, obj_sequence_one_file_per_frame)
+{
+    const char *d = scratch();
+    char out[128], f0[128], f4[128], one[128];
+    snprintf(out, sizeof out, "%s/walk.obj", d);
+    snprintf(f0, sizeof f0, "%s/walk_0000.obj", d);
+    snprintf(f4, sizeof f4, "%s/walk_0004.obj", d);
+    run_out r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--frames", "0:6:2", "--method",
+                    "dqs", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    int v0 = count_prefix(f0, "v "), v4 = count_prefix(f4, "v ");
+    cr_assert_gt(v0, 1000);
+    cr_assert_eq(v0, v4);
+    cr_assert_eq(count_prefix(f0, "vn "), v0);
+    cr_assert_gt(count_prefix(f0, "f "), v0);
+    cr_assert_eq(access(out, F_OK), -1, "several frames: no un-numbered file");
+    /* one frame: the name as given */
+    snprintf(one, sizeof one, "%s/one.obj", d);
+    r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--frames", "7", "-o", one);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_eq(count_prefix(one, "v "), v0);
+    remove_dir(d);
+}
+
+Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char out[128], spec[4200];
+    snprintf(out, sizeof out, "%s/fox.glb", d);
+    snprintf(spec, sizeof spec, "%s#Run", mb_shared_path("mesh/Fox.glb"));
+    run_out r = RUN("skin", spec, "--frames", "0:40:4", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    mb_scene *s;
+    mb_error err;
+    cr_assert_eq(mb_scene_read_file(out, NULL, &s, &err), MB_OK);
+    cr_assert_eq(mb_scene_clip_count(s), 1);
+    cr_assert_str_eq(mb_scene_clip_name(s, 0), "Run");
+    cr_assert_eq(mb_clip_frame_count(mb_scene_clip(s, 0)), 10);
+    cr_assert_float_eq(mb_clip_frame_time(mb_scene_clip(s, 0)), 4.0 / 120.0, 1e-6);
+    cr_assert_eq(mb_mesh_triangle_count(mb_scene_mesh(s)), 576);
+    mb_scene_destroy(s);
+    /* the BVH's joint names match nothing on the fox: an input error that says so */
+    r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--mesh", mb_shared_path("mesh/Fox.glb"),
+            "-o", out);
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "joint name"), "%s", r.err);
+    /* Fox's own Walk onto the fox mesh through --mesh: every joint matches */
+    snprintf(spec, sizeof spec, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    char obj[128];
+    snprintf(obj, sizeof obj, "%s/fw.obj", d);
+    r = RUN("skin", spec, "--mesh", mb_shared_path("mesh/Fox.glb"), "--frames", "3", "-o", obj);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_null(strstr(r.err, "keep their bind pose"), "%s", r.err);
+    /* usage errors */
+    cr_assert_eq(RUN("skin", spec, "-o", "x.stl").code, 1);
+    cr_assert_eq(RUN("skin", spec).code, 1);
+    cr_assert_eq(RUN("skin", spec, "--method", "xyz", "-o", obj).code, 1);
+    cr_assert_eq(RUN("skin", spec, "--scale", "2", "-o", obj).code, 1);
+    cr_assert_eq(RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh#x", "-o", obj).code, 1);
+    remove_dir(d);
+}

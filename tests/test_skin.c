@@ -1,0 +1,1099 @@
+/* The skin layer: palette, dual quaternions, the LBS / DQS job, meshes and generated skins.
+ *
+ * Tolerances are relative to the mesh size (bounding-box diagonal of the bind pose):
+ * 1e-5 * size for poses that must reproduce positions exactly up to float rounding. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "mblend/mblend.h"
+#include "skin/skin_internal.h"
+#include "test_util.h"
+
+#define PI 3.14159265358979323846
+
+/* ---------- small helpers ---------- */
+
+static uint64_t rng_state = 0x1234567887654321ull;
+static double rnd(void) /* [0, 1) */
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+static double rnd_range(double a, double b) { return a + (b - a) * rnd(); }
+
+static void rnd_quat(float q[4])
+{
+    double v[4], n = 0;
+    for (int k = 0; k < 4; ++k) {
+        v[k] = rnd_range(-1, 1);
+        n += v[k] * v[k];
+    }
+    n = sqrt(n);
+    for (int k = 0; k < 4; ++k)
+        q[k] = (float)(v[k] / n);
+}
+
+/* column-major rigid matrix from a quaternion (x, y, z, w) and a translation */
+static void rigid(const float q[4], const float t[3], float m[16])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    memset(m, 0, 16 * sizeof *m);
+    for (int rr = 0; rr < 3; ++rr)
+        for (int c = 0; c < 3; ++c)
+            m[c * 4 + rr] = (float)r[rr][c];
+    m[12] = t[0];
+    m[13] = t[1];
+    m[14] = t[2];
+    m[15] = 1.0f;
+}
+
+static void apply(const float m[16], const float p[3], double w, double out[3])
+{
+    for (int r = 0; r < 3; ++r)
+        out[r] = (double)m[r] * p[0] + (double)m[4 + r] * p[1] + (double)m[8 + r] * p[2] +
+                 w * m[12 + r];
+}
+
+static double dist3(const double a[3], const float b[3])
+{
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* A random vertex set: nv vertices, 1..4 influences, palette of np entries. */
+typedef struct vset {
+    int nv, np, inf;
+    float *pos, *nrm, *outp, *outn;
+    uint16_t *idx;
+    float *w;
+    uint8_t *idx8;
+    uint16_t *w16;
+} vset;
+
+static void vset_make(vset *s, int nv, int np, int inf)
+{
+    s->nv = nv;
+    s->np = np;
+    s->inf = inf;
+    s->pos = malloc((size_t)nv * 3 * sizeof(float));
+    s->nrm = malloc((size_t)nv * 3 * sizeof(float));
+    s->outp = malloc((size_t)nv * 3 * sizeof(float));
+    s->outn = malloc((size_t)nv * 3 * sizeof(float));
+    s->idx = malloc((size_t)nv * (size_t)inf * sizeof(uint16_t));
+    s->w = malloc((size_t)nv * (size_t)inf * sizeof(float));
+    s->idx8 = malloc((size_t)nv * (size_t)inf);
+    s->w16 = malloc((size_t)nv * (size_t)inf * sizeof(uint16_t));
+    cr_assert(s->pos && s->nrm && s->outp && s->outn && s->idx && s->w && s->idx8 && s->w16);
+    for (int v = 0; v < nv; ++v) {
+        double n[3], len = 0;
+        for (int c = 0; c < 3; ++c) {
+            s->pos[3 * v + c] = (float)rnd_range(-1, 1);
+            n[c] = rnd_range(-1, 1);
+            len += n[c] * n[c];
+        }
+        for (int c = 0; c < 3; ++c)
+            s->nrm[3 * v + c] = (float)(n[c] / sqrt(len));
+        /* unorm16 weights summing to exactly 65535; float weights the same values */
+        int left = 65535;
+        for (int k = 0; k < inf; ++k) {
+            int wk = k + 1 == inf ? left : (int)(rnd() * left);
+            left -= wk;
+            s->w16[v * inf + k] = (uint16_t)wk;
+            s->w[v * inf + k] = (float)wk / 65535.0f;
+            int j = (int)(rnd() * np);
+            s->idx[v * inf + k] = (uint16_t)j;
+            s->idx8[v * inf + k] = (uint8_t)j;
+        }
+    }
+}
+
+static void vset_free(vset *s)
+{
+    free(s->pos);
+    free(s->nrm);
+    free(s->outp);
+    free(s->outn);
+    free(s->idx);
+    free(s->w);
+    free(s->idx8);
+    free(s->w16);
+}
+
+static void desc_for(const vset *s, mb_skin_desc *d, mb_skin_method m, const float (*pal)[16],
+                     const float (*dq)[8])
+{
+    memset(d, 0, sizeof *d);
+    d->method = m;
+    d->palette = pal;
+    d->dq_palette = dq;
+    d->palette_count = s->np;
+    d->vertex_count = s->nv;
+    d->influences = s->inf;
+    d->joint_indices = s->idx;
+    d->joint_weights = s->w;
+    d->positions = s->pos;
+    d->normals = s->nrm;
+    d->out_positions = s->outp;
+    d->out_normals = s->outn;
+}
+
+/* Reference LBS / DQS in double for one vertex (from the palette matrices). */
+static void ref_lbs(const float (*pal)[16], const int *idx, const double *w, int n,
+                    const float p[3], const float nrm[3], double op[3], double on[3])
+{
+    op[0] = op[1] = op[2] = on[0] = on[1] = on[2] = 0;
+    for (int k = 0; k < n; ++k) {
+        double a[3], b[3];
+        apply(pal[idx[k]], p, 1, a);
+        apply(pal[idx[k]], nrm, 0, b);
+        for (int c = 0; c < 3; ++c) {
+            op[c] += w[k] * a[c];
+            on[c] += w[k] * b[c];
+        }
+    }
+}
+
+/* ---------- palette and dual quaternions ---------- */
+
+Test(skin, palette_is_world_times_inverse_bind)
+{
+    float world[3][16], ib[2][16], out[2][16];
+    for (int j = 0; j < 3; ++j) {
+        float q[4], t[3] = {(float)rnd(), (float)rnd(), (float)rnd()};
+        rnd_quat(q);
+        rigid(q, t, world[j]);
+    }
+    for (int i = 0; i < 2; ++i) {
+        float q[4], t[3] = {(float)rnd(), (float)rnd(), (float)rnd()};
+        rnd_quat(q);
+        rigid(q, t, ib[i]);
+    }
+    int joints[2] = {2, 0};
+    mb_skin_palette_desc d = {(const float(*)[16])world, 3, (const float(*)[16])ib, joints, 2,
+                              out, 2};
+    cr_assert_eq(mb_skin_palette_run(&d), MB_OK);
+    for (int i = 0; i < 2; ++i)
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c) {
+                double s = 0;
+                for (int k = 0; k < 4; ++k)
+                    s += (double)world[joints[i]][k * 4 + r] * ib[i][c * 4 + k];
+                cr_assert_float_eq(out[i][c * 4 + r], s, 1e-5);
+            }
+    /* validity */
+    mb_skin_palette_desc bad = d;
+    bad.out_count = 1;
+    cr_assert_eq(mb_skin_palette_run(&bad), MB_TOO_SMALL);
+    bad = d;
+    joints[0] = 3;
+    cr_assert_eq(mb_skin_palette_run(&bad), MB_INVALID_ARG);
+    joints[0] = 2;
+    bad.world = NULL;
+    cr_assert_eq(mb_skin_palette_run(&bad), MB_INVALID_ARG);
+    bad = d;
+    bad.joints = NULL;
+    bad.world_count = 1; /* entry 1 would need world[1] */
+    cr_assert_eq(mb_skin_palette_run(&bad), MB_INVALID_ARG);
+    bad = d;
+    bad.count = 0;
+    cr_assert_eq(mb_skin_palette_run(&bad), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_palette_run(NULL), MB_INVALID_ARG);
+}
+
+Test(skin, dq_palette_reproduces_rigid_matrices)
+{
+    for (int trial = 0; trial < 200; ++trial) {
+        float q[4], t[3] = {(float)rnd_range(-5, 5), (float)rnd_range(-5, 5), (float)rnd_range(-5, 5)};
+        rnd_quat(q);
+        float m[1][16], dq[1][8];
+        rigid(q, t, m[0]);
+        /* a uniform scale must drop out of the rotation */
+        if (trial % 3 == 0)
+            for (int k = 0; k < 12; ++k)
+                m[0][k] *= 2.5f;
+        cr_assert_eq(mb_skin_dq_palette((const float(*)[16])m, 1, dq), MB_OK);
+        double dot = 0;
+        for (int k = 0; k < 4; ++k)
+            dot += (double)dq[0][k] * q[k];
+        cr_assert(fabs(fabs(dot) - 1.0) < 1e-6, "rotation part %g", dot);
+        /* skinning one point with the DQ (one influence) equals the rigid matrix */
+        float p[3] = {0.3f, -0.7f, 1.1f}, outp[3];
+        uint16_t idx = 0;
+        float w = 1;
+        mb_skin_desc d;
+        memset(&d, 0, sizeof d);
+        d.method = MB_SKIN_DQS;
+        d.dq_palette = (const float(*)[8])dq;
+        d.palette_count = 1;
+        d.vertex_count = 1;
+        d.influences = 1;
+        d.joint_indices = &idx;
+        d.joint_weights = &w;
+        d.positions = p;
+        d.out_positions = outp;
+        cr_assert_eq(mb_skin_run(&d), MB_OK);
+        float mr[16];
+        rigid(q, t, mr);
+        double ref[3];
+        apply(mr, p, 1, ref);
+        cr_assert(dist3(ref, outp) < 1e-5, "trial %d: %g", trial, dist3(ref, outp));
+    }
+    float nan_m[1][16] = {{NAN}}, dq[1][8];
+    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])nan_m, 1, dq), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_dq_palette(NULL, 1, dq), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])nan_m, 0, dq), MB_INVALID_ARG);
+}
+
+/* ---------- job validity ---------- */
+
+Test(skin, job_rejects_bad_descs)
+{
+    vset s;
+    vset_make(&s, 10, 3, 4);
+    float pal[3][16], dq[3][8];
+    for (int j = 0; j < 3; ++j) {
+        float q[4], t[3] = {0, 1, 2};
+        rnd_quat(q);
+        rigid(q, t, pal[j]);
+    }
+    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, 3, dq), MB_OK);
+    mb_skin_desc ok;
+    desc_for(&s, &ok, MB_SKIN_LBS, (const float(*)[16])pal, (const float(*)[8])dq);
+    cr_assert_eq(mb_skin_run(&ok), MB_OK);
+    ok.method = MB_SKIN_DQS;
+    cr_assert_eq(mb_skin_run(&ok), MB_OK);
+    ok.method = MB_SKIN_LBS;
+    cr_assert_eq(mb_skin_run(NULL), MB_INVALID_ARG);
+    mb_skin_desc d;
+#define BAD(stmt, code)                                                                    \
+    do {                                                                                   \
+        d = ok;                                                                            \
+        stmt;                                                                              \
+        cr_assert_eq(mb_skin_run(&d), code, "%s", #stmt);                                  \
+    } while (0)
+    BAD(d.palette = NULL, MB_INVALID_ARG);
+    BAD((d.method = MB_SKIN_DQS, d.dq_palette = NULL), MB_INVALID_ARG);
+    BAD(d.method = (mb_skin_method)7, MB_INVALID_ARG);
+    BAD(d.format = (mb_skin_format)7, MB_INVALID_ARG);
+    BAD(d.influences = 0, MB_INVALID_ARG);
+    BAD(d.influences = 5, MB_INVALID_ARG);
+    BAD(d.palette_count = 0, MB_INVALID_ARG);
+    BAD(d.palette_count = MB_SKIN_MAX_PALETTE + 1, MB_INVALID_ARG);
+    BAD(d.vertex_count = -1, MB_INVALID_ARG);
+    BAD(d.joint_indices = NULL, MB_INVALID_ARG);
+    BAD(d.joint_weights = NULL, MB_INVALID_ARG);
+    BAD(d.positions = NULL, MB_INVALID_ARG);
+    BAD(d.out_positions = NULL, MB_INVALID_ARG);
+    BAD(d.out_normals = NULL, MB_INVALID_ARG);
+    BAD(d.normals = NULL, MB_INVALID_ARG); /* out_normals without normals */
+    BAD(d.positions_stride = 8, MB_INVALID_ARG);
+    BAD(d.out_positions_stride = 14, MB_INVALID_ARG);
+    BAD(d.normals_stride = 4, MB_INVALID_ARG);
+    BAD(d.out_normals_stride = -12, MB_INVALID_ARG);
+    /* an index past the palette is caught before anything is written */
+    memset(s.outp, 0, (size_t)s.nv * 3 * sizeof(float));
+    s.idx[4 * 9 + 3] = 3;
+    BAD((void)0, MB_INVALID_ARG);
+    for (int i = 0; i < 3 * s.nv; ++i)
+        cr_assert_eq(s.outp[i], 0.0f, "output written before validation failed");
+    /* ... unless the caller says the indices are trusted (here they are made valid) */
+    s.idx[4 * 9 + 3] = 2;
+    BAD(d.trusted_indices = 1, MB_OK);
+    /* u8 format: the check uses the 8-bit indices */
+    s.idx8[7] = 3;
+    BAD((d.format = MB_SKIN_U8_UNORM16, d.joint_indices = s.idx8, d.joint_weights = s.w16),
+        MB_INVALID_ARG);
+    s.idx8[7] = 1;
+    BAD((d.format = MB_SKIN_U8_UNORM16, d.joint_indices = s.idx8, d.joint_weights = s.w16),
+        MB_OK);
+    /* zero vertices is a valid no-op */
+    BAD(d.vertex_count = 0, MB_OK);
+#undef BAD
+    vset_free(&s);
+}
+
+/* ---------- the kernels against a double reference ---------- */
+
+static void check_against_reference(int kernel)
+{
+    int got = mb_skin_force_kernel_(kernel);
+    cr_log_info("kernel %s", got == 2 ? "avx2" : "generic");
+    for (int inf = 1; inf <= 4; ++inf) {
+        vset s;
+        vset_make(&s, 300, 20, inf);
+        float pal[20][16], dq[20][8];
+        for (int j = 0; j < 20; ++j) {
+            float q[4], t[3] = {(float)rnd_range(-3, 3), (float)rnd_range(-3, 3), (float)rnd_range(-3, 3)};
+            rnd_quat(q);
+            rigid(q, t, pal[j]);
+        }
+        cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, 20, dq), MB_OK);
+        for (int fmt = 0; fmt < 2; ++fmt)
+            for (int withn = 0; withn < 2; ++withn) {
+                mb_skin_desc d;
+                desc_for(&s, &d, MB_SKIN_LBS, (const float(*)[16])pal, (const float(*)[8])dq);
+                if (fmt) {
+                    d.format = MB_SKIN_U8_UNORM16;
+                    d.joint_indices = s.idx8;
+                    d.joint_weights = s.w16;
+                }
+                if (!withn)
+                    d.normals = d.out_normals = NULL;
+                cr_assert_eq(mb_skin_run(&d), MB_OK);
+                for (int v = 0; v < s.nv; ++v) {
+                    int idx[4];
+                    double w[4];
+                    for (int k = 0; k < inf; ++k) {
+                        idx[k] = s.idx[v * inf + k];
+                        w[k] = s.w16[v * inf + k] / 65535.0;
+                    }
+                    double op[3], on[3];
+                    ref_lbs((const float(*)[16])pal, idx, w, inf, &s.pos[3 * v], &s.nrm[3 * v], op, on);
+                    cr_assert(dist3(op, &s.outp[3 * v]) < 2e-5, "lbs inf %d fmt %d v %d: %g", inf, fmt,
+                              v, dist3(op, &s.outp[3 * v]));
+                    if (withn)
+                        cr_assert(dist3(on, &s.outn[3 * v]) < 2e-5);
+                }
+                /* DQS: compare with a double DQ blend done here */
+                d.method = MB_SKIN_DQS;
+                cr_assert_eq(mb_skin_run(&d), MB_OK);
+                for (int v = 0; v < s.nv; ++v) {
+                    double b[8] = {0};
+                    const float *q0 = dq[s.idx[v * inf]];
+                    for (int k = 0; k < inf; ++k) {
+                        const float *q = dq[s.idx[v * inf + k]];
+                        double w = s.w16[v * inf + k] / 65535.0;
+                        double dot = 0;
+                        for (int c = 0; c < 4; ++c)
+                            dot += (double)q0[c] * q[c];
+                        if (dot < 0)
+                            w = -w;
+                        for (int c = 0; c < 8; ++c)
+                            b[c] += w * q[c];
+                    }
+                    double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3]);
+                    for (int c = 0; c < 8; ++c)
+                        b[c] /= n;
+                    /* to a matrix: rotation of b.real, translation 2 dual conj(real) */
+                    float qr[4] = {(float)b[0], (float)b[1], (float)b[2], (float)b[3]};
+                    double x = b[0], y = b[1], z = b[2], ww = b[3], ex = b[4], ey = b[5],
+                           ez = b[6], ew = b[7];
+                    float t[3] = {(float)(2 * (ww * ex - ew * x + (y * ez - z * ey))),
+                                  (float)(2 * (ww * ey - ew * y + (z * ex - x * ez))),
+                                  (float)(2 * (ww * ez - ew * z + (x * ey - y * ex)))};
+                    float m[16];
+                    rigid(qr, t, m);
+                    double op[3], on[3];
+                    apply(m, &s.pos[3 * v], 1, op);
+                    apply(m, &s.nrm[3 * v], 0, on);
+                    cr_assert(dist3(op, &s.outp[3 * v]) < 2e-5, "dqs inf %d fmt %d v %d: %g", inf,
+                              fmt, v, dist3(op, &s.outp[3 * v]));
+                    if (withn)
+                        cr_assert(dist3(on, &s.outn[3 * v]) < 2e-5);
+                }
+            }
+        vset_free(&s);
+    }
+    mb_skin_force_kernel_(0);
+}
+
+Test(skin, generic_kernel_matches_double_reference) { check_against_reference(1); }
+Test(skin, fast_kernel_matches_double_reference) { check_against_reference(2); }
+
+Test(skin, strides_and_in_place)
+{
+    for (int kernel = 1; kernel <= 2; ++kernel) {
+        mb_skin_force_kernel_(kernel);
+        vset s;
+        vset_make(&s, 64, 8, 3);
+        float pal[8][16], dq[8][8];
+        for (int j = 0; j < 8; ++j) {
+            float q[4], t[3] = {1, 2, 3};
+            rnd_quat(q);
+            rigid(q, t, pal[j]);
+        }
+        mb_skin_dq_palette((const float(*)[16])pal, 8, dq);
+        for (int m = 0; m < 2; ++m) {
+            mb_skin_desc d;
+            desc_for(&s, &d, (mb_skin_method)m, (const float(*)[16])pal, (const float(*)[8])dq);
+            cr_assert_eq(mb_skin_run(&d), MB_OK);
+            /* interleaved: [pos | nrm] per vertex, 24-byte stride, skinned in place */
+            float *il = malloc((size_t)s.nv * 6 * sizeof(float));
+            for (int v = 0; v < s.nv; ++v)
+                for (int c = 0; c < 3; ++c) {
+                    il[6 * v + c] = s.pos[3 * v + c];
+                    il[6 * v + 3 + c] = s.nrm[3 * v + c];
+                }
+            mb_skin_desc e = d;
+            e.positions = il;
+            e.normals = il + 3;
+            e.out_positions = il;
+            e.out_normals = il + 3;
+            e.positions_stride = e.normals_stride = e.out_positions_stride = e.out_normals_stride = 24;
+            cr_assert_eq(mb_skin_run(&e), MB_OK);
+            for (int v = 0; v < s.nv; ++v)
+                for (int c = 0; c < 3; ++c) {
+                    cr_assert_float_eq(il[6 * v + c], s.outp[3 * v + c], 1e-6);
+                    cr_assert_float_eq(il[6 * v + 3 + c], s.outn[3 * v + c], 1e-6);
+                }
+            free(il);
+        }
+        vset_free(&s);
+    }
+    mb_skin_force_kernel_(0);
+}
+
+Test(skin, zero_weights_follow_the_first_index)
+{
+    float pal[2][16], dq[2][8], q[4] = {0, 0, 0.6f, 0.8f}, t[3] = {1, 2, 3}, t2[3] = {-5, 0, 0};
+    rigid(q, t, pal[0]);
+    rigid(q, t2, pal[1]);
+    mb_skin_dq_palette((const float(*)[16])pal, 2, dq);
+    uint16_t idx[2] = {1, 0};
+    float w[2] = {0, 0}, p[3] = {1, 1, 1}, out[3];
+    for (int kernel = 1; kernel <= 2; ++kernel)
+        for (int m = 0; m < 2; ++m) {
+            mb_skin_force_kernel_(kernel);
+            mb_skin_desc d;
+            memset(&d, 0, sizeof d);
+            d.method = (mb_skin_method)m;
+            d.palette = (const float(*)[16])pal;
+            d.dq_palette = (const float(*)[8])dq;
+            d.palette_count = 2;
+            d.vertex_count = 1;
+            d.influences = 2;
+            d.joint_indices = idx;
+            d.joint_weights = w;
+            d.positions = p;
+            d.out_positions = out;
+            cr_assert_eq(mb_skin_run(&d), MB_OK);
+            double ref[3];
+            apply(pal[1], p, 1, ref);
+            cr_assert(dist3(ref, out) < 1e-5);
+        }
+    mb_skin_force_kernel_(0);
+}
+
+/* ---------- the invariants on meshes ---------- */
+
+/* A random skeleton of n joints (parents-first) with random rest rotations. */
+typedef struct rig {
+    mb_skeleton *s;
+    int n;
+    mb_xform *bind;
+    float (*world)[16];
+} rig;
+
+static void rig_make(rig *r, int n)
+{
+    mb_joint_desc *j = calloc((size_t)n, sizeof *j);
+    char (*names)[16] = calloc((size_t)n, sizeof *names);
+    for (int i = 0; i < n; ++i) {
+        snprintf(names[i], sizeof names[i], "j%d", i);
+        j[i].name = names[i];
+        j[i].parent = i == 0 ? -1 : (int)(rnd() * i);
+        for (int c = 0; c < 3; ++c)
+            j[i].offset[c] = i == 0 ? 0.0f : (float)rnd_range(-1, 1);
+        j[i].channel_count = 3;
+        j[i].channels[0] = MB_CH_ZROT;
+        j[i].channels[1] = MB_CH_XROT;
+        j[i].channels[2] = MB_CH_YROT;
+    }
+    mb_skeleton_desc sd = {j, n, {0}};
+    cr_assert_eq(mb_skeleton_create(&sd, &r->s), MB_OK);
+    r->n = n;
+    r->bind = malloc((size_t)n * sizeof *r->bind);
+    r->world = malloc((size_t)n * sizeof *r->world);
+    for (int i = 0; i < n; ++i) {
+        rnd_quat(r->bind[i].rot);
+        memcpy(r->bind[i].pos, j[i].offset, sizeof j[i].offset);
+    }
+    free(j);
+    free(names);
+}
+
+static void rig_free(rig *r)
+{
+    mb_skeleton_destroy(r->s);
+    free(r->bind);
+    free(r->world);
+}
+
+/* Skins mesh m for a local pose; out arrays are [vertex][3]. */
+static void skin_pose(const mb_skeleton *s, const mb_mesh *m, const mb_xform *local,
+                      mb_skin_method method, float *outp, float *outn)
+{
+    int nj = mb_skeleton_joint_count(s), np = mb_mesh_skin_joint_count(m);
+    float(*world)[16] = malloc((size_t)nj * sizeof *world);
+    float(*pal)[16] = malloc((size_t)np * sizeof *pal);
+    float(*dq)[8] = malloc((size_t)np * sizeof *dq);
+    mb_pose pose = {(mb_xform *)local, nj};
+    cr_assert_eq(mb_fk(s, &pose, world, nj), MB_OK);
+    mb_skin_palette_desc pd = {(const float(*)[16])world, nj,
+                               (const float(*)[16])mb_mesh_inverse_binds(m), mb_mesh_skin_joints(m),
+                               np, pal, np};
+    cr_assert_eq(mb_skin_palette_run(&pd), MB_OK);
+    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, np, dq), MB_OK);
+    mb_skin_desc d;
+    memset(&d, 0, sizeof d);
+    cr_assert_eq(mb_skin_desc_from_mesh(m, &d), MB_OK);
+    d.method = method;
+    d.palette = (const float(*)[16])pal;
+    d.dq_palette = (const float(*)[8])dq;
+    d.palette_count = np;
+    d.out_positions = outp;
+    d.out_normals = outn;
+    if (!outn)
+        d.normals = NULL;
+    cr_assert_eq(mb_skin_run(&d), MB_OK);
+    free(world);
+    free(pal);
+    free(dq);
+}
+
+/* A random mesh skinned to a rig in its bind pose: inverse binds from the bind world. */
+static mb_mesh *random_mesh(const rig *r, int nv, int inf, float spread)
+{
+    mb_pose bp = {r->bind, r->n};
+    cr_assert_eq(mb_fk(r->s, &bp, r->world, r->n), MB_OK);
+    float *pos = malloc((size_t)nv * 3 * sizeof(float));
+    float *nrm = malloc((size_t)nv * 3 * sizeof(float));
+    int *jt = malloc((size_t)nv * (size_t)inf * sizeof(int));
+    float *w = malloc((size_t)nv * (size_t)inf * sizeof(float));
+    int *sj = malloc((size_t)r->n * sizeof(int));
+    float(*ib)[16] = malloc((size_t)r->n * sizeof *ib);
+    for (int v = 0; v < nv; ++v) {
+        int j = (int)(rnd() * r->n);
+        for (int c = 0; c < 3; ++c) {
+            pos[3 * v + c] = r->world[j][12 + c] + (float)rnd_range(-spread, spread);
+            nrm[3 * v + c] = (float)rnd_range(-1, 1); /* normalised by mb_mesh_create */
+        }
+        for (int k = 0; k < inf; ++k) {
+            jt[v * inf + k] = k == 0 ? j : (int)(rnd() * r->n);
+            w[v * inf + k] = (float)rnd_range(0.05, 1);
+        }
+    }
+    for (int j = 0; j < r->n; ++j) {
+        sj[j] = j;
+        /* rigid inverse: transpose rotation, -R^T t */
+        const float *m = r->world[j];
+        float *o = ib[j];
+        memset(o, 0, 16 * sizeof *o);
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b)
+                o[b * 4 + a] = m[a * 4 + b];
+        for (int a = 0; a < 3; ++a)
+            o[12 + a] = -(o[a] * m[12] + o[4 + a] * m[13] + o[8 + a] * m[14]);
+        o[15] = 1;
+    }
+    mb_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertex_count = nv;
+    md.positions = pos;
+    md.normals = nrm;
+    md.influences = inf;
+    md.joints = jt;
+    md.weights = w;
+    md.skin_joint_count = r->n;
+    md.skin_joints = sj;
+    md.inverse_bind = (const float(*)[16])ib;
+    md.skeleton_joint_count = r->n;
+    md.bind_pose = r->bind;
+    mb_mesh *m = NULL;
+    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    free(pos);
+    free(nrm);
+    free(jt);
+    free(w);
+    free(sj);
+    free(ib);
+    return m;
+}
+
+Test(skin, bind_pose_reproduces_the_mesh)
+{
+    rig r;
+    rig_make(&r, 30);
+    mb_mesh *m = random_mesh(&r, 2000, 4, 0.5f);
+    int nv = mb_mesh_vertex_count(m);
+    float *op = malloc((size_t)nv * 3 * sizeof(float)), *on = malloc((size_t)nv * 3 * sizeof(float));
+    double size = mb_mesh_get_info(m).size, worst[2] = {0, 0}, worstn[2] = {0, 0};
+    for (int meth = 0; meth < 2; ++meth) {
+        skin_pose(r.s, m, mb_mesh_bind_pose(m), (mb_skin_method)meth, op, on);
+        for (int v = 0; v < nv; ++v) {
+            double p[3], n[3];
+            for (int c = 0; c < 3; ++c) {
+                p[c] = mb_mesh_positions(m)[3 * v + c];
+                n[c] = mb_mesh_normals(m)[3 * v + c];
+            }
+            worst[meth] = fmax(worst[meth], dist3(p, &op[3 * v]));
+            worstn[meth] = fmax(worstn[meth], dist3(n, &on[3 * v]));
+        }
+        cr_assert(worst[meth] <= 1e-5 * size, "%s: %g > 1e-5 * %g", meth ? "dqs" : "lbs",
+                  worst[meth], size);
+        cr_assert(worstn[meth] <= 1e-5);
+    }
+    cr_log_info("bind pose: worst |error| lbs %.3g dqs %.3g (size %.3g)", worst[0], worst[1], size);
+    free(op);
+    free(on);
+    mb_mesh_destroy(m);
+    rig_free(&r);
+}
+
+Test(skin, single_influence_vertices_are_rigid_and_lbs_equals_dqs)
+{
+    rig r;
+    rig_make(&r, 20);
+    mb_mesh *m = random_mesh(&r, 1000, 1, 0.5f);
+    int nv = mb_mesh_vertex_count(m);
+    mb_xform *pose = malloc((size_t)r.n * sizeof *pose);
+    for (int j = 0; j < r.n; ++j) {
+        rnd_quat(pose[j].rot);
+        for (int c = 0; c < 3; ++c)
+            pose[j].pos[c] = r.bind[j].pos[c] * (float)rnd_range(0.8, 1.2);
+    }
+    float *lp = malloc((size_t)nv * 3 * sizeof(float)), *dp = malloc((size_t)nv * 3 * sizeof(float));
+    float *ln = malloc((size_t)nv * 3 * sizeof(float)), *dn = malloc((size_t)nv * 3 * sizeof(float));
+    skin_pose(r.s, m, pose, MB_SKIN_LBS, lp, ln);
+    skin_pose(r.s, m, pose, MB_SKIN_DQS, dp, dn);
+    double size = mb_mesh_get_info(m).size, worst = 0, worst_rigid = 0;
+    const float *bp = mb_mesh_positions(m);
+    const uint16_t *ji = mb_mesh_joint_indices(m);
+    for (int v = 0; v < nv; ++v) {
+        double l[3] = {lp[3 * v], lp[3 * v + 1], lp[3 * v + 2]};
+        worst = fmax(worst, dist3(l, &dp[3 * v]));
+        double ln3[3] = {ln[3 * v], ln[3 * v + 1], ln[3 * v + 2]};
+        cr_assert(dist3(ln3, &dn[3 * v]) < 1e-5);
+    }
+    /* rigid: distances between vertices on the same joint are kept */
+    for (int a = 0; a < nv; a += 7)
+        for (int b = a + 1; b < nv; b += 13) {
+            if (ji[4 * a] != ji[4 * b])
+                continue;
+            double d0 = 0, d1 = 0;
+            for (int c = 0; c < 3; ++c) {
+                d0 += (bp[3 * a + c] - bp[3 * b + c]) * (double)(bp[3 * a + c] - bp[3 * b + c]);
+                d1 += (lp[3 * a + c] - lp[3 * b + c]) * (double)(lp[3 * a + c] - lp[3 * b + c]);
+            }
+            worst_rigid = fmax(worst_rigid, fabs(sqrt(d0) - sqrt(d1)));
+        }
+    cr_log_info("one influence: |lbs - dqs| <= %.3g, distance change <= %.3g (size %.3g)", worst,
+                worst_rigid, size);
+    cr_assert(worst <= 1e-5 * size);
+    cr_assert(worst_rigid <= 1e-5 * size);
+    free(lp);
+    free(dp);
+    free(ln);
+    free(dn);
+    free(pose);
+    mb_mesh_destroy(m);
+    rig_free(&r);
+}
+
+Test(skin, whole_skeleton_rigid_motion_moves_every_vertex_rigidly)
+{
+    rig r;
+    rig_make(&r, 25);
+    mb_mesh *m = random_mesh(&r, 2000, 4, 0.7f);
+    int nv = mb_mesh_vertex_count(m);
+    /* the bind pose with the root moved by a rigid G: every world matrix becomes G * world */
+    mb_xform *pose = malloc((size_t)r.n * sizeof *pose);
+    memcpy(pose, r.bind, (size_t)r.n * sizeof *pose);
+    float g[4], gt[3] = {3.0f, -1.5f, 2.0f}, G[16];
+    rnd_quat(g);
+    rigid(g, gt, G);
+    /* root: G * T(pos) R(rot) = T(g pos + gt) R(g rot) */
+    double gp[3];
+    apply(G, pose[0].pos, 1, gp);
+    float q[4];
+    const float *a = g, *b = r.bind[0].rot;
+    q[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    q[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    q[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    q[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    memcpy(pose[0].rot, q, sizeof q);
+    for (int c = 0; c < 3; ++c)
+        pose[0].pos[c] = (float)gp[c];
+    float *op = malloc((size_t)nv * 3 * sizeof(float)), *on = malloc((size_t)nv * 3 * sizeof(float));
+    double size = mb_mesh_get_info(m).size;
+    for (int meth = 0; meth < 2; ++meth) {
+        skin_pose(r.s, m, pose, (mb_skin_method)meth, op, on);
+        double worst = 0, worstn = 0;
+        for (int v = 0; v < nv; ++v) {
+            double ref[3], refn[3];
+            apply(G, &mb_mesh_positions(m)[3 * v], 1, ref);
+            apply(G, &mb_mesh_normals(m)[3 * v], 0, refn);
+            worst = fmax(worst, dist3(ref, &op[3 * v]));
+            worstn = fmax(worstn, dist3(refn, &on[3 * v]));
+        }
+        cr_log_info("rigid motion %s: worst %.3g (size %.3g), normals %.3g", meth ? "dqs" : "lbs",
+                    worst, size, worstn);
+        cr_assert(worst <= 1e-5 * size, "%g", worst);
+        cr_assert(worstn <= 1e-5);
+    }
+    free(op);
+    free(on);
+    free(pose);
+    mb_mesh_destroy(m);
+    rig_free(&r);
+}
+
+/* ---------- candy wrapper ---------- */
+
+/* A cylinder along +z like RiggedSimple.glb: radius 1, length 8, two joints (root at z = 0,
+ * the second at z = 4), weights ramping smoothly from the first to the second over
+ * z in [2.5, 5.5]. The second joint is twisted about the axis; the area of each ring's
+ * cross-section is measured (vector area of the ring polygon). */
+#define CW_SIDES 32
+#define CW_RINGS 33
+
+static double ring_area(const float *p, int ring)
+{
+    double ax = 0, ay = 0, az = 0;
+    for (int m = 0; m < CW_SIDES; ++m) {
+        const float *a = &p[3 * (ring * CW_SIDES + m)];
+        const float *b = &p[3 * (ring * CW_SIDES + (m + 1) % CW_SIDES)];
+        ax += (double)a[1] * b[2] - (double)a[2] * b[1];
+        ay += (double)a[2] * b[0] - (double)a[0] * b[2];
+        az += (double)a[0] * b[1] - (double)a[1] * b[0];
+    }
+    return 0.5 * sqrt(ax * ax + ay * ay + az * az);
+}
+
+Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
+{
+    mb_joint_desc j[3] = {{"root", -1, {0, 0, 0}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}},
+                          {"twist", 0, {0, 0, 4}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}},
+                          {"twist_End", 1, {0, 0, 4}, 1, 0, {0}}};
+    mb_skeleton_desc sd = {j, 3, {0}};
+    mb_skeleton *s;
+    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    int nv = CW_SIDES * CW_RINGS;
+    float *pos = malloc((size_t)nv * 3 * sizeof(float));
+    int *jt = malloc((size_t)nv * 2 * sizeof(int));
+    float *w = malloc((size_t)nv * 2 * sizeof(float));
+    for (int r = 0; r < CW_RINGS; ++r) {
+        double z = 8.0 * r / (CW_RINGS - 1), x = (z - 2.5) / 3.0;
+        x = x < 0 ? 0 : (x > 1 ? 1 : x);
+        double w1 = x * x * (3 - 2 * x);
+        for (int m = 0; m < CW_SIDES; ++m) {
+            int v = r * CW_SIDES + m;
+            double phi = 2 * PI * m / CW_SIDES;
+            pos[3 * v] = (float)cos(phi);
+            pos[3 * v + 1] = (float)sin(phi);
+            pos[3 * v + 2] = (float)z;
+            jt[2 * v] = 0;
+            jt[2 * v + 1] = 1;
+            w[2 * v] = (float)(1 - w1);
+            w[2 * v + 1] = (float)w1;
+            if (w[2 * v] == 0.0f)
+                w[2 * v] = 0.0f;
+        }
+    }
+    int sj[2] = {0, 1};
+    float ib[2][16] = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1},
+                       {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -4, 1}};
+    mb_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertex_count = nv;
+    md.positions = pos;
+    md.influences = 2;
+    md.joints = jt;
+    md.weights = w;
+    md.skin_joint_count = 2;
+    md.skin_joints = sj;
+    md.inverse_bind = (const float(*)[16])ib;
+    md.skeleton_joint_count = 3;
+    mb_mesh *m;
+    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    mb_xform pose[3] = {{{0, 0, 0, 1}, {0, 0, 0}}, {{0, 0, 0, 1}, {0, 0, 4}}, {{0, 0, 0, 1}, {0, 0, 4}}};
+    double rest = ring_area(pos, CW_RINGS / 2);
+    float *lp = malloc((size_t)nv * 3 * sizeof(float)), *dp = malloc((size_t)nv * 3 * sizeof(float));
+    double angle = 150.0 * PI / 180.0;
+    pose[1].rot[2] = (float)sin(angle / 2);
+    pose[1].rot[3] = (float)cos(angle / 2);
+    skin_pose(s, m, pose, MB_SKIN_LBS, lp, NULL);
+    skin_pose(s, m, pose, MB_SKIN_DQS, dp, NULL);
+    double lbs_min = INFINITY, dqs_min = INFINITY, dqs_max = 0;
+    for (int r = 0; r < CW_RINGS; ++r) {
+        lbs_min = fmin(lbs_min, ring_area(lp, r) / ring_area(pos, r));
+        dqs_min = fmin(dqs_min, ring_area(dp, r) / ring_area(pos, r));
+        dqs_max = fmax(dqs_max, ring_area(dp, r) / ring_area(pos, r));
+    }
+    double lbs_mid = ring_area(lp, CW_RINGS / 2) / rest, dqs_mid = ring_area(dp, CW_RINGS / 2) / rest;
+    cr_log_info("candy wrapper, 150 degree twist: mid-joint cross-section area / rest: LBS %.4f, "
+                "DQS %.4f; over all rings LBS min %.4f, DQS min %.4f max %.4f",
+                lbs_mid, dqs_mid, lbs_min, dqs_min, dqs_max);
+    printf("candy wrapper (150 deg): area ratio at the joint LBS %.4f DQS %.4f; all rings LBS "
+           "min %.4f, DQS %.4f..%.4f\n",
+           lbs_mid, dqs_mid, lbs_min, dqs_min, dqs_max);
+    /* LBS at weights 0.5 / 0.5: radius cos(75 deg) -> area cos^2(75 deg) = 0.067 */
+    cr_assert(lbs_mid < 0.10, "LBS should collapse: %g", lbs_mid);
+    cr_assert(fabs(lbs_mid - pow(cos(75.0 * PI / 180.0), 2)) < 0.01);
+    cr_assert(dqs_min > 0.95 && dqs_max < 1.05, "DQS keeps the area within 5%%: %g..%g", dqs_min,
+              dqs_max);
+    free(lp);
+    free(dp);
+    free(pos);
+    free(jt);
+    free(w);
+    mb_mesh_destroy(m);
+    mb_skeleton_destroy(s);
+}
+
+/* ---------- meshes ---------- */
+
+Test(mesh, keeps_the_four_largest_influences)
+{
+    float pos[6] = {0, 0, 0, 1, 0, 0};
+    int jt[12] = {0, 1, 2, 3, 4, 5, 2, 2, 0, 0, 0, 0};
+    float w[12] = {0.05f, 0.3f, 0.1f, 0.2f, 0.25f, 0.1f, /* vertex 1: joint 2 twice */ 0.5f, 0.5f, 0, 0, 0, 0};
+    int sj[6] = {0, 1, 2, 3, 4, 5};
+    float ib[6][16];
+    for (int i = 0; i < 6; ++i) {
+        memset(ib[i], 0, sizeof ib[i]);
+        ib[i][0] = ib[i][5] = ib[i][10] = ib[i][15] = 1;
+    }
+    mb_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertex_count = 2;
+    md.positions = pos;
+    md.influences = 6;
+    md.joints = jt;
+    md.weights = w;
+    md.skin_joint_count = 6;
+    md.skin_joints = sj;
+    md.inverse_bind = (const float(*)[16])ib;
+    md.skeleton_joint_count = 6;
+    mb_mesh *m;
+    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    mb_mesh_info info = mb_mesh_get_info(m);
+    cr_assert_eq(info.cut_vertices, 1);
+    cr_assert_eq(info.max_influences, 6);
+    const uint16_t *ji = mb_mesh_joint_indices(m);
+    const float *jw = mb_mesh_joint_weights(m);
+    /* 0.3 (1), 0.25 (4), 0.2 (3), then 0.1 (2) before 0.1 (5): input order breaks ties */
+    int want[4] = {1, 4, 3, 2};
+    double sum = 0.3 + 0.25 + 0.2 + 0.1;
+    float wantw[4] = {(float)(0.3 / sum), (float)(0.25 / sum), (float)(0.2 / sum), (float)(0.1 / sum)};
+    for (int k = 0; k < 4; ++k) {
+        cr_assert_eq(ji[k], want[k]);
+        cr_assert_float_eq(jw[k], wantw[k], 1e-6);
+    }
+    cr_assert_eq(ji[4], 2);
+    cr_assert_float_eq(jw[4], 1.0f, 1e-7);
+    cr_assert_eq(jw[5], 0.0f);
+    mb_mesh_destroy(m);
+
+    /* invalid descs */
+    mb_mesh_desc bad = md;
+    jt[0] = 6;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    jt[0] = 0;
+    w[0] = -0.1f;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    w[0] = 0.05f;
+    w[6] = w[7] = 0;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* zero sum */
+    w[6] = w[7] = 0.5f;
+    ib[3][0] = 0;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* singular inverse bind */
+    ib[3][0] = 1;
+    sj[5] = 6;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    sj[5] = 5;
+    pos[4] = NAN;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    pos[4] = 0;
+    uint32_t tri[3] = {0, 1, 2};
+    bad.triangle_count = 1;
+    bad.triangles = tri;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    bad.triangles = NULL;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    bad = md;
+    bad.influences = MB_MESH_MAX_INPUT_INFLUENCES + 1;
+    cr_assert_eq(mb_mesh_create(&bad, &m), MB_LIMIT);
+    cr_assert_eq(mb_mesh_create(NULL, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&md, NULL), MB_INVALID_ARG);
+    mb_mesh_destroy(NULL);
+}
+
+Test(mesh, computes_normals_from_triangles)
+{
+    /* a unit square in z = 0, counter-clockwise seen from +z */
+    float pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    uint32_t tri[6] = {0, 1, 2, 0, 2, 3};
+    int jt[4] = {0, 0, 0, 0};
+    float w[4] = {1, 1, 1, 1};
+    int sj[1] = {0};
+    float ib[1][16] = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    mb_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertex_count = 4;
+    md.positions = pos;
+    md.triangle_count = 2;
+    md.triangles = tri;
+    md.influences = 1;
+    md.joints = jt;
+    md.weights = w;
+    md.skin_joint_count = 1;
+    md.skin_joints = sj;
+    md.inverse_bind = (const float(*)[16])ib;
+    md.skeleton_joint_count = 1;
+    mb_mesh *m;
+    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    for (int v = 0; v < 4; ++v) {
+        cr_assert_float_eq(mb_mesh_normals(m)[3 * v + 2], 1.0f, 1e-6);
+        cr_assert_float_eq(mb_mesh_normals(m)[3 * v], 0.0f, 1e-6);
+    }
+    cr_assert_float_eq(mb_mesh_get_info(m).size, sqrtf(2.0f), 1e-6);
+    mb_mesh_destroy(m);
+}
+
+/* ---------- generated skins ---------- */
+
+static void load_bvh(const char *path, mb_skeleton **s, mb_clip **c)
+{
+    mb_error err;
+    char msg[600];
+    cr_assert_eq(mb_bvh_read_file(path, NULL, s, c, &err), MB_OK, "%s",
+                 mb_error_format(&err, msg, sizeof msg));
+}
+
+Test(generate, capsules_around_every_bone)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    load_bvh(MB_PROJECT_DIR "/data/bvh/walk.bvh", &s, &c);
+    mb_mesh *m;
+    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    mb_mesh_info info = mb_mesh_get_info(m);
+    int nj = mb_skeleton_joint_count(s);
+    cr_log_info("generated skin: %d vertices, %d triangles, %d palette entries for %d joints",
+                info.vertex_count, info.triangle_count, info.skin_joint_count, nj);
+    cr_assert_gt(info.vertex_count, 100);
+    cr_assert_eq(info.cut_vertices, 0);
+    /* weights sum to 1, normals point away from their bone: check against the rest pose */
+    mb_xform *rest = malloc((size_t)nj * sizeof *rest);
+    float(*world)[16] = malloc((size_t)nj * sizeof *world);
+    mb_pose rp = {rest, nj};
+    cr_assert_eq(mb_skeleton_rest_pose(s, rp), MB_OK);
+    cr_assert_eq(mb_fk(s, &rp, world, nj), MB_OK);
+    const float *w = mb_mesh_joint_weights(m), *p = mb_mesh_positions(m), *n = mb_mesh_normals(m);
+    for (int v = 0; v < info.vertex_count; ++v) {
+        cr_assert_float_eq(w[4 * v] + w[4 * v + 1] + w[4 * v + 2] + w[4 * v + 3], 1.0f, 1e-5);
+        cr_assert_float_eq(n[3 * v] * n[3 * v] + n[3 * v + 1] * n[3 * v + 1] + n[3 * v + 2] * n[3 * v + 2],
+                           1.0f, 1e-5);
+    }
+    /* outward normals: the mesh encloses volume, so sum over triangles of the signed
+     * volume (divergence theorem) is positive and each capsule is closed */
+    const uint32_t *t = mb_mesh_triangles(m);
+    double vol = 0;
+    for (int i = 0; i < info.triangle_count; ++i) {
+        const float *a = &p[3 * t[3 * i]], *b = &p[3 * t[3 * i + 1]], *cc = &p[3 * t[3 * i + 2]];
+        vol += (a[0] * ((double)b[1] * cc[2] - (double)b[2] * cc[1]) -
+                a[1] * ((double)b[0] * cc[2] - (double)b[2] * cc[0]) +
+                a[2] * ((double)b[0] * cc[1] - (double)b[1] * cc[0])) / 6.0;
+    }
+    cr_assert_gt(vol, 0.0);
+    /* the rest pose (the default bind) reproduces the mesh */
+    float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
+    for (int meth = 0; meth < 2; ++meth) {
+        skin_pose(s, m, rest, (mb_skin_method)meth, op, NULL);
+        for (int v = 0; v < info.vertex_count; ++v) {
+            double q[3] = {p[3 * v], p[3 * v + 1], p[3 * v + 2]};
+            cr_assert(dist3(q, &op[3 * v]) <= 1e-5 * info.size);
+        }
+    }
+    /* every frame of the clip skins to finite positions that stay near the skeleton */
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    mb_pose pp = {pose, nj};
+    for (int f = 0; f < mb_clip_frame_count(c); f += 17) {
+        cr_assert_eq(mb_clip_frame_pose(s, c, f, pp), MB_OK);
+        cr_assert_eq(mb_fk(s, &pp, world, nj), MB_OK);
+        skin_pose(s, m, pose, MB_SKIN_DQS, op, NULL);
+        for (int v = 0; v < info.vertex_count; ++v) {
+            double best = INFINITY;
+            for (int j = 0; j < nj; ++j) {
+                double q[3] = {world[j][12], world[j][13], world[j][14]};
+                best = fmin(best, dist3(q, &op[3 * v]));
+            }
+            cr_assert(isfinite(best) && best < 0.25 * info.size, "frame %d vertex %d", f, v);
+        }
+    }
+    free(pose);
+    free(op);
+    free(rest);
+    free(world);
+    mb_mesh_destroy(m);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+}
+
+Test(generate, bind_pose_other_than_rest_and_bad_descs)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    load_bvh(MB_PROJECT_DIR "/data/bvh/run.bvh", &s, &c);
+    int nj = mb_skeleton_joint_count(s);
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    mb_pose pp = {pose, nj};
+    cr_assert_eq(mb_clip_frame_pose(s, c, 5, pp), MB_OK);
+    mb_skin_gen_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.bind = &pp;
+    gd.sides = 6;
+    gd.rings = 3;
+    mb_mesh *m;
+    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    mb_mesh_info info = mb_mesh_get_info(m);
+    float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
+    skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
+    for (int v = 0; v < info.vertex_count; ++v) {
+        const float *p = &mb_mesh_positions(m)[3 * v];
+        double q[3] = {p[0], p[1], p[2]};
+        cr_assert(dist3(q, &op[3 * v]) <= 1e-5 * info.size);
+    }
+    const mb_xform *bp = mb_mesh_bind_pose(m);
+    for (int j = 0; j < nj; ++j)
+        cr_assert_float_eq(bp[j].pos[1], pose[j].pos[1], 1e-6);
+    free(op);
+    mb_mesh_destroy(m);
+    mb_skin_gen_desc bad;
+    memset(&bad, 0, sizeof bad);
+    bad.sides = 2;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    bad.sides = 0;
+    bad.blend = 0.6f;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    bad.blend = 0;
+    bad.radius = NAN;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    bad.radius = 0;
+    mb_pose short_pose = {pose, nj - 1};
+    bad.bind = &short_pose;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(NULL, NULL, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, NULL, NULL), MB_INVALID_ARG);
+    /* a lone joint has no bone */
+    mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}};
+    mb_skeleton_desc sd = {&one, 1, {0}};
+    mb_skeleton *lone;
+    cr_assert_eq(mb_skeleton_create(&sd, &lone), MB_OK);
+    cr_assert_eq(mb_skin_generate(lone, NULL, &m), MB_INVALID_ARG);
+    mb_skeleton_destroy(lone);
+    free(pose);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+}

@@ -1,0 +1,246 @@
+/* mblend render IN -o OUT.png|OUT.gif|OUT.ppm: a contact sheet (or an animation) of frames,
+ * drawn by a small software rasterizer. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "render.h"
+
+void mb_cmd_render_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mblend render IN -o OUT.png|OUT.gif|OUT.ppm [--frames A:B:STEP]\n"
+            "                     [--view front|side|top] [--size WxH] [options]\n"
+            "\n"
+            "Draw frames of a clip: the skinned mesh shaded (or the skeleton's bones), one\n"
+            "frame per cell, with a small software rasterizer.\n"
+            "\n"
+            "IN is a BVH file (for example a blend result) or a glTF/GLB, FBX, Collada or\n"
+            "DirectX .x file read through assimp (file.glb#Walk picks an animation; default:\n"
+            "the first). BVH files carry no mesh: a capsule skin is generated from the\n"
+            "skeleton.\n"
+            "\n"
+            "OUT.png   a contact sheet of the frames (libpng)\n"
+            "OUT.gif   an animation, one frame per image, looping (giflib)\n"
+            "OUT.ppm   the contact sheet as binary PPM (P6)\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUT     the image to write (temporary file + rename)\n"
+            "  --frames A:B:STEP    frames A, A+STEP, ... below B (each part optional; 'N' alone\n"
+            "                       is frame N). Default: 8 frames spread over the clip for a\n"
+            "                       sheet, every frame (at most 30 per second) for a GIF\n"
+            "  --view V             front (default: the character faces you), side (it faces\n"
+            "                       right) or top\n"
+            "  --size WxH           pixels per frame (default 240x320)\n"
+            "  --columns N          frames per row of the sheet (default: up to 8)\n"
+            "  --skeleton           draw the bones only (no mesh)\n"
+            "  --bones              draw the bones over the mesh\n"
+            "  --mesh MESH          skin onto MESH's mesh, the clip mapped by joint name\n"
+            "  --auto-mesh          use a generated capsule skin even when IN has a mesh\n"
+            "  --method lbs|dqs     skinning method (default lbs)\n"
+            "  --up x|y|z           the up axis (default: detected for BVH, y for glTF)\n"
+            "  --no-labels          no frame numbers in the cells\n"
+            "  --lenient            accept a BVH Frames line that disagrees with the data\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "examples:\n"
+            "  mblend render out/jog.bvh -o jog.png --view side\n"
+            "  mblend render Fox.glb#Run --frames 0:24:3 -o fox.png --view side\n"
+            "  mblend render data/bvh/walk.bvh -o walk.gif --size 200x260\n");
+}
+
+enum {
+    OPT_OUTPUT = 1,
+    OPT_FRAMES,
+    OPT_VIEW,
+    OPT_SIZE,
+    OPT_COLUMNS,
+    OPT_SKELETON,
+    OPT_BONES,
+    OPT_MESH,
+    OPT_AUTO,
+    OPT_METHOD,
+    OPT_UP,
+    OPT_NOLABELS,
+    OPT_LENIENT
+};
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (k > n)
+        return 0;
+    for (size_t i = 0; i < k; ++i)
+        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+            return 0;
+    return 1;
+}
+
+int mb_cmd_render(int argc, char **argv)
+{
+    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
+                                      {"frames", 0, 1, OPT_FRAMES},
+                                      {"view", 0, 1, OPT_VIEW},
+                                      {"size", 0, 1, OPT_SIZE},
+                                      {"columns", 0, 1, OPT_COLUMNS},
+                                      {"skeleton", 0, 0, OPT_SKELETON},
+                                      {"bones", 0, 0, OPT_BONES},
+                                      {"mesh", 0, 1, OPT_MESH},
+                                      {"auto-mesh", 0, 0, OPT_AUTO},
+                                      {"method", 0, 1, OPT_METHOD},
+                                      {"up", 0, 1, OPT_UP},
+                                      {"no-labels", 0, 0, OPT_NOLABELS},
+                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      {NULL, 0, 0, 0}};
+    const char *cmd = "mblend render";
+    mb_cli_args a;
+    mb_cli_args_init(&a, cmd, argc, argv);
+    const char *in = NULL, *outp = NULL, *frames_text = NULL;
+    mb_src_opts so;
+    memset(&so, 0, sizeof so);
+    mb_render_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.cell_w = 240;
+    ro.cell_h = 320;
+    ro.mesh = 1;
+    ro.labels = 1;
+    ro.ssaa = 3;
+    int up = -1, id;
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        switch (id) {
+        case MB_CLI_BAD: return MB_EXIT_USAGE;
+        case MB_OPT_HELP: mb_cmd_render_usage(stdout); return MB_EXIT_OK;
+        case OPT_OUTPUT: outp = a.arg; break;
+        case OPT_FRAMES: frames_text = a.arg; break;
+        case OPT_VIEW:
+            if (strcmp(a.arg, "front") == 0)
+                ro.view = MB_VIEW_FRONT;
+            else if (strcmp(a.arg, "side") == 0)
+                ro.view = MB_VIEW_SIDE;
+            else if (strcmp(a.arg, "top") == 0)
+                ro.view = MB_VIEW_TOP;
+            else
+                return mb_cli_usage_error(cmd, "--view is front, side or top, not '%s'", a.arg);
+            break;
+        case OPT_SIZE: {
+            long w, h;
+            char buf[64];
+            const char *x = strchr(a.arg, 'x');
+            if (!x || (size_t)(x - a.arg) >= sizeof buf)
+                return mb_cli_usage_error(cmd, "--size needs WxH (e.g. 240x320), got '%s'", a.arg);
+            snprintf(buf, sizeof buf, "%.*s", (int)(x - a.arg), a.arg);
+            if (!mb_cli_parse_long(buf, &w) || !mb_cli_parse_long(x + 1, &h) || w < 16 || h < 16 ||
+                w > 4096 || h > 4096)
+                return mb_cli_usage_error(cmd, "--size needs WxH with 16 <= W, H <= 4096, got '%s'",
+                                          a.arg);
+            ro.cell_w = (int)w;
+            ro.cell_h = (int)h;
+            break;
+        }
+        case OPT_COLUMNS: {
+            long c;
+            if (!mb_cli_parse_long(a.arg, &c) || c < 1 || c > 1000)
+                return mb_cli_usage_error(cmd, "--columns needs a number 1..1000, got '%s'", a.arg);
+            ro.columns = (int)c;
+            break;
+        }
+        case OPT_SKELETON: ro.skeleton = 1; ro.mesh = 0; so.no_mesh = 1; break;
+        case OPT_BONES: ro.skeleton = 1; break;
+        case OPT_MESH: so.mesh_path = a.arg; break;
+        case OPT_AUTO: so.auto_mesh = 1; break;
+        case OPT_LENIENT: so.lenient = 1; break;
+        case OPT_NOLABELS: ro.labels = 0; break;
+        case OPT_METHOD:
+            if (strcmp(a.arg, "lbs") == 0)
+                ro.method = MB_SKIN_LBS;
+            else if (strcmp(a.arg, "dqs") == 0)
+                ro.method = MB_SKIN_DQS;
+            else
+                return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
+            break;
+        case OPT_UP:
+            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+                return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", a.arg);
+            up = tolower((unsigned char)a.arg[0]) - 'x';
+            break;
+        case MB_CLI_OPERAND:
+            if (in)
+                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", a.arg);
+            in = a.arg;
+            break;
+        default: break;
+        }
+    }
+    if (!in)
+        return mb_cli_usage_error(cmd, "missing IN");
+    if (!outp)
+        return mb_cli_usage_error(cmd, "missing -o OUT.png, OUT.gif or OUT.ppm");
+    int gif = ends_with_ci(outp, ".gif"), ppm = ends_with_ci(outp, ".ppm");
+    if (!gif && !ppm && !ends_with_ci(outp, ".png"))
+        return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", outp);
+    if (so.no_mesh && (so.mesh_path || so.auto_mesh))
+        return mb_cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");
+    if (so.mesh_path && so.auto_mesh)
+        return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
+
+    mb_src s;
+    int rc = mb_src_open(cmd, in, &so, &s);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    if (up >= 0 && up != s.up) {
+        /* a new up axis: keep the facing direction's part perpendicular to it */
+        s.up = up;
+        s.forward[up] = 0.0f;
+        float n = sqrtf(s.forward[0] * s.forward[0] + s.forward[1] * s.forward[1] + s.forward[2] * s.forward[2]);
+        if (n < 1e-6f) {
+            memset(s.forward, 0, sizeof s.forward);
+            s.forward[(up + 1) % 3] = 1.0f;
+        } else {
+            for (int k = 0; k < 3; ++k)
+                s.forward[k] /= n;
+        }
+    }
+    long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
+    double dt = mb_clip_frame_time(s.clip);
+    if (frames_text) {
+        if (!mb_parse_frames(frames_text, frames, &first, &end, &step)) {
+            rc = mb_cli_input_error(cmd, "--frames '%s' is not a non-empty range A:B:STEP of the "
+                                    "%ld frames of %s (0 <= A < B <= %ld, STEP >= 1)",
+                                    frames_text, frames, in, frames);
+            goto out;
+        }
+    } else if (gif) {
+        step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
+        step = step < 1 ? 1 : step;
+    } else if (frames > 8) {
+        step = frames / 8;
+        end = first + 8 * step;
+    }
+    unsigned char *rgb = NULL;
+    int w = 0, h = 0, count = 0;
+    if (mb_render_frames(cmd, &s, &ro, first, end, step, !gif, &rgb, &w, &h, &count) != 0) {
+        rc = MB_EXIT_INPUT;
+        goto out;
+    }
+    if (gif) {
+        int delay = (int)floor(100.0 * dt * (double)step + 0.5);
+        rc = mb_write_gif(cmd, outp, rgb, w, h, count, delay < 2 ? 2 : delay);
+    } else if (ppm) {
+        rc = mb_write_ppm(cmd, outp, rgb, w, h);
+    } else {
+        rc = mb_write_png(cmd, outp, rgb, w, h);
+    }
+    free(rgb);
+    if (rc == 0)
+        fprintf(stderr, "%s: wrote %s: %dx%d, %s of %ld frame%s (%ld..%ld step %ld) of %s\n", cmd,
+                outp, w, h, gif ? "animation" : "sheet", (end - first + step - 1) / step,
+                (end - first + step - 1) / step == 1 ? "" : "s", first, end - 1, step, in);
+    else
+        rc = MB_EXIT_INPUT;
+out:
+    mb_src_close(&s);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* The pieces behind "mblend skin" and "mblend render": opening a motion source (BVH, a blend
+ * result, or a glTF/FBX file with "#clip"), skinning its frames, a small software rasterizer,
+ * and image writers (PNG through libpng, animated GIF through giflib, binary PPM). */
+#ifndef MB_CLI_RENDER_H
+#define MB_CLI_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mblend/mblend.h"
+
+/* ---------- motion sources (render_source.c) ---------- */
+
+typedef struct mb_src_opts {
+    const char *mesh_path;   /* --mesh: a glTF/FBX/... whose mesh the clip is mapped onto */
+    int auto_mesh;           /* --auto-mesh: a generated capsule skin (BVH has no mesh) */
+    int no_mesh;             /* skeleton only (render --skeleton) */
+    int lenient;             /* BVH Frames line */
+} mb_src_opts;
+
+typedef struct mb_src {
+    mb_skeleton *bvh_skel;   /* owned pieces (any may be NULL) */
+    mb_clip *bvh_clip;
+    mb_scene *scene;
+    mb_scene *mesh_scene;
+    mb_clip *mapped;
+    mb_mesh *gen_mesh;
+    const mb_skeleton *skel; /* the skeleton the clip plays on */
+    const mb_clip *clip;
+    const mb_mesh *mesh;     /* NULL: none */
+    const char *clip_name;   /* glTF animation name, or the file's base name */
+    int up;                  /* up axis 0, 1, 2 (positive) */
+    float forward[3];        /* the way the character faces (unit, perpendicular to up) */
+    int from_bvh;
+} mb_src;
+
+/* Opens "file.bvh", "file.glb" or "file.glb#Clip" (default: the first animation). Errors are
+ * printed with cmd as prefix; returns an MB_EXIT_* code. */
+int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *out);
+void mb_src_close(mb_src *s);
+
+/* "A:B:STEP" (each part optional: A = 0, B = frames, STEP = 1; half-open) into first, end,
+ * step. Returns 1 on success. */
+int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step);
+
+/* Per-frame skinning buffers for a source. */
+typedef struct mb_skinner {
+    int nj, np, nv;
+    mb_xform *pose;
+    float (*world)[16];
+    float (*pal)[16];
+    float (*dq)[8];
+    float *pos, *nrm;        /* nv * 3 each (NULL without a mesh) */
+} mb_skinner;
+
+int mb_skinner_init(mb_skinner *k, const mb_src *s);
+void mb_skinner_free(mb_skinner *k);
+/* Pose, world matrices and (with a mesh) skinned positions and normals of one clip frame. */
+mb_status mb_skinner_frame(mb_skinner *k, const mb_src *s, int frame, mb_skin_method method);
+
+/* ---------- the rasterizer (render_raster.c; no dependency beyond libc) ---------- */
+
+/* A float RGB canvas with a depth buffer; depth grows toward the viewer. */
+typedef struct mb_canvas {
+    int w, h;
+    float *rgb;   /* w * h * 3, 0..1 */
+    float *depth; /* w * h */
+} mb_canvas;
+
+int mb_canvas_init(mb_canvas *c, int w, int h);
+void mb_canvas_free(mb_canvas *c);
+/* Fills with a vertical gradient from top to bottom colour and clears the depth. */
+void mb_canvas_clear(mb_canvas *c, const float top[3], const float bottom[3]);
+/* A triangle with per-vertex colours, depth tested; vertices are (x, y, depth) in pixels
+ * (y down), pixel centres at +0.5. Both windings are drawn. */
+void mb_canvas_triangle(mb_canvas *c, const float a[3], const float b[3], const float d[3],
+                        const float ca[3], const float cb[3], const float cd[3]);
+/* A line of the given width (pixels) with round ends, depth tested with a bias toward the
+ * viewer so lines on a surface stay visible when bias > 0. */
+void mb_canvas_line(mb_canvas *c, const float a[3], const float b[3], float width,
+                    const float color[3], float bias);
+/* Digits, '-', '.', ':' and letters a-z in a 3x5 pixel font scaled by s, top-left at x, y. */
+void mb_canvas_text(mb_canvas *c, int x, int y, int s, const char *text, const float color[3]);
+/* Box-filters the canvas down by factor f (1: copy) into dst (8-bit RGB, dst_w wide) at
+ * (x0, y0). */
+void mb_canvas_resolve(const mb_canvas *c, int f, unsigned char *dst, int dst_w, int x0, int y0);
+
+/* ---------- views and frames (render_view.c) ---------- */
+
+/* The mesh's base colours (RGB 0..1), shaded by intensity 0.34..1; the GIF palette is built
+ * around them. */
+#define MB_RENDER_BODY 0.86f, 0.56f, 0.32f
+#define MB_RENDER_LEFT 0.50f, 0.62f, 0.84f
+
+typedef enum mb_view { MB_VIEW_FRONT, MB_VIEW_SIDE, MB_VIEW_TOP } mb_view;
+
+/* Screen axes for a view: right, up and toward-the-viewer unit vectors. */
+void mb_view_axes(const mb_src *s, mb_view v, float right[3], float up[3], float toward[3]);
+
+typedef struct mb_render_opts {
+    mb_view view;
+    int cell_w, cell_h;      /* pixels per frame */
+    int columns;             /* contact sheet columns (0: automatic) */
+    int skeleton;            /* draw the skeleton lines (over the mesh when there is one) */
+    int mesh;                /* draw the skinned mesh */
+    int labels;              /* frame numbers in the cells */
+    mb_skin_method method;
+    int ssaa;                /* supersampling factor, 1..4 */
+} mb_render_opts;
+
+/* Renders frames first, first + step, ... < end of a source, each into its own cell of an
+ * 8-bit RGB image: a contact sheet (sheet = 1: cols x rows cells) or a sequence of
+ * cell-sized frames (sheet = 0; *out_count images of cell_w x cell_h, back to back).
+ * Framing: one scale for all frames; each frame centred horizontally, the vertical position
+ * shared so the ground stays put. Returns 0 on success, prints why not otherwise. */
+int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, long first,
+                     long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
+                     int *out_h, int *out_count);
+
+/* ---------- image files (render_image.c) ---------- */
+
+/* Each writes to a temporary file beside path and renames it over path; on failure prints
+ * "cmd: path: why" and returns non-zero. */
+int mb_write_png(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
+int mb_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
+/* count frames of w x h, each shown delay_cs hundredths of a second, looping forever. */
+int mb_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
+                 int count, int delay_cs);
+/* Bytes to a file through a temporary file + rename. Returns 0 or an errno value. */
+int mb_write_atomic(const char *path, const void *data, size_t len);
+
+#endif

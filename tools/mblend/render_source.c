@@ -1,0 +1,393 @@
+/* Motion sources for "mblend skin" and "mblend render": a BVH clip (with a generated skin or
+ * a mesh mapped by joint name) or a glTF/FBX/... scene with its own mesh and animations. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_common.h"
+#include "render.h"
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (k > n)
+        return 0;
+    for (size_t i = 0; i < k; ++i)
+        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+            return 0;
+    return 1;
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void mb_src_close(mb_src *s)
+{
+    mb_mesh_destroy(s->gen_mesh);
+    mb_clip_destroy(s->mapped);
+    mb_scene_destroy(s->mesh_scene);
+    mb_scene_destroy(s->scene);
+    mb_clip_destroy(s->bvh_clip);
+    mb_skeleton_destroy(s->bvh_skel);
+    memset(s, 0, sizeof *s);
+}
+
+static int load_scene(const char *cmd, const char *path, mb_scene **out)
+{
+    if (!mb_scene_supported())
+        return mb_cli_input_error(cmd, "%s: this mblend was built without assimp "
+                                  "(MB_WITH_ASSIMP=OFF) and reads BVH only", path);
+    mb_error err;
+    if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
+        mb_cli_print_error(&err);
+        return MB_EXIT_INPUT;
+    }
+    mb_scene_info si = mb_scene_get_info(*out);
+    if (si.cut_vertices > 0)
+        fprintf(stderr, "%s: %s: %d vertices had more than 4 influences (up to %d): kept the 4 "
+                "largest, renormalised\n", cmd, path, si.cut_vertices, si.max_influences);
+    if (si.scaled_nodes > 0)
+        fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
+                si.scaled_nodes);
+    return MB_EXIT_OK;
+}
+
+/* The joint below the common ancestor of a and b on a's side: a hip when a and b are feet. */
+static int branch_of(const int *parents, int a, int b)
+{
+    for (int x = a; x >= 0; x = parents[x]) {
+        /* is parents[x] an ancestor of b (or b itself)? */
+        int p = parents[x];
+        if (p < 0)
+            return x;
+        for (int y = b; y >= 0; y = parents[y])
+            if (y == p)
+                return x;
+    }
+    return a;
+}
+
+/* The facing direction: the character's right is the mean of right hip minus left hip (the
+ * joints where the legs branch off, found from the feet) over the clip, and forward = up x
+ * right; without feet, the root's travel; else +Z (+X when Z is up). */
+static void find_forward(mb_src *s)
+{
+    float f[3] = {0, 0, 0};
+    int nj = mb_skeleton_joint_count(s->skel), frames = mb_clip_frame_count(s->clip);
+    const int *parents = mb_skeleton_parents(s->skel);
+    mb_motion_info info;
+    mb_analyze_desc ad;
+    memset(&ad, 0, sizeof ad);
+    ad.up_axis = s->up + 1;
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    float(*world)[16] = malloc((size_t)nj * sizeof *world);
+    int found = 0, a = (s->up + 1) % 3, b = (s->up + 2) % 3;
+    if (pose && world && frames > 0 &&
+        mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK && info.left_foot >= 0 &&
+        info.right_foot >= 0 && info.left_foot != info.right_foot) {
+        int lh = branch_of(parents, info.left_foot, info.right_foot);
+        int rh = branch_of(parents, info.right_foot, info.left_foot);
+        double r[3] = {0, 0, 0};
+        int step = frames > 64 ? frames / 64 : 1;
+        for (int fr = 0; fr < frames; fr += step) {
+            if (mb_cli_frame_world(s->skel, s->clip, fr, pose, world) != MB_OK)
+                break;
+            /* a hip at the branch point itself (zero offset) says nothing: walk down the leg
+             * until the two sides are apart */
+            int l = info.left_foot, rr = info.right_foot;
+            int lj = lh, rj = rh;
+            for (int guard = 0; guard < 8; ++guard) {
+                float d = 0;
+                for (int k = 0; k < 3; ++k)
+                    if (k != s->up)
+                        d += (world[rj][12 + k] - world[lj][12 + k]) * (world[rj][12 + k] - world[lj][12 + k]);
+                if (d > 1e-8f)
+                    break;
+                /* one joint further toward each foot */
+                int nl = l, nr = rr;
+                while (parents[nl] != lj && parents[nl] >= 0)
+                    nl = parents[nl];
+                while (parents[nr] != rj && parents[nr] >= 0)
+                    nr = parents[nr];
+                if (nl == lj || nr == rj)
+                    break;
+                lj = nl;
+                rj = nr;
+            }
+            for (int k = 0; k < 3; ++k)
+                r[k] += world[rj][12 + k] - world[lj][12 + k];
+        }
+        r[s->up] = 0;
+        f[a] = (float)-r[b]; /* forward = up x right */
+        f[b] = (float)r[a];
+        found = sqrtf(f[a] * f[a] + f[b] * f[b]) > 1e-6f;
+    }
+    if (!found && pose && world && frames > 1 &&
+        mb_cli_frame_world(s->skel, s->clip, 0, pose, world) == MB_OK) {
+        float p0[3] = {world[0][12], world[0][13], world[0][14]};
+        if (mb_cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
+            for (int k = 0; k < 3; ++k)
+                f[k] = world[0][12 + k] - p0[k];
+            f[s->up] = 0;
+            found = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) > 1e-3f;
+        }
+    }
+    if (!found) {
+        memset(f, 0, sizeof f);
+        f[s->up == 2 ? 0 : 2] = 1;
+    }
+    float n = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int k = 0; k < 3; ++k)
+        s->forward[k] = f[k] / n;
+    free(pose);
+    free(world);
+}
+
+int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *s)
+{
+    memset(s, 0, sizeof *s);
+    char path[4096], clip[256] = "";
+    snprintf(path, sizeof path, "%s", spec);
+    const char *hash = strrchr(spec, '#');
+    if (!file_exists(spec) && hash) {
+        snprintf(path, sizeof path, "%.*s", (int)(hash - spec), spec);
+        snprintf(clip, sizeof clip, "%s", hash + 1);
+    }
+    int rc;
+    if (ends_with_ci(path, ".bvh")) {
+        if (clip[0])
+            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
+                                      "and FBX files)", spec, clip);
+        if ((rc = mb_cli_load_bvh(path, o->lenient, &s->bvh_skel, &s->bvh_clip)) != MB_EXIT_OK)
+            return rc;
+        if (mb_clip_frame_count(s->bvh_clip) < 1) {
+            mb_src_close(s);
+            return mb_cli_input_error(cmd, "%s: the file has no frames", path);
+        }
+        s->from_bvh = 1;
+        s->skel = s->bvh_skel;
+        s->clip = s->bvh_clip;
+        mb_motion_info info;
+        s->up = 1;
+        if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
+            s->up = info.up_axis;
+    } else {
+        if ((rc = load_scene(cmd, path, &s->scene)) != MB_EXIT_OK)
+            return rc;
+        s->skel = mb_scene_skeleton(s->scene);
+        s->up = 1; /* glTF is +Y up */
+        int ci = 0;
+        if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
+            fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
+            for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
+                fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(s->scene, i));
+            fprintf(stderr, "%s\n", mb_scene_clip_count(s->scene) ? "" : " none");
+            mb_src_close(s);
+            return MB_EXIT_INPUT;
+        }
+        if (mb_scene_clip_count(s->scene) > 0) {
+            s->clip = mb_scene_clip(s->scene, ci);
+            s->clip_name = mb_scene_clip_name(s->scene, ci);
+        } else if (mb_scene_mesh(s->scene)) {
+            /* a still mesh: one frame of its bind pose */
+            int nj = mb_skeleton_joint_count(s->skel);
+            const mb_xform *bind = mb_mesh_bind_pose(mb_scene_mesh(s->scene));
+            float *rot = malloc((size_t)nj * 4 * sizeof(float)), *tr = malloc((size_t)nj * 3 * sizeof(float));
+            mb_clip_desc cd;
+            memset(&cd, 0, sizeof cd);
+            cd.joint_count = nj;
+            cd.frame_count = 1;
+            cd.frame_time = 1.0 / 30.0;
+            cd.rotations = rot;
+            cd.translations = tr;
+            mb_status st = MB_NOMEM;
+            if (rot && tr) {
+                for (int j = 0; j < nj; ++j) {
+                    memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
+                    memcpy(&tr[3 * j], bind[j].pos, 3 * sizeof(float));
+                }
+                st = mb_clip_create(&cd, &s->mapped);
+            }
+            free(rot);
+            free(tr);
+            if (st != MB_OK) {
+                mb_src_close(s);
+                return mb_cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
+            }
+            s->clip = s->mapped;
+            s->clip_name = "bind";
+        } else {
+            mb_src_close(s);
+            return mb_cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
+        }
+        s->mesh = mb_scene_mesh(s->scene);
+    }
+    if (!s->clip_name) {
+        const char *base = strrchr(path, '/');
+        s->clip_name = base ? base + 1 : spec;
+    }
+
+    /* The mesh: --mesh maps the clip onto another file's skeleton by joint name. */
+    if (o->mesh_path && !o->no_mesh) {
+        if ((rc = load_scene(cmd, o->mesh_path, &s->mesh_scene)) != MB_EXIT_OK) {
+            mb_src_close(s);
+            return rc;
+        }
+        const mb_mesh *m = mb_scene_mesh(s->mesh_scene);
+        if (!m) {
+            mb_src_close(s);
+            return mb_cli_input_error(cmd, "%s: the file has no mesh", o->mesh_path);
+        }
+        const mb_skeleton *to = mb_scene_skeleton(s->mesh_scene);
+        mb_clip_map_desc md;
+        memset(&md, 0, sizeof md);
+        md.from = s->skel;
+        md.clip = s->clip;
+        md.to = to;
+        md.to_bind = mb_mesh_bind_pose(m);
+        int nt = mb_skeleton_joint_count(to), unmatched = 0;
+        int *from = malloc((size_t)nt * sizeof *from);
+        mb_clip *mapped = NULL;
+        mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched) : MB_NOMEM;
+        if (st != MB_OK) {
+            free(from);
+            mb_src_close(s);
+            if (st == MB_MISMATCH)
+                return mb_cli_input_error(cmd, "%s: no joint of %s has a name in %s (the clip "
+                                          "is mapped by joint name)", spec, o->mesh_path, spec);
+            return mb_cli_input_error(cmd, "%s: %s", o->mesh_path, mb_status_str(st));
+        }
+        if (unmatched > 0) {
+            fprintf(stderr, "%s: %d of %d joints of %s have no joint of the same name in %s and "
+                    "keep their bind pose:", cmd, unmatched, nt, o->mesh_path, spec);
+            int shown = 0;
+            for (int j = 0; j < nt && shown < 12; ++j)
+                if (from[j] < 0 && !mb_skeleton_is_end_site(to, j)) {
+                    fprintf(stderr, "%s %s", shown ? "," : "", mb_skeleton_name(to, j));
+                    ++shown;
+                }
+            fprintf(stderr, "%s\n", unmatched > shown ? ", ..." : "");
+        }
+        free(from);
+        mb_clip_destroy(s->mapped);
+        s->mapped = mapped;
+        s->skel = to;
+        s->clip = mapped;
+        s->mesh = m;
+        s->up = 1;
+    } else if (o->no_mesh) {
+        s->mesh = NULL;
+    } else if (o->auto_mesh || !s->mesh) {
+        mb_status st = mb_skin_generate(s->skel, NULL, &s->gen_mesh);
+        if (st != MB_OK) {
+            mb_src_close(s);
+            return mb_cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
+        }
+        s->mesh = s->gen_mesh;
+    }
+    find_forward(s);
+    return MB_EXIT_OK;
+}
+
+int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step)
+{
+    long v[3] = {0, frames, 1};
+    int given[3] = {0, 0, 0};
+    const char *p = text;
+    for (int k = 0; k < 3; ++k) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char buf[32];
+        if (n >= sizeof buf)
+            return 0;
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        if (n > 0) {
+            if (!mb_cli_parse_long(buf, &v[k]))
+                return 0;
+            given[k] = 1;
+        }
+        if (!colon) {
+            if (k == 0 && given[0]) /* "N": just frame N */
+                v[1] = v[0] + 1;
+            break;
+        }
+        if (k == 2)
+            return 0;
+        p = colon + 1;
+    }
+    if (v[0] < 0 || v[1] > frames || v[0] >= v[1] || v[2] < 1)
+        return 0;
+    *first = v[0];
+    *end = v[1];
+    *step = v[2];
+    return 1;
+}
+
+int mb_skinner_init(mb_skinner *k, const mb_src *s)
+{
+    memset(k, 0, sizeof *k);
+    k->nj = mb_skeleton_joint_count(s->skel);
+    k->pose = malloc((size_t)k->nj * sizeof *k->pose);
+    k->world = malloc((size_t)k->nj * sizeof *k->world);
+    if (!k->pose || !k->world)
+        return -1;
+    if (s->mesh) {
+        k->np = mb_mesh_skin_joint_count(s->mesh);
+        k->nv = mb_mesh_vertex_count(s->mesh);
+        k->pal = malloc((size_t)k->np * sizeof *k->pal);
+        k->dq = malloc((size_t)k->np * sizeof *k->dq);
+        k->pos = malloc((size_t)k->nv * 3 * sizeof(float));
+        k->nrm = malloc((size_t)k->nv * 3 * sizeof(float));
+        if (!k->pal || !k->dq || !k->pos || !k->nrm)
+            return -1;
+    }
+    return 0;
+}
+
+void mb_skinner_free(mb_skinner *k)
+{
+    free(k->pose);
+    free(k->world);
+    free(k->pal);
+    free(k->dq);
+    free(k->pos);
+    free(k->nrm);
+    memset(k, 0, sizeof *k);
+}
+
+mb_status mb_skinner_frame(mb_skinner *k, const mb_src *s, int frame, mb_skin_method method)
+{
+    mb_status st = mb_cli_frame_world(s->skel, s->clip, frame, k->pose, k->world);
+    if (st != MB_OK || !s->mesh)
+        return st;
+    mb_skin_palette_desc pd;
+    memset(&pd, 0, sizeof pd);
+    pd.world = (const float(*)[16])k->world;
+    pd.world_count = k->nj;
+    pd.inverse_bind = (const float(*)[16])mb_mesh_inverse_binds(s->mesh);
+    pd.joints = mb_mesh_skin_joints(s->mesh);
+    pd.count = k->np;
+    pd.out = k->pal;
+    pd.out_count = k->np;
+    if ((st = mb_skin_palette_run(&pd)) != MB_OK)
+        return st;
+    if (method == MB_SKIN_DQS && (st = mb_skin_dq_palette((const float(*)[16])k->pal, k->np, k->dq)) != MB_OK)
+        return st;
+    mb_skin_desc d;
+    memset(&d, 0, sizeof d);
+    mb_skin_desc_from_mesh(s->mesh, &d);
+    d.method = method;
+    d.palette = (const float(*)[16])k->pal;
+    d.dq_palette = (const float(*)[8])k->dq;
+    d.palette_count = k->np;
+    d.out_positions = k->pos;
+    d.out_normals = k->nrm;
+    return mb_skin_run(&d);
+}

@@ -1,0 +1,278 @@
+/* Views, framing and drawing of frames into cells (a contact sheet or an animation). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "render.h"
+
+static void cross(const float a[3], const float b[3], float o[3])
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static float dot(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+void mb_view_axes(const mb_src *s, mb_view v, float right[3], float up[3], float toward[3])
+{
+    float u[3] = {0, 0, 0}, f[3], r[3];
+    u[s->up] = 1;
+    memcpy(f, s->forward, sizeof f);
+    cross(f, u, r); /* the character's right */
+    switch (v) {
+    case MB_VIEW_SIDE: /* from the character's right: it faces screen right */
+        memcpy(right, f, sizeof f);
+        memcpy(up, u, sizeof u);
+        memcpy(toward, r, sizeof r);
+        break;
+    case MB_VIEW_TOP: /* from above: it faces screen up */
+        memcpy(right, r, sizeof r);
+        memcpy(up, f, sizeof f);
+        memcpy(toward, u, sizeof u);
+        break;
+    default: /* front: it faces the viewer, its right on screen left */
+        for (int k = 0; k < 3; ++k)
+            right[k] = -r[k];
+        memcpy(up, u, sizeof u);
+        memcpy(toward, f, sizeof f);
+        break;
+    }
+}
+
+/* Which side a joint is on from its name: 1 left, 2 right, 0 neither. Knows the usual
+ * spellings: LeftUpLeg, left_arm, arm_joint_L, leg_L_2, LThigh, lfemur (CMU), b_LeftLeg01. */
+static int side_of(const char *name)
+{
+    char low[160];
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof low; ++n)
+        low[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] - 'A' + 'a' : name[n]);
+    low[n] = '\0';
+    if (strstr(low, "left"))
+        return 1;
+    if (strstr(low, "right"))
+        return 2;
+    for (int s = 1; s <= 2; ++s) {
+        char c = s == 1 ? 'l' : 'r', C = s == 1 ? 'L' : 'R';
+        for (size_t i = 0; i < n; ++i) {
+            int sep_before = i == 0 || low[i - 1] == '_' || low[i - 1] == '.' || low[i - 1] == ' ';
+            int sep_after = i + 1 == n || low[i + 1] == '_' || low[i + 1] == '.' || low[i + 1] == ' ';
+            if (low[i] == c && sep_before && sep_after && i > 0)
+                return s; /* arm_joint_L, leg_L_2 */
+        }
+        if (name[0] == C && name[1] >= 'A' && name[1] <= 'Z')
+            return s; /* LThigh, RHipJoint */
+        static const char *const cmu[] = {"femur", "tibia", "foot", "toes", "hipjoint",
+                                           "clavicle", "humerus", "radius", "wrist", "hand",
+                                           "fingers", "thumb"};
+        if (low[0] == c)
+            for (size_t k = 0; k < sizeof cmu / sizeof cmu[0]; ++k)
+                if (strcmp(low + 1, cmu[k]) == 0)
+                    return s;
+    }
+    return 0;
+}
+
+typedef struct frame_box {
+    float x0, x1, y0, y1;
+} frame_box;
+
+/* The points drawn for a frame, projected: mesh vertices and/or joints. */
+static void frame_bounds(const mb_skinner *k, const mb_src *s, const mb_render_opts *o,
+                         const float R[3], const float U[3], frame_box *b)
+{
+    b->x0 = b->y0 = INFINITY;
+    b->x1 = b->y1 = -INFINITY;
+    int nv = o->mesh && s->mesh ? k->nv : 0;
+    for (int v = 0; v < nv; ++v) {
+        float x = dot(&k->pos[3 * v], R), y = dot(&k->pos[3 * v], U);
+        b->x0 = fminf(b->x0, x);
+        b->x1 = fmaxf(b->x1, x);
+        b->y0 = fminf(b->y0, y);
+        b->y1 = fmaxf(b->y1, y);
+    }
+    if (o->skeleton || nv == 0)
+        for (int j = 0; j < k->nj; ++j) {
+            float x = dot(&k->world[j][12], R), y = dot(&k->world[j][12], U);
+            b->x0 = fminf(b->x0, x);
+            b->x1 = fmaxf(b->x1, x);
+            b->y0 = fminf(b->y0, y);
+            b->y1 = fmaxf(b->y1, y);
+        }
+}
+
+int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, long first,
+                     long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
+                     int *out_h, int *out_count)
+{
+    long n = (end - first + step - 1) / step;
+    int f = o->ssaa < 1 ? 1 : (o->ssaa > 4 ? 4 : o->ssaa);
+    int cw = o->cell_w, ch = o->cell_h;
+    int cols = sheet ? (o->columns > 0 ? o->columns : (int)(n < 8 ? n : 8)) : 1;
+    if (cols > n)
+        cols = (int)n;
+    long rows = sheet ? (n + cols - 1) / cols : 1;
+    long W = (long)cols * cw, H = rows * ch;
+    if (W * H * (sheet ? 1 : n) > 400l * 1000 * 1000 || (long)cw * f > 16384 || (long)ch * f > 16384)
+        return mb_cli_input_error(cmd, "the image would be too large (%ld frames of %dx%d)", n, cw, ch);
+    size_t img_bytes = (size_t)W * (size_t)H * 3 * (size_t)(sheet ? 1 : n);
+    unsigned char *img = malloc(img_bytes);
+    frame_box *boxes = malloc((size_t)n * sizeof *boxes);
+    mb_skinner k;
+    mb_canvas cv;
+    memset(&cv, 0, sizeof cv);
+    int rc = 1;
+    if (mb_skinner_init(&k, s) != 0 || !img || !boxes || mb_canvas_init(&cv, cw * f, ch * f) != 0) {
+        mb_cli_input_error(cmd, "out of memory");
+        goto done;
+    }
+    memset(img, 255, img_bytes);
+    float R[3], U[3], T[3];
+    mb_view_axes(s, o->view, R, U, T);
+
+    /* pass 1: framing */
+    float maxw = 0, maxh = 0, gy0 = INFINITY, gy1 = -INFINITY;
+    for (long i = 0; i < n; ++i) {
+        mb_status st = mb_skinner_frame(&k, s, (int)(first + i * step), o->method);
+        if (st != MB_OK) {
+            mb_cli_input_error(cmd, "frame %ld: %s", first + i * step, mb_status_str(st));
+            goto done;
+        }
+        frame_box *b = &boxes[i];
+        frame_bounds(&k, s, o, R, U, b);
+        maxw = fmaxf(maxw, b->x1 - b->x0);
+        maxh = fmaxf(maxh, b->y1 - b->y0);
+        gy0 = fminf(gy0, b->y0);
+        gy1 = fmaxf(gy1, b->y1);
+    }
+    int top_view = o->view == MB_VIEW_TOP;
+    float height = top_view ? maxh : gy1 - gy0;
+    float label = o->labels ? 12.0f : 0.0f;
+    float scale = fminf(0.88f * (float)cw / fmaxf(maxw, 1e-6f), (0.88f * (float)ch - label) / fmaxf(height, 1e-6f));
+    if (!isfinite(scale) || scale <= 0.0f) {
+        mb_cli_input_error(cmd, "nothing to draw (the frames have no extent)");
+        goto done;
+    }
+    scale *= (float)f;
+
+    /* light from the upper left, in front */
+    float L[3];
+    for (int c = 0; c < 3; ++c)
+        L[c] = 0.75f * T[c] + 0.55f * U[c] - 0.35f * R[c];
+    float ln = sqrtf(dot(L, L));
+    for (int c = 0; c < 3; ++c)
+        L[c] /= ln;
+    /* the left side in a cooler colour, so the gait reads at a glance */
+    const float body[3] = {MB_RENDER_BODY}, left_c[3] = {MB_RENDER_LEFT};
+    const float bone[3] = {0.10f, 0.16f, 0.38f};
+    const float sky[3] = {0.97f, 0.97f, 0.99f}, floor_c[3] = {0.84f, 0.86f, 0.90f};
+    const float ground[3] = {0.55f, 0.57f, 0.62f}, text[3] = {0.35f, 0.36f, 0.42f};
+    float *sv = k.nv ? malloc((size_t)k.nv * 3 * sizeof(float)) : NULL;
+    float *col = k.nv ? malloc((size_t)k.nv * 3 * sizeof(float)) : NULL;
+    unsigned char *vside = k.nv ? malloc((size_t)k.nv) : NULL;
+    if (k.nv && (!sv || !col || !vside)) {
+        free(sv);
+        free(col);
+        free(vside);
+        mb_cli_input_error(cmd, "out of memory");
+        goto done;
+    }
+
+    if (k.nv) {
+        /* each vertex takes the side of its heaviest joint */
+        int nj = mb_skeleton_joint_count(s->skel);
+        unsigned char *jside = malloc((size_t)nj);
+        const int *sj = mb_mesh_skin_joints(s->mesh);
+        const uint16_t *ji = mb_mesh_joint_indices(s->mesh);
+        for (int j = 0; jside && j < nj; ++j)
+            jside[j] = (unsigned char)side_of(mb_skeleton_name(s->skel, j));
+        for (int v = 0; v < k.nv; ++v)
+            vside[v] = jside ? jside[sj[ji[4 * v]]] : 0;
+        free(jside);
+    }
+
+    /* pass 2: draw */
+    for (long i = 0; i < n; ++i) {
+        long frame = first + i * step;
+        mb_skinner_frame(&k, s, (int)frame, o->method);
+        const frame_box *b = &boxes[i];
+        float cx = 0.5f * (b->x0 + b->x1);
+        float cy = top_view ? 0.5f * (b->y0 + b->y1) : 0.5f * (gy0 + gy1);
+        float ox = 0.5f * (float)(cw * f), oy = 0.5f * (float)(ch * f) - 0.5f * label * (float)f;
+#define SX(x) (ox + ((x)-cx) * scale)
+#define SY(y) (oy - ((y)-cy) * scale)
+        mb_canvas_clear(&cv, sky, floor_c);
+        if (!top_view) {
+            float gl = SY(gy0);
+            float a[3] = {0, gl, -1e30f}, e[3] = {(float)(cw * f), gl, -1e30f};
+            mb_canvas_line(&cv, a, e, 1.5f * (float)f, ground, 0);
+        }
+        int draw_mesh = o->mesh && s->mesh;
+        if (draw_mesh) {
+            for (int v = 0; v < k.nv; ++v) {
+                const float *p = &k.pos[3 * v], *nr = &k.nrm[3 * v];
+                sv[3 * v] = SX(dot(p, R));
+                sv[3 * v + 1] = SY(dot(p, U));
+                sv[3 * v + 2] = dot(p, T) * scale;
+                float nl = sqrtf(dot(nr, nr)), nt = dot(nr, T);
+                float d = nl > 0.0f ? dot(nr, L) / nl * (nt < 0.0f ? -1.0f : 1.0f) : 0.0f;
+                float in = 0.34f + 0.66f * (d > 0.0f ? d : 0.0f);
+                const float *base = vside[v] == 1 ? left_c : body;
+                for (int c = 0; c < 3; ++c)
+                    col[3 * v + c] = base[c] * in;
+            }
+            const uint32_t *tri = mb_mesh_triangles(s->mesh);
+            for (int t = 0; t < mb_mesh_triangle_count(s->mesh); ++t) {
+                uint32_t a = tri[3 * t], bb = tri[3 * t + 1], c = tri[3 * t + 2];
+                mb_canvas_triangle(&cv, &sv[3 * a], &sv[3 * bb], &sv[3 * c], &col[3 * a],
+                                   &col[3 * bb], &col[3 * c]);
+            }
+        }
+        if (o->skeleton || !draw_mesh) {
+            const int *parents = mb_skeleton_parents(s->skel);
+            float width = (draw_mesh ? 1.5f : 2.5f) * (float)f;
+            float bias = draw_mesh ? 1e30f : 0.0f; /* over the mesh */
+            for (int j = 1; j < k.nj; ++j) {
+                const float *p = &k.world[j][12], *q = &k.world[parents[j]][12];
+                float a[3] = {SX(dot(p, R)), SY(dot(p, U)), dot(p, T) * scale};
+                float e[3] = {SX(dot(q, R)), SY(dot(q, U)), dot(q, T) * scale};
+                mb_canvas_line(&cv, a, e, width, bone, bias);
+            }
+            for (int j = 0; j < k.nj; ++j) {
+                if (mb_skeleton_is_end_site(s->skel, j))
+                    continue;
+                const float *p = &k.world[j][12];
+                float a[3] = {SX(dot(p, R)), SY(dot(p, U)), dot(p, T) * scale + 1.0f};
+                mb_canvas_line(&cv, a, a, width * 1.9f, bone, bias);
+            }
+        }
+#undef SX
+#undef SY
+        if (o->labels) {
+            char lab[32];
+            snprintf(lab, sizeof lab, "%ld", frame);
+            mb_canvas_text(&cv, 4 * f, (ch - 9) * f, f, lab, text);
+        }
+        int x0 = sheet ? (int)(i % cols) * cw : 0, y0 = sheet ? (int)(i / cols) * ch : 0;
+        unsigned char *dst = sheet ? img : img + (size_t)i * (size_t)cw * (size_t)ch * 3;
+        mb_canvas_resolve(&cv, f, dst, sheet ? (int)W : cw, x0, y0);
+    }
+    free(sv);
+    free(col);
+    free(vside);
+    *out_rgb = img;
+    img = NULL;
+    *out_w = (int)(sheet ? W : cw);
+    *out_h = (int)(sheet ? H : ch);
+    *out_count = sheet ? 1 : (int)n;
+    rc = 0;
+done:
+    free(img);
+    free(boxes);
+    mb_canvas_free(&cv);
+    mb_skinner_free(&k);
+    return rc;
+}
