@@ -1,6 +1,9 @@
 /* Status strings and error formatting. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "base/error_internal.h"
 #include "mblend/base.h"
 
 const char *mb_status_str(mb_status s)
@@ -30,4 +33,18 @@ char *mb_error_format(const mb_error *e, char *buf, size_t size)
     else
         snprintf(buf, size, "%s: %s", src, text);
     return buf;
+}
+
+mb_status mb_error_set_(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    snprintf(err->source, sizeof err->source, "%s", source ? source : "<memory>");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return code;
 }

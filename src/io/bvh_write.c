@@ -18,6 +18,8 @@
 
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
+#include "io/file_internal.h"
 #include "io/number_internal.h"
 #include "math/quat_internal.h"
 #include "mblend/bvh.h"
@@ -37,22 +39,8 @@
 
 /* ---------- errors ---------- */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static mb_status fail(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "%s", source ? source : "<memory>");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+#define fail mb_error_set_
+
 
 /* ---------- output buffer ---------- */
 
@@ -601,69 +589,6 @@ mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c, const mb_bvh_
 
 /* ---------- files ---------- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (w == 0) {
-            errno = EIO;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Opens a new file "<path>.tmp.<pid>.<n>" with O_EXCL. Not mkstemp: that creates mode
- * 0600, and a BVH export should get the usual 0666 & ~umask like any new file. */
-static int open_temp(const char *path, char *tmp, size_t tmp_size)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned long seed = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^
-                         (unsigned long)(uintptr_t)tmp;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
-        int n = snprintf(tmp, tmp_size, "%s.tmp.%ld.%06lx", path, (long)getpid(),
-                         (seed >> 20) & 0xfffffful);
-        if (n < 0 || (size_t)n >= tmp_size) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
-}
-
-/* Flushes the directory entry of the rename to disk; best effort (some file systems
- * refuse fsync on directories, and the data itself is already safe). */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else
-        return;
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
 mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
                             const mb_bvh_write_desc *d, mb_error *err)
 {
@@ -684,47 +609,7 @@ mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_cli
     if (st != MB_OK)
         return st;
 
-    size_t plen = strlen(path);
-    char *tmp = mb_alloc_(&d->allocator, plen + 64);
-    if (!tmp) {
-        mb_free_(&d->allocator, b.p);
-        return fail(err, MB_NOMEM, path, "out of memory");
-    }
-    struct stat old;
-    int rc, saved;
-    const char *step = "cannot create a temporary file beside it";
-    int fd = open_temp(path, tmp, plen + 64), created = fd >= 0;
-    if (fd < 0)
-        goto io_fail;
-    /* Replacing a file keeps its permission bits, as an editor's save does. */
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777);
-    step = "write failed";
-    if (write_all(fd, b.p, b.len) != 0)
-        goto io_fail;
-    step = "fsync failed";
-    if (fsync(fd) != 0)
-        goto io_fail;
-    step = "close failed";
-    rc = close(fd);
-    fd = -1;
-    if (rc != 0)
-        goto io_fail;
-    step = "cannot replace it with the temporary file";
-    if (rename(tmp, path) != 0)
-        goto io_fail;
-    sync_parent_dir(path);
-    mb_free_(&d->allocator, tmp);
+    st = mb_file_write_atomic_(path, b.p, b.len, err);
     mb_free_(&d->allocator, b.p);
-    return MB_OK;
-
-io_fail:
-    saved = errno;
-    if (fd >= 0)
-        close(fd);
-    if (created)
-        unlink(tmp);
-    mb_free_(&d->allocator, tmp);
-    mb_free_(&d->allocator, b.p);
-    return fail(err, MB_IO, path, "cannot write '%s': %s (%s)", path, strerror(saved), step);
+    return st;
 }

@@ -157,7 +157,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
     if (err)
         memset(err, 0, sizeof *err);
     if (!d || !out || !out_len || !d->skeleton)
-        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
                               "skeleton or output)");
     *out = NULL;
     *out_len = 0;
@@ -165,13 +165,13 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
     const mb_mesh *m = d->mesh;
     int nj = mb_skeleton_joint_count(s);
     if (m && mb_mesh_skeleton_joint_count(m) != nj)
-        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "the mesh is skinned to %d joints, "
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the mesh is skinned to %d joints, "
                               "the skeleton has %d", mb_mesh_skeleton_joint_count(m), nj);
     if (d->clip && mb_clip_joint_count(d->clip) != nj)
-        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "the clip has %d joints, the "
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the clip has %d joints, the "
                               "skeleton %d", mb_clip_joint_count(d->clip), nj);
     if (!(d->scale >= 0.0f) || !isfinite(d->scale))
-        return mb_mesh_error_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
     float scale = d->scale > 0.0f ? d->scale : 1.0f;
     const int *parents = mb_skeleton_parents(s);
     if (m) {
@@ -180,7 +180,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
         for (int a = 0; a < ns; ++a)
             for (int b = a + 1; b < ns; ++b)
                 if (sj[a] == sj[b])
-                    return mb_mesh_error_(err, MB_INVALID_ARG, "glTF",
+                    return mb_error_set_(err, MB_INVALID_ARG, "glTF",
                                           "palette entries %d and %d are both on joint '%s' "
                                           "(glTF skins list each joint once)",
                                           a, b, mb_skeleton_name(s, sj[a]));
@@ -204,7 +204,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
         mb_skeleton_rest_pose(s, rp);
     }
     if (!finite_pose(rest, nj)) {
-        st = mb_mesh_error_(err, MB_NUMERIC, "glTF", "the rest pose is not finite");
+        st = mb_error_set_(err, MB_NUMERIC, "glTF", "the rest pose is not finite");
         goto done;
     }
 
@@ -216,11 +216,11 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
         for (int f = 0; f < frames; ++f) {
             mb_pose fp = {&poses[(size_t)f * (size_t)nj], nj};
             if ((st = mb_clip_frame_pose(s, d->clip, f, fp)) != MB_OK) {
-                mb_mesh_error_(err, st, "glTF", "frame %d: %s", f, mb_status_str(st));
+                mb_error_set_(err, st, "glTF", "frame %d: %s", f, mb_status_str(st));
                 goto done;
             }
             if (!finite_pose(fp.joints, nj)) {
-                st = mb_mesh_error_(err, MB_NUMERIC, "glTF", "frame %d is not finite", f);
+                st = mb_error_set_(err, MB_NUMERIC, "glTF", "frame %d is not finite", f);
                 goto done;
             }
         }
@@ -385,7 +385,7 @@ anim_done:;
     {
         size_t total = 12 + 8 + json.len + (c.bin.len ? 8 + c.bin.len : 0);
         if (total > 0xffffffffu) {
-            st = mb_mesh_error_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
+            st = mb_error_set_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
             goto done;
         }
         unsigned char *o = mb_alloc_(&d->allocator, total);
@@ -409,7 +409,7 @@ anim_done:;
     }
 done:
     if (st == MB_NOMEM)
-        mb_mesh_error_(err, MB_NOMEM, "glTF", "out of memory");
+        mb_error_set_(err, MB_NOMEM, "glTF", "out of memory");
     free(rest);
     free(poses);
     free(tmp);
@@ -423,7 +423,7 @@ done:
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err)
 {
     if (!path || !*path)
-        return mb_mesh_error_(err, MB_INVALID_ARG, path, "no output path given");
+        return mb_error_set_(err, MB_INVALID_ARG, path, "no output path given");
     void *data;
     size_t len;
     mb_status st = mb_gltf_write_mem(d, &data, &len, err);
@@ -432,7 +432,7 @@ mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_e
             snprintf(err->source, sizeof err->source, "%s", path);
         return st;
     }
-    st = mb_mesh_write_atomic_(path, data, len, err);
+    st = mb_file_write_atomic_(path, data, len, err);
     mb_free_(&d->allocator, data);
     return st;
 }

@@ -6,17 +6,9 @@
 
 #include "mblend/mesh.h"
 
-/* Fills err (nullable): code, source (NULL: "<memory>"), no position, formatted text.
- * Returns code. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-mb_status mb_mesh_error_(mb_error *err, mb_status code, const char *source, const char *fmt, ...);
+#include "base/error_internal.h"
 
-/* Writes len bytes to a temporary file beside path (created exclusively), fsyncs it and
- * renames it over path, so a failure never leaves a partial or clobbered file. MB_IO with
- * the failing step in err. */
-mb_status mb_mesh_write_atomic_(const char *path, const void *data, size_t len, mb_error *err);
+#include "io/file_internal.h"
 
 /* Column-major 4x4 inverse (computed in double); returns 0 when singular (a pivot below
  * 1e-12 of the largest entry) or not finite. */

@@ -75,7 +75,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
     (void)d;
     if (out)
         *out = NULL;
-    return mb_mesh_error_(err, MB_IO, source,
+    return mb_error_set_(err, MB_IO, source,
                           "mblend was built without assimp (MB_WITH_ASSIMP=OFF): cannot read "
                           "meshes or glTF/FBX clips");
 }
@@ -182,10 +182,10 @@ static mb_status build_skeleton(loader *L)
 {
     const struct aiNode *root = L->sc->mRootNode;
     if (!root)
-        return mb_mesh_error_(L->err, MB_PARSE, L->source, "the file has no node hierarchy");
+        return mb_error_set_(L->err, MB_PARSE, L->source, "the file has no node hierarchy");
     int total = count_nodes(root, MB_MAX_JOINTS);
     if (total > MB_MAX_JOINTS)
-        return mb_mesh_error_(L->err, MB_LIMIT, L->source,
+        return mb_error_set_(L->err, MB_LIMIT, L->source,
                               "more than %d nodes (the skeleton limit)", MB_MAX_JOINTS);
     size_t n = (size_t)total;
     L->nodes = zalloc(L, n * sizeof *L->nodes);
@@ -197,7 +197,7 @@ static mb_status build_skeleton(loader *L)
     mb_joint_desc *jd = zalloc(L, n * sizeof *jd);
     if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !jd) {
         mb_free_(L->al, jd);
-        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     }
     L->nn = 0;
     collect(L, root, -1);
@@ -208,7 +208,7 @@ static mb_status build_skeleton(loader *L)
         to_colmajor(&nd->mTransformation, local);
         for (int k = 0; k < 16; ++k)
             if (!isfinite(local[k])) {
-                st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                st = mb_error_set_(L->err, MB_PARSE, L->source,
                                     "node '%s' has a non-finite transform", nd->mName.data);
                 goto out;
             }
@@ -272,7 +272,7 @@ static mb_status build_skeleton(loader *L)
         sd.allocator = *L->al;
         st = mb_skeleton_create(&sd, &L->scene->skeleton);
         if (st != MB_OK)
-            mb_mesh_error_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+            mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
     }
 out:
     mb_free_(L->al, jd);
@@ -347,7 +347,7 @@ static mb_status build_mesh(loader *L)
      * per node that holds it. */
     unsigned char *used = zalloc(L, sc->mNumMeshes ? sc->mNumMeshes : 1);
     if (!used)
-        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     long long nv = 0, nt = 0, bones = 0, instances = 0;
     int inf = 1;
     for (int i = 0; i < L->nn; ++i) {
@@ -387,7 +387,7 @@ static mb_status build_mesh(loader *L)
     }
     if (nv > MB_MESH_MAX_VERTICES || nt > MB_MESH_MAX_TRIANGLES) {
         mb_free_(L->al, used);
-        return mb_mesh_error_(L->err, MB_LIMIT, L->source,
+        return mb_error_set_(L->err, MB_LIMIT, L->source,
                               "%lld vertices and %lld triangles are past the mesh limits (%d, %d)",
                               nv, nt, MB_MESH_MAX_VERTICES, MB_MESH_MAX_TRIANGLES);
     }
@@ -429,7 +429,7 @@ static mb_status build_mesh(loader *L)
             for (int c = 0; c < 16; ++c)
                 wb[c] = (float)L->world[i][c];
             if (!mb_mesh_invert4_(wb, iwb)) {
-                st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                st = mb_error_set_(L->err, MB_PARSE, L->source,
                                     "node '%s' of mesh '%s' has a singular transform",
                                     nd->mName.data, m->mName.data);
                 goto fail;
@@ -441,7 +441,7 @@ static mb_status build_mesh(loader *L)
                     const struct aiBone *bone = m->mBones[bi];
                     int node = find_node(L, &bone->mName);
                     if (node < 0) {
-                        st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                        st = mb_error_set_(L->err, MB_PARSE, L->source,
                                             "bone '%s' of mesh '%s' names no node",
                                             bone->mName.data, m->mName.data);
                         goto fail;
@@ -453,14 +453,14 @@ static mb_status build_mesh(loader *L)
                         ibf[c] = (float)ib[c];
                     int e = add_entry(&b, node, ibf);
                     if (e < 0) {
-                        st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+                        st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
                         goto fail;
                     }
                     for (unsigned wi = 0; wi < bone->mNumWeights; ++wi) {
                         const struct aiVertexWeight *vw = &bone->mWeights[wi];
                         if (vw->mVertexId >= m->mNumVertices || !isfinite(vw->mWeight) ||
                             vw->mWeight < 0.0f) {
-                            st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                            st = mb_error_set_(L->err, MB_PARSE, L->source,
                                                 "bone '%s' of mesh '%s' has a bad weight "
                                                 "(vertex %u, weight %g)",
                                                 bone->mName.data, m->mName.data, vw->mVertexId,
@@ -490,7 +490,7 @@ static mb_status build_mesh(loader *L)
                 if (m->mNumBones > 0)
                     info->unweighted_vertices++;
                 if (rigid_entry < 0 && (rigid_entry = add_entry(&b, i, iwb)) < 0) {
-                    st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+                    st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
                     goto fail;
                 }
                 xform_point(L->world[i], &m->mVertices[v], 1.0, p);
@@ -503,7 +503,7 @@ static mb_status build_mesh(loader *L)
                     continue;
                 for (int c = 0; c < 3; ++c) {
                     if (fc->mIndices[c] >= m->mNumVertices) {
-                        st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                        st = mb_error_set_(L->err, MB_PARSE, L->source,
                                             "mesh '%s' face %u has a vertex index out of range",
                                             m->mName.data, f);
                         goto fail;
@@ -518,7 +518,7 @@ static mb_status build_mesh(loader *L)
     for (int v = 0; v < b.nv; ++v)
         for (int c = 0; c < 3; ++c)
             if (!isfinite(b.pos[3 * (size_t)v + (size_t)c]) || !isfinite(b.nrm[3 * (size_t)v + (size_t)c])) {
-                st = mb_mesh_error_(L->err, MB_PARSE, L->source, "vertex %d is not finite", v);
+                st = mb_error_set_(L->err, MB_PARSE, L->source, "vertex %d is not finite", v);
                 goto fail;
             }
     /* The mesh's bind pose: the pose in which every palette entry is the identity. A skin
@@ -583,7 +583,7 @@ static mb_status build_mesh(loader *L)
         md.allocator = *L->al;
         st = mb_mesh_create(&md, &L->scene->mesh);
         if (st != MB_OK) {
-            mb_mesh_error_(L->err, st, L->source, "cannot build the mesh: %s%s", mb_status_str(st),
+            mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s%s", mb_status_str(st),
                            st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
             goto fail;
         }
@@ -593,10 +593,10 @@ static mb_status build_mesh(loader *L)
     }
     goto fail; /* success: the same cleanup */
 singular:
-    st = mb_mesh_error_(L->err, MB_PARSE, L->source, "a bone's offset matrix is singular");
+    st = mb_error_set_(L->err, MB_PARSE, L->source, "a bone's offset matrix is singular");
     goto fail;
 nomem:
-    st = mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+    st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
 fail:
     mb_free_(L->al, mesh_bind);
     mb_free_(L->al, wbind);
@@ -759,7 +759,7 @@ static mb_status build_clips(loader *L)
     int *chan = zalloc(L, (size_t)L->nn * sizeof *chan);
     if (!S->clips || !S->clip_names || !chan) {
         mb_free_(L->al, chan);
-        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     }
     mb_status st = MB_OK;
     for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
@@ -775,7 +775,7 @@ static mb_status build_clips(loader *L)
             chan[node] = (int)c;
             for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
                 if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime)) {
-                    st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                    st = mb_error_set_(L->err, MB_PARSE, L->source,
                                         "animation %u, node '%s': bad rotation key %u", a,
                                         ch->mNodeName.data, k);
                     goto out;
@@ -784,7 +784,7 @@ static mb_status build_clips(loader *L)
                 const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
                 if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
                     !isfinite(ch->mPositionKeys[k].mTime)) {
-                    st = mb_mesh_error_(L->err, MB_PARSE, L->source,
+                    st = mb_error_set_(L->err, MB_PARSE, L->source,
                                         "animation %u, node '%s': bad position key %u", a,
                                         ch->mNodeName.data, k);
                     goto out;
@@ -814,14 +814,14 @@ static mb_status build_clips(loader *L)
         if (frames < 1)
             frames = 1;
         if (frames > MB_MAX_FRAMES) {
-            st = mb_mesh_error_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
+            st = mb_error_set_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
                                 a, frames, MB_MAX_FRAMES);
             goto out;
         }
         mb_clip *clip;
         st = mb_clip_alloc(L->nn, (int)frames, dt, 1, L->al, &clip);
         if (st != MB_OK) {
-            mb_mesh_error_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
+            mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
                            a, frames, mb_status_str(st));
             goto out;
         }
@@ -863,7 +863,7 @@ static mb_status build_scene(loader *L, mb_scene **out)
 {
     mb_scene *S = zalloc(L, sizeof *S);
     if (!S)
-        return mb_mesh_error_(L->err, MB_NOMEM, L->source, "out of memory");
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     S->allocator = *L->al;
     L->scene = S;
     mb_status st = build_skeleton(L);
@@ -897,19 +897,19 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
     if (err)
         memset(err, 0, sizeof *err);
     if (!out)
-        return mb_mesh_error_(err, MB_INVALID_ARG, source, "no output given");
+        return mb_error_set_(err, MB_INVALID_ARG, source, "no output given");
     *out = NULL;
     mb_scene_read_desc defaults;
     memset(&defaults, 0, sizeof defaults);
     if (!d)
         d = &defaults;
     if (!(d->sample_rate >= 0.0) || !(d->sample_rate <= 10000.0))
-        return mb_mesh_error_(err, MB_INVALID_ARG, source,
+        return mb_error_set_(err, MB_INVALID_ARG, source,
                               "sample rate %g is outside 0..10000 frames per second",
                               d->sample_rate);
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
-        return mb_mesh_error_(err, MB_NOMEM, source, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, source, "out of memory");
     /* FBX pivots as separate "$AssimpFbx$" nodes would split joints in two. */
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     const struct aiScene *sc;
@@ -924,7 +924,7 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
     aiReleasePropertyStore(props);
     if (!sc) {
         const char *why = aiGetErrorString();
-        return mb_mesh_error_(err, MB_PARSE, source, "assimp cannot read it: %s",
+        return mb_error_set_(err, MB_PARSE, source, "assimp cannot read it: %s",
                               why && *why ? why : "unknown error");
     }
     loader L;
@@ -945,12 +945,12 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
     if (!data || len == 0) {
         if (out)
             *out = NULL;
-        return mb_mesh_error_(err, MB_INVALID_ARG, source, "no data given");
+        return mb_error_set_(err, MB_INVALID_ARG, source, "no data given");
     }
     if (len > UINT_MAX) {
         if (out)
             *out = NULL;
-        return mb_mesh_error_(err, MB_LIMIT, source, "larger than %u bytes", UINT_MAX);
+        return mb_error_set_(err, MB_LIMIT, source, "larger than %u bytes", UINT_MAX);
     }
     return import(data, len, NULL, source ? source : "<memory>", d, out, err);
 }
@@ -962,7 +962,7 @@ mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_s
     if (!path || !*path) {
         if (out)
             *out = NULL;
-        return mb_mesh_error_(err, MB_INVALID_ARG, path, "no path given");
+        return mb_error_set_(err, MB_INVALID_ARG, path, "no path given");
     }
     struct stat sb;
     FILE *f = fopen(path, "rb");
@@ -972,7 +972,7 @@ mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_s
             fclose(f);
         if (out)
             *out = NULL;
-        return mb_mesh_error_(err, MB_IO, path, "cannot open '%s': %s", path, strerror(e));
+        return mb_error_set_(err, MB_IO, path, "cannot open '%s': %s", path, strerror(e));
     }
     fclose(f);
     return import(NULL, 0, path, path, d, out, err);

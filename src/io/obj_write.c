@@ -46,12 +46,12 @@ mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const float *pos
     if (err)
         memset(err, 0, sizeof *err);
     if (!path || !*path || !m || !positions)
-        return mb_mesh_error_(err, MB_INVALID_ARG, path, "invalid argument (NULL path, mesh or "
+        return mb_error_set_(err, MB_INVALID_ARG, path, "invalid argument (NULL path, mesh or "
                               "positions)");
     int nv = mb_mesh_vertex_count(m), nt = mb_mesh_triangle_count(m);
     for (size_t i = 0; i < 3 * (size_t)nv; ++i)
         if (!isfinite(positions[i]) || (normals && !isfinite(normals[i])))
-            return mb_mesh_error_(err, MB_NUMERIC, path, "vertex %zu is not finite", i / 3);
+            return mb_error_set_(err, MB_NUMERIC, path, "vertex %zu is not finite", i / 3);
     text t = {NULL, 0, 0, 0};
     put(&t, "# mblend skinned frame: %d vertices, %d triangles\n", nv, nt);
     for (int v = 0; v < nv; ++v)
@@ -70,9 +70,9 @@ mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const float *pos
     }
     if (t.failed) {
         free(t.p);
-        return mb_mesh_error_(err, MB_NOMEM, path, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, path, "out of memory");
     }
-    mb_status st = mb_mesh_write_atomic_(path, t.p, t.len, err);
+    mb_status st = mb_file_write_atomic_(path, t.p, t.len, err);
     free(t.p);
     return st;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "mblend/math.h"
 #include "mblend/motion.h"
 #include "motion/motion_internal.h"
@@ -34,15 +35,6 @@ mb_status mb_motion_positions_(const mb_skeleton *s, const mb_clip *c, float *ou
     return st;
 }
 
-static void set_err(mb_error *err, mb_status code, const char *source, const char *text)
-{
-    if (!err)
-        return;
-    memset(err, 0, sizeof *err);
-    err->code = code;
-    snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
-    snprintf(err->text, sizeof err->text, "%s", text);
-}
 
 /* Largest joint rotation change between two frames (radians). */
 static double frame_distance(const mb_clip *c, int f0, int f1)
@@ -131,12 +123,12 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
                             const char *source, mb_motion_info *out, mb_error *err)
 {
     if (!s || !c || !out || mb_clip_joint_count(c) != mb_skeleton_joint_count(s)) {
-        set_err(err, MB_INVALID_ARG, source, "invalid arguments to motion analysis");
+        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", "invalid arguments to motion analysis");
         return MB_INVALID_ARG;
     }
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
     if (nf < 1) {
-        set_err(err, MB_INVALID_ARG, source, "motion analysis needs at least 1 frame");
+        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", "motion analysis needs at least 1 frame");
         return MB_INVALID_ARG;
     }
     memset(out, 0, sizeof *out);
@@ -162,13 +154,13 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
 
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos) {
-        set_err(err, MB_NOMEM, source, "out of memory");
+        mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
         return MB_NOMEM;
     }
     mb_status st = mb_motion_positions_(s, c, pos);
     if (st != MB_OK) {
         free(pos);
-        set_err(err, st, source, "forward kinematics failed");
+        mb_error_set_(err, st, source ? source : "<clip>", "forward kinematics failed");
         return st;
     }
     /* Feet: given names, else by name, else the two lowest End Sites split by side. */
@@ -182,7 +174,7 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
                 snprintf(msg, sizeof msg, "no joint named '%.120s' for the %s foot", given[side],
                          side == 0 ? "left" : "right");
                 free(pos);
-                set_err(err, MB_INVALID_ARG, source, msg);
+                mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", msg);
                 return MB_INVALID_ARG;
             }
         } else {
@@ -198,7 +190,7 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     unsigned char *in_body = calloc((size_t)nj, 1);
     if (!in_body) {
         free(pos);
-        set_err(err, MB_NOMEM, source, "out of memory");
+        mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
         return MB_NOMEM;
     }
     const int *parents = mb_skeleton_parents(s);

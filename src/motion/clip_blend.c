@@ -6,27 +6,14 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "mblend/motion.h"
 #include "motion/rootmotion_internal.h"
 
 /* ---------- errors ---------- */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static mb_status fail(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+#define fail(err, code, source, ...) mb_error_set_((err), (code), (source) ? (source) : "<clip>", __VA_ARGS__)
+
 
 /* ---------- the job ---------- */
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
 #include "motion/controller_internal.h"
@@ -53,22 +54,8 @@ struct mb_state_set {
     set_clip *clips;
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static mb_status set_fail(mb_error *err, mb_status code, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "state set");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+
+#define set_fail(err, code, ...) mb_error_set_((err), (code), "state set", __VA_ARGS__)
 
 void mb_state_set_destroy(mb_state_set *s)
 {

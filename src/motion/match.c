@@ -22,6 +22,7 @@
 
 #include <cblas.h>
 
+#include "base/error_internal.h"
 #include "mblend/transition.h"
 #include "motion/motion_internal.h"
 
@@ -32,22 +33,8 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static mb_status mfail(mb_error *err, mb_status code, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "match");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+
+#define mfail(err, code, ...) mb_error_set_((err), (code), "match", __VA_ARGS__)
 
 /* One clip's data for the search. */
 typedef struct mclip {

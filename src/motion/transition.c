@@ -12,28 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
 #include "mblend/transition.h"
 #include "motion/controller_internal.h"
 #include "motion/rootmotion_internal.h"
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static mb_status tfail(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        snprintf(err->source, sizeof err->source, "%s", source ? source : "<transition>");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof err->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+
+#define tfail(err, code, source, ...) \
+    mb_error_set_((err), (code), (source) ? (source) : "<transition>", __VA_ARGS__)
 
 /* A gait cycle for sync: the one given, else detected (left foot, else right). */
 static mb_status get_cycle(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
