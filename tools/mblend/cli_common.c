@@ -1,8 +1,10 @@
 /* Option parsing, messages and loading shared by the subcommands. */
 #include "cli_common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,39 @@ int mb_cli_parse_long(const char *s, long *out)
     if (errno == ERANGE || *end != '\0')
         return 0;
     *out = v;
+    return 1;
+}
+
+int mb_cli_parse_nonneg(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < 0.0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int mb_cli_parse_span(const char *s, double *from, double *to)
+{
+    const char *colon = strchr(s, ':');
+    char buf[64];
+    if (!colon || (size_t)(colon - s) >= sizeof buf)
+        return 0;
+    memcpy(buf, s, (size_t)(colon - s));
+    buf[colon - s] = '\0';
+    return mb_cli_parse_nonneg(buf, from) && mb_cli_parse_nonneg(colon + 1, to);
+}
+
+int mb_cli_ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (k > n)
+        return 0;
+    for (size_t i = 0; i < k; ++i)
+        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
+            return 0;
     return 1;
 }
 

@@ -69,6 +69,17 @@ int mb_cli_input_error(const char *cmd, const char *fmt, ...);
  * Returns 1 on success. */
 int mb_cli_parse_long(const char *s, long *out);
 
+/* Strict non-negative finite decimal (strtod grammar, nothing after it). Returns 1 on
+ * success. */
+int mb_cli_parse_nonneg(const char *s, double *out);
+
+/* "FROM:TO", both mb_cli_parse_nonneg; the caller checks their order. Returns 1 on
+ * success. */
+int mb_cli_parse_span(const char *s, double *from, double *to);
+
+/* Whether s ends with suffix, ignoring ASCII case (".PNG" matches ".png"). */
+int mb_cli_ends_with_ci(const char *s, const char *suffix);
+
 /* ---------- loading and errors ---------- */
 
 /* Prints an mb_error as "file:line:col: message" (mb_error_format) on stderr. */

@@ -303,10 +303,8 @@ int mb_cmd_blend(int argc, char **argv)
             USAGE("--weights has %d value%s for %d input%s", k, k == 1 ? "" : "s", n, n == 1 ? "" : "s");
         double sum = 0;
         for (int i = 0; i < n; ++i) {
-            char *end;
-            errno = 0;
-            double w = strtod(items[i], &end);
-            if (end == items[i] || *end || errno || !isfinite(w) || w < 0)
+            double w;
+            if (!mb_cli_parse_nonneg(items[i], &w))
                 USAGE("bad weight '%s' (a finite number >= 0)", items[i]);
             in[i].weight = (float)w;
             sum += w;

@@ -38,27 +38,7 @@ void mb_cmd_match_usage(FILE *out)
 
 enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, OPT_DOUBLE, OPT_STATS, OPT_UP, OPT_LENIENT };
 
-static int parse_nonneg(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < 0.0)
-        return 0;
-    *out = v;
-    return 1;
-}
 
-static int parse_span(const char *s, double *from, double *to)
-{
-    const char *colon = strchr(s, ':');
-    char buf[64];
-    if (!colon || (size_t)(colon - s) >= sizeof buf)
-        return 0;
-    memcpy(buf, s, (size_t)(colon - s));
-    buf[colon - s] = '\0';
-    return parse_nonneg(buf, from) && parse_nonneg(colon + 1, to) && *to > *from;
-}
 
 int mb_cmd_match(int argc, char **argv)
 {
@@ -97,15 +77,15 @@ int mb_cmd_match(int argc, char **argv)
             md.min_separation = (int)sep;
             break;
         case OPT_WINDOW:
-            if (!parse_nonneg(a.arg, &md.window) || !(md.window > 0.0))
+            if (!mb_cli_parse_nonneg(a.arg, &md.window) || !(md.window > 0.0))
                 USAGE("bad --window '%s' (seconds > 0)", a.arg);
             break;
         case OPT_ARANGE:
-            if (!parse_span(a.arg, &md.a_from, &md.a_to))
+            if (!mb_cli_parse_span(a.arg, &md.a_from, &md.a_to) || !(md.a_to > md.a_from))
                 USAGE("bad --a-range '%s' (FROM:TO seconds, FROM < TO)", a.arg);
             break;
         case OPT_BRANGE:
-            if (!parse_span(a.arg, &md.b_from, &md.b_to))
+            if (!mb_cli_parse_span(a.arg, &md.b_from, &md.b_to) || !(md.b_to > md.b_from))
                 USAGE("bad --b-range '%s' (FROM:TO seconds, FROM < TO)", a.arg);
             break;
         case OPT_DOUBLE: md.use_double = 1; break;

@@ -68,16 +68,6 @@ enum {
     OPT_LENIENT
 };
 
-static int ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    if (k > n)
-        return 0;
-    for (size_t i = 0; i < k; ++i)
-        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
-            return 0;
-    return 1;
-}
 
 int mb_cmd_render(int argc, char **argv)
 {
@@ -178,8 +168,8 @@ int mb_cmd_render(int argc, char **argv)
         return mb_cli_usage_error(cmd, "missing IN");
     if (!outp)
         return mb_cli_usage_error(cmd, "missing -o OUT.png, OUT.gif or OUT.ppm");
-    int gif = ends_with_ci(outp, ".gif"), ppm = ends_with_ci(outp, ".ppm");
-    if (!gif && !ppm && !ends_with_ci(outp, ".png"))
+    int gif = mb_cli_ends_with_ci(outp, ".gif"), ppm = mb_cli_ends_with_ci(outp, ".ppm");
+    if (!gif && !ppm && !mb_cli_ends_with_ci(outp, ".png"))
         return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", outp);
     if (so.no_mesh && (so.mesh_path || so.auto_mesh))
         return mb_cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");

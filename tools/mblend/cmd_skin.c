@@ -50,16 +50,6 @@ void mb_cmd_skin_usage(FILE *out)
 
 enum { OPT_OUTPUT = 1, OPT_MESH, OPT_AUTO, OPT_METHOD, OPT_FRAMES, OPT_SCALE, OPT_LENIENT };
 
-static int ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    if (k > n)
-        return 0;
-    for (size_t i = 0; i < k; ++i)
-        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
-            return 0;
-    return 1;
-}
 
 /* The frames [first, end) every step of a clip as a new clip (frame time * step). */
 static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_clip **out)
@@ -148,8 +138,8 @@ int mb_cmd_skin(int argc, char **argv)
         return mb_cli_usage_error(cmd, "missing -o OUT.obj or -o OUT.glb");
     if (so.mesh_path && so.auto_mesh)
         return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
-    int glb = ends_with_ci(outp, ".glb");
-    if (!glb && !ends_with_ci(outp, ".obj"))
+    int glb = mb_cli_ends_with_ci(outp, ".glb");
+    if (!glb && !mb_cli_ends_with_ci(outp, ".obj"))
         return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", outp);
     if (scale > 0.0f && !glb)
         return mb_cli_usage_error(cmd, "--scale applies to .glb output only");

@@ -69,27 +69,7 @@ enum {
     OPT_LENIENT
 };
 
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < 0.0)
-        return 0;
-    *out = v;
-    return 1;
-}
 
-static int parse_span(const char *s, double *from, double *to)
-{
-    const char *colon = strchr(s, ':');
-    char buf[64];
-    if (!colon || (size_t)(colon - s) >= sizeof buf)
-        return 0;
-    memcpy(buf, s, (size_t)(colon - s));
-    buf[colon - s] = '\0';
-    return parse_seconds(buf, from) && parse_seconds(colon + 1, to) && *to >= *from;
-}
 
 /* Per-frame data collected during the build. */
 typedef struct frame_log {
@@ -223,7 +203,7 @@ int mb_cmd_transition(int argc, char **argv)
         case OPT_AT:
             if (strcmp(a.arg, "auto") == 0)
                 at_auto = 1;
-            else if (parse_seconds(a.arg, &at))
+            else if (mb_cli_parse_nonneg(a.arg, &at))
                 at_auto = 0;
             else
                 USAGE("bad --at '%s' (seconds >= 0 or auto)", a.arg);
@@ -232,21 +212,21 @@ int mb_cmd_transition(int argc, char **argv)
             b_phase = strcmp(a.arg, "phase") == 0;
             if (strcmp(a.arg, "auto") == 0 || b_phase)
                 b_auto = 1;
-            else if (parse_seconds(a.arg, &b_start))
+            else if (mb_cli_parse_nonneg(a.arg, &b_start))
                 b_auto = 0;
             else
                 USAGE("bad --b-start '%s' (auto, phase or seconds >= 0)", a.arg);
             break;
         case OPT_DURATION:
-            if (!parse_seconds(a.arg, &duration) || !(duration > 0.0))
+            if (!mb_cli_parse_nonneg(a.arg, &duration) || !(duration > 0.0))
                 USAGE("bad --duration '%s' (seconds > 0)", a.arg);
             break;
         case OPT_WINDOW:
-            if (!parse_seconds(a.arg, &window) || !(window > 0.0))
+            if (!mb_cli_parse_nonneg(a.arg, &window) || !(window > 0.0))
                 USAGE("bad --window '%s' (seconds > 0)", a.arg);
             break;
         case OPT_SEARCH:
-            if (!parse_span(a.arg, &s_from, &s_to))
+            if (!mb_cli_parse_span(a.arg, &s_from, &s_to) || !(s_to >= s_from))
                 USAGE("bad --search '%s' (FROM:TO in seconds, FROM <= TO)", a.arg);
             have_search = 1;
             break;

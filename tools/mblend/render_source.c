@@ -10,16 +10,6 @@
 #include "cli_common.h"
 #include "render.h"
 
-static int ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    if (k > n)
-        return 0;
-    for (size_t i = 0; i < k; ++i)
-        if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
-            return 0;
-    return 1;
-}
 
 static int file_exists(const char *p)
 {
@@ -160,7 +150,7 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
         snprintf(clip, sizeof clip, "%s", hash + 1);
     }
     int rc;
-    if (ends_with_ci(path, ".bvh")) {
+    if (mb_cli_ends_with_ci(path, ".bvh")) {
         if (clip[0])
             return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
                                       "and FBX files)", spec, clip);
