@@ -200,43 +200,7 @@ INLINE_ void dqs_g(const mb_skin_desc *d, int begin, int end, int n, int u8, int
     }
 }
 
-#define GENERIC_CASES(fn)                                                                  \
-    switch (n) {                                                                           \
-    case 1: normals ? fn(d, begin, end, 1, u8, 1) : fn(d, begin, end, 1, u8, 0); break;    \
-    case 2: normals ? fn(d, begin, end, 2, u8, 1) : fn(d, begin, end, 2, u8, 0); break;    \
-    case 3: normals ? fn(d, begin, end, 3, u8, 1) : fn(d, begin, end, 3, u8, 0); break;    \
-    default: normals ? fn(d, begin, end, 4, u8, 1) : fn(d, begin, end, 4, u8, 0); break;   \
-    }
-
-static void lbs_generic_u8(const mb_skin_desc *d, int begin, int end)
-{
-    int n = d->influences, normals = d->normals != NULL, u8 = 1;
-    GENERIC_CASES(lbs_g)
-}
-static void lbs_generic_u16(const mb_skin_desc *d, int begin, int end)
-{
-    int n = d->influences, normals = d->normals != NULL, u8 = 0;
-    GENERIC_CASES(lbs_g)
-}
-static void dqs_generic_u8(const mb_skin_desc *d, int begin, int end)
-{
-    int n = d->influences, normals = d->normals != NULL, u8 = 1;
-    GENERIC_CASES(dqs_g)
-}
-static void dqs_generic_u16(const mb_skin_desc *d, int begin, int end)
-{
-    int n = d->influences, normals = d->normals != NULL, u8 = 0;
-    GENERIC_CASES(dqs_g)
-}
-
-void mb_skin_kernel_generic_(const mb_skin_desc *d, int begin, int end)
-{
-    int u8 = d->format == MB_SKIN_U8_UNORM16;
-    if (d->method == MB_SKIN_DQS)
-        (u8 ? dqs_generic_u8 : dqs_generic_u16)(d, begin, end);
-    else
-        (u8 ? lbs_generic_u8 : lbs_generic_u16)(d, begin, end);
-}
+MB_SKIN_DEFINE_ENTRY_(mb_skin_kernel_generic_, lbs_g, dqs_g)
 
 /* ---------- the job ---------- */
 

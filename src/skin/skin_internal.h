@@ -20,4 +20,42 @@ void mb_skin_kernel_avx2_(const mb_skin_desc *d, int begin, int end);
  * while another thread skins. Returns the kernel that will run (1 or 2). */
 int mb_skin_force_kernel_(int which);
 
+
+/* Defines entry(d, begin, end), dispatching on method, index format, influence count and
+ * normals to lbs_fn / dqs_fn(d, begin, end, influences, u8, normals) called with constant
+ * arguments, so each always-inline kernel is compiled once per combination. One macro
+ * serves every kernel file (portable, AVX2). */
+#define MB_SKIN_CASES_(fn, U8)                                                              \
+    switch (d->influences) {                                                                \
+    case 1: d->normals ? fn(d, begin, end, 1, U8, 1) : fn(d, begin, end, 1, U8, 0); break;  \
+    case 2: d->normals ? fn(d, begin, end, 2, U8, 1) : fn(d, begin, end, 2, U8, 0); break;  \
+    case 3: d->normals ? fn(d, begin, end, 3, U8, 1) : fn(d, begin, end, 3, U8, 0); break;  \
+    default: d->normals ? fn(d, begin, end, 4, U8, 1) : fn(d, begin, end, 4, U8, 0); break; \
+    }
+#define MB_SKIN_DEFINE_ENTRY_(entry, lbs_fn, dqs_fn)                                        \
+    static void entry##lbs_u8(const mb_skin_desc *d, int begin, int end)                   \
+    {                                                                                      \
+        MB_SKIN_CASES_(lbs_fn, 1)                                                          \
+    }                                                                                      \
+    static void entry##lbs_u16(const mb_skin_desc *d, int begin, int end)                  \
+    {                                                                                      \
+        MB_SKIN_CASES_(lbs_fn, 0)                                                          \
+    }                                                                                      \
+    static void entry##dqs_u8(const mb_skin_desc *d, int begin, int end)                   \
+    {                                                                                      \
+        MB_SKIN_CASES_(dqs_fn, 1)                                                          \
+    }                                                                                      \
+    static void entry##dqs_u16(const mb_skin_desc *d, int begin, int end)                  \
+    {                                                                                      \
+        MB_SKIN_CASES_(dqs_fn, 0)                                                          \
+    }                                                                                      \
+    void entry(const mb_skin_desc *d, int begin, int end)                                  \
+    {                                                                                      \
+        int u8 = d->format == MB_SKIN_U8_UNORM16;                                          \
+        if (d->method == MB_SKIN_DQS)                                                      \
+            (u8 ? entry##dqs_u8 : entry##dqs_u16)(d, begin, end);                          \
+        else                                                                               \
+            (u8 ? entry##lbs_u8 : entry##lbs_u16)(d, begin, end);                          \
+    }
+
 #endif
