@@ -160,6 +160,14 @@ int mb_cli_parse_span(const char *s, double *from, double *to)
     return mb_cli_parse_nonneg(buf, from) && mb_cli_parse_nonneg(colon + 1, to);
 }
 
+int mb_cli_parse_up(const char *s, int *out)
+{
+    if (strlen(s) != 1 || !strchr("xyzXYZ", s[0]))
+        return 0;
+    *out = 1 + (s[0] | 0x20) - 'x';
+    return 1;
+}
+
 int mb_cli_ends_with_ci(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);

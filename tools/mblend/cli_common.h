@@ -77,6 +77,10 @@ int mb_cli_parse_nonneg(const char *s, double *out);
  * success. */
 int mb_cli_parse_span(const char *s, double *from, double *to);
 
+/* "x", "y" or "z" (any case) as an up-axis option value: 1, 2, 3 (the library's
+ * up_axis convention, 0 meaning detect). Returns 1 on success. */
+int mb_cli_parse_up(const char *s, int *out);
+
 /* Whether s ends with suffix, ignoring ASCII case (".PNG" matches ".png"). */
 int mb_cli_ends_with_ci(const char *s, const char *suffix);
 

@@ -240,9 +240,8 @@ int mb_cmd_blend(int argc, char **argv)
                 USAGE("bad --cycle '%s' (auto or none)", a.arg);
             break;
         case OPT_UP:
-            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+            if (!mb_cli_parse_up(a.arg, &up))
                 USAGE("bad --up '%s' (x, y or z)", a.arg);
-            up = 1 + (a.arg[0] | 0x20) - 'x';
             break;
         case OPT_METHOD:
             if (mb_blend_method_parse(a.arg, &method) != MB_OK)

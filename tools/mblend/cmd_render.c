@@ -152,9 +152,9 @@ int mb_cmd_render(int argc, char **argv)
                 return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
             break;
         case OPT_UP:
-            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+            if (!mb_cli_parse_up(a.arg, &up))
                 return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", a.arg);
-            up = tolower((unsigned char)a.arg[0]) - 'x';
+            up -= 1; /* the renderer counts axes from 0 */
             break;
         case MB_CLI_OPERAND:
             if (in)

@@ -247,9 +247,8 @@ int mb_cmd_transition(int argc, char **argv)
                 USAGE("bad --curve '%s' (smoothstep or linear)", a.arg);
             break;
         case OPT_UP:
-            if (strlen(a.arg) != 1 || !strchr("xyzXYZ", a.arg[0]))
+            if (!mb_cli_parse_up(a.arg, &up))
                 USAGE("bad --up '%s' (x, y or z)", a.arg);
-            up = 1 + (a.arg[0] | 0x20) - 'x';
             break;
         case MB_CLI_OPERAND:
             if (npaths == 2)
