@@ -66,6 +66,14 @@ typedef struct mb_error {
  * always NUL-terminated when size > 0. Returns buf. */
 MB_API char *mb_error_format(const mb_error *e, char *buf, size_t size);
 
+/* Writes len bytes to path safely: to a new temporary file beside it (created exclusively,
+ * mode 0666 & ~umask), fsynced, renamed over path, folder fsynced; a replaced file keeps its
+ * permission bits. A failure never leaves a partial or clobbered file. MB_IO with the step
+ * that failed in err ("cannot write 'path': reason (step)"), MB_INVALID_ARG for an empty
+ * path. Every mblend writer goes through it. */
+MB_API mb_status mb_file_write_atomic(const char *path, const void *data, size_t len,
+                                      mb_error *err);
+
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
  * for any type (like malloc). */
 typedef struct mb_allocator {

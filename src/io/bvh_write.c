@@ -19,7 +19,6 @@
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
-#include "io/file_internal.h"
 #include "io/number_internal.h"
 #include "math/quat_internal.h"
 #include "mblend/bvh.h"
@@ -609,7 +608,7 @@ mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_cli
     if (st != MB_OK)
         return st;
 
-    st = mb_file_write_atomic_(path, b.p, b.len, err);
+    st = mb_file_write_atomic(path, b.p, b.len, err);
     mb_free_(&d->allocator, b.p);
     return st;
 }

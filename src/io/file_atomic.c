@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "base/error_internal.h"
-#include "io/file_internal.h"
 
 #define MB_TMP_PATH_MAX 4160
 
@@ -57,7 +56,7 @@ static void sync_parent_dir(const char *path)
     }
 }
 
-mb_status mb_file_write_atomic_(const char *path, const void *data, size_t len, mb_error *err)
+mb_status mb_file_write_atomic(const char *path, const void *data, size_t len, mb_error *err)
 {
     if (!path || !*path)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no output path given");

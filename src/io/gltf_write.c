@@ -432,7 +432,7 @@ mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_e
             snprintf(err->source, sizeof err->source, "%s", path);
         return st;
     }
-    st = mb_file_write_atomic_(path, data, len, err);
+    st = mb_file_write_atomic(path, data, len, err);
     mb_free_(&d->allocator, data);
     return st;
 }

@@ -8,7 +8,6 @@
 
 #include "base/error_internal.h"
 
-#include "io/file_internal.h"
 
 /* Column-major 4x4 inverse (computed in double); returns 0 when singular (a pivot below
  * 1e-12 of the largest entry) or not finite. */

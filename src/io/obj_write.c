@@ -72,7 +72,7 @@ mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const float *pos
         free(t.p);
         return mb_error_set_(err, MB_NOMEM, path, "out of memory");
     }
-    mb_status st = mb_file_write_atomic_(path, t.p, t.len, err);
+    mb_status st = mb_file_write_atomic(path, t.p, t.len, err);
     free(t.p);
     return st;
 }

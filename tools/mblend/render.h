@@ -126,7 +126,5 @@ int mb_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, in
 /* count frames of w x h, each shown delay_cs hundredths of a second, looping forever. */
 int mb_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
                  int count, int delay_cs);
-/* Bytes to a file through a temporary file + rename. Returns 0 or an errno value. */
-int mb_write_atomic(const char *path, const void *data, size_t len);
 
 #endif

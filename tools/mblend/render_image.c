@@ -17,50 +17,6 @@
 #include "cli_common.h"
 #include "render.h"
 
-int mb_write_atomic(const char *path, const void *data, size_t len)
-{
-    size_t n = strlen(path) + 48;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return ENOMEM;
-    int fd = -1, e = 0;
-    for (int attempt = 0; attempt < 32 && fd < 0; ++attempt) {
-        snprintf(tmp, n, "%s.tmp.%ld.%d.%ld", path, (long)getpid(), attempt, (long)clock());
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        e = errno;
-        free(tmp);
-        return e ? e : EEXIST;
-    }
-    struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777);
-    for (const char *p = data; len > 0 && !e;) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            e = w < 0 ? errno : EIO;
-        else {
-            p += w;
-            len -= (size_t)w;
-        }
-    }
-    if (!e && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && !e)
-        e = errno;
-    if (!e && rename(tmp, path) != 0)
-        e = errno;
-    if (e)
-        unlink(tmp);
-    free(tmp);
-    return e;
-}
-
 /* ---------- a growing memory buffer ---------- */
 
 typedef struct membuf {
@@ -95,10 +51,13 @@ static int finish(const char *cmd, const char *path, membuf *m)
         free(m->p);
         return mb_cli_input_error(cmd, "%s: out of memory", path);
     }
-    int e = mb_write_atomic(path, m->p, m->len);
+    mb_error err;
+    mb_status st = mb_file_write_atomic(path, m->p, m->len, &err);
     free(m->p);
-    if (e)
-        return mb_cli_input_error(cmd, "cannot write '%s': %s", path, strerror(e));
+    if (st != MB_OK) {
+        mb_cli_print_error(&err);
+        return MB_EXIT_INPUT;
+    }
     return 0;
 }
 
