@@ -256,6 +256,69 @@ Test(cli_info, zero_frames)
     run_free(&r);
 }
 
+/* glTF through assimp. Expected numbers come from Fox.glb's own JSON (read independently):
+ * 1728 non-indexed vertices = 576 triangles, a skin of 24 joints, animations Survey, Walk
+ * and Run whose last keys are at 3.4166667, 0.7083333 and 1.1583333 s. */
+Test(cli_info, gltf_scene_mesh_animations_and_convention_up)
+{
+    if (!mb_scene_supported())
+        return;
+    char spec[4200];
+    snprintf(spec, sizeof spec, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    run_result r = RUN("info", spec);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(matches(r.out, "576 triangles"), "%s", r.out);
+    cr_assert(matches(r.out, "24 skin joints"), "%s", r.out);
+    cr_assert(matches(r.out, "animations: +3$"), "%s", r.out);
+    cr_assert(matches(r.out, "^    Survey .* keys over 3.41667 s$"), "%s", r.out);
+    cr_assert(matches(r.out, "^  \\* Walk .* keys over 0.708333 s$"), "%s", r.out);
+    cr_assert(matches(r.out, "^    Run .* keys over 1.15833 s$"), "%s", r.out);
+    /* glTF is +Y up by definition; the feet-to-root guess would pick the fox's length */
+    cr_assert(matches(r.out, "up axis: +Y-up \\(the format's convention\\)"), "%s", r.out);
+    cr_assert(matches(r.out, "^ +[0-9]+ +b_Hip_01 +b_Root_00 *$"), "%s", r.out);
+    run_free(&r);
+
+    snprintf(spec, sizeof spec, "%s#Fly", mb_shared_path("mesh/Fox.glb"));
+    r = RUN("info", spec);
+    cr_assert_eq(r.code, 2);
+    cr_assert(matches(r.err, "no animation named 'Fly'; it has: 'Survey', 'Walk', 'Run'"), "%s",
+              r.err);
+    run_free(&r);
+}
+
+/* The format comes from the content when the name does not say .bvh: a BVH file called
+ * .txt is read as BVH, a file that is neither BVH nor a scene is an input error. */
+Test(cli_info, bvh_recognised_by_content_and_junk_rejected)
+{
+    const char *d = scratch();
+    char txt[4096], junk[4096];
+    snprintf(txt, sizeof txt, "%s/walk.txt", d);
+    snprintf(junk, sizeof junk, "%s/junk.glb", d);
+    size_t n;
+    char *text = slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &n);
+    cr_assert_not_null(text);
+    FILE *f = fopen(txt, "wb");
+    cr_assert_not_null(f);
+    fputs("\xEF\xBB\xBF \r\n", f); /* a BOM and a blank line before HIERARCHY */
+    fwrite(text, 1, n, f);
+    fclose(f);
+    free(text);
+    f = fopen(junk, "wb");
+    cr_assert_not_null(f);
+    fputs("glTF\x02\x00\x00\x00 not really", f);
+    fclose(f);
+
+    run_result r = RUN("info", "--no-table", txt);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(matches(r.out, "22 joints \\+ 5 End Sites"), "%s", r.out);
+    run_free(&r);
+    r = RUN("info", junk);
+    cr_assert_eq(r.code, 2, "junk gave %d: %s", r.code, r.out);
+    cr_assert(strstr(r.err, "junk.glb") != NULL, "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    run_free(&r);
+}
+
 /* ---------------------------------------------------------------- positions */
 
 Test(cli_positions, tiny_arm_matches_hand_computed_values)

@@ -217,6 +217,46 @@ int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_cl
     return MB_EXIT_OK;
 }
 
+int mb_cli_is_bvh(const char *path)
+{
+    if (mb_cli_ends_with_ci(path, ".bvh"))
+        return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char head[64];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    size_t i = n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < n && isspace((unsigned char)head[i]))
+        ++i;
+    static const char key[] = "HIERARCHY";
+    size_t k = 0;
+    while (k + 1 < sizeof key && i + k < n && toupper((unsigned char)head[i + k]) == key[k])
+        ++k;
+    return k + 1 == sizeof key;
+}
+
+int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
+{
+    if (!mb_scene_supported())
+        return mb_cli_input_error(cmd, "%s: this mblend was built without assimp "
+                                  "(MB_WITH_ASSIMP=OFF) and reads BVH only", path);
+    mb_error err;
+    if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
+        mb_cli_print_error(&err);
+        return MB_EXIT_INPUT;
+    }
+    mb_scene_info si = mb_scene_get_info(*out);
+    if (si.cut_vertices > 0)
+        fprintf(stderr, "%s: %s: %d vertices had more than 4 influences (up to %d): kept the 4 "
+                "largest, renormalised\n", cmd, path, si.cut_vertices, si.max_influences);
+    if (si.scaled_nodes > 0)
+        fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
+                si.scaled_nodes);
+    return MB_EXIT_OK;
+}
+
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                              float (*world)[16])
 {

@@ -95,6 +95,16 @@ void mb_cli_print_warning(const mb_error *w);
  * MB_EXIT_INPUT. out_clip may be NULL. */
 int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip);
 
+/* Whether a file is read as BVH: its name ends in .bvh, or its text starts with HIERARCHY
+ * (after an optional UTF-8 byte order mark and white space, any case). Everything else goes
+ * to assimp. */
+int mb_cli_is_bvh(const char *path);
+
+/* Reads a glTF/FBX/... scene through assimp (an error when the build has none); errors, and
+ * warnings about cut influences and dropped scales, go to stderr prefixed with cmd. Returns
+ * MB_EXIT_OK or MB_EXIT_INPUT. */
+int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out);
+
 /* ---------- poses ---------- */
 
 /* World matrices of one frame (frame < 0: the rest pose) into world (joint_count entries),

@@ -6,11 +6,12 @@
 #include <sys/stat.h>
 
 #include "cli_common.h"
+#include "render.h"
 
 void mb_cmd_info_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mblend info [--lenient] [--no-table] FILE\n"
+            "usage: mblend info [--lenient] [--no-table] FILE[#Animation]\n"
             "\n"
             "Summarise a BVH file: joint count (real joints and End Sites separately), the\n"
             "channel layout and Euler rotation order of every joint (and whether all joints\n"
@@ -19,6 +20,12 @@ void mb_cmd_info_usage(FILE *out)
             "frame 0 is an added T-pose, the body height, the feet, and the travel and speed\n"
             "of the moving root (the first joint whose translation changes).\n"
             "Lengths are in the file's units (BVH: often cm or inches).\n"
+            "\n"
+            "A glTF, FBX or other file read through assimp (FILE or FILE#Animation) gets its\n"
+            "node count, mesh (vertices, triangles, skin joints, influences), every animation\n"
+            "(frames, rate, key span) and the same motion summary for the chosen animation\n"
+            "(default: the first), with the format's +Y up. A file is read as BVH when its name\n"
+            "ends in .bvh or its text starts with HIERARCHY.\n"
             "\n"
             "options:\n"
             "  --lenient    accept a Frames line that disagrees with the data (warning on stderr)\n"
@@ -62,85 +69,17 @@ static int has_rotation(const mb_skeleton *s, int j)
     return 0;
 }
 
-int mb_cmd_info(int argc, char **argv)
+/* Up axis, moving root, feet, height and speed come from the library's motion analysis,
+ * so info reports exactly what blend and transition will use. */
+static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *c,
+                         int up_axis)
 {
-    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
-                                      {"no-table", 0, 0, OPT_NO_TABLE},
-                                      {NULL, 0, 0, 0}};
-    const char *cmd = "mblend info";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
-    const char *path = NULL;
-    int lenient = 0, table = 1, id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_NO_TABLE: table = 0; break;
-        case MB_CLI_OPERAND:
-            if (path)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
-            path = a.arg;
-            break;
-        default: break;
-        }
-    }
-    if (!path)
-        return mb_cli_usage_error(cmd, "missing FILE");
-
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    int rc = mb_cli_load_bvh(path, lenient, &s, &c);
-    if (rc != MB_EXIT_OK)
-        return rc;
-
+    mb_analyze_desc ad;
+    memset(&ad, 0, sizeof ad);
+    ad.up_axis = up_axis;
     int n = mb_skeleton_joint_count(s);
-    const int *parent = mb_skeleton_parents(s);
-    int end_sites = 0, with_rot = 0;
-    int order_count[6] = {0};
-    for (int j = 0; j < n; ++j) {
-        if (mb_skeleton_is_end_site(s, j))
-            ++end_sites;
-        else if (has_rotation(s, j)) {
-            ++with_rot;
-            order_count[mb_skeleton_rot_order(s, j)]++;
-        }
-    }
     int frames = mb_clip_frame_count(c);
     double dt = mb_clip_frame_time(c);
-    struct stat sb;
-    long long size = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
-
-    printf("file:           %s (%lld bytes)\n", path, size);
-    printf("joints:         %d joints + %d End Sites (%d nodes), %d channels\n", n - end_sites,
-           end_sites, n, mb_skeleton_channel_count(s));
-    int distinct = 0;
-    for (int o = 0; o < 6; ++o)
-        distinct += order_count[o] > 0;
-    if (distinct == 0) {
-        printf("rotation order: none (no rotation channels)\n");
-    } else if (distinct == 1) {
-        for (int o = 0; o < 6; ++o)
-            if (order_count[o])
-                printf("rotation order: %s (all %d joints with rotation channels)\n",
-                       mb_euler_order_name((mb_euler_order)o), with_rot);
-    } else {
-        printf("rotation order: mixed:");
-        const char *sep = " ";
-        for (int o = 0; o < 6; ++o)
-            if (order_count[o]) {
-                printf("%s%s (%d joints)", sep, mb_euler_order_name((mb_euler_order)o),
-                       order_count[o]);
-                sep = ", ";
-            }
-        printf("\n");
-    }
-    printf("frames:         %d, frame time %.9g s (%.6g fps), duration %.6g s\n", frames, dt,
-           1.0 / dt, mb_clip_duration(c));
-
-    /* Up axis, moving root, feet, height and speed come from the library's motion
-     * analysis, so info reports exactly what blend and transition will use. */
     static const char axis_name[3] = {'X', 'Y', 'Z'};
     mb_motion_info mi;
     mb_error e;
@@ -157,11 +96,12 @@ int mb_cmd_info(int argc, char **argv)
     const mb_clip *ac = rest ? rest : c;
     if (mb_clip_frame_count(ac) < 1) {
         printf("up axis:        unknown (no pose to analyse)\n");
-    } else if (mb_motion_analyze(s, ac, NULL, path, &mi, &e) != MB_OK) {
+    } else if (mb_motion_analyze(s, ac, &ad, path, &mi, &e) != MB_OK) {
         printf("up axis:        unknown (%s)\n", e.text);
     } else {
         printf("up axis:        %c-up (%s%s)\n", axis_name[mi.up_axis],
-               mi.left_foot >= 0 ? "from the feet to the root" : "the body's largest extent",
+               up_axis ? "the format's convention"
+               : mi.left_foot >= 0 ? "from the feet to the root" : "the body's largest extent",
                rest ? ", rest pose" : "");
         if (mi.first_frame)
             printf("frame 0:        a T-pose added before the motion (cgspeed CMU style); left "
@@ -198,21 +138,160 @@ int mb_cmd_info(int argc, char **argv)
     }
 
     mb_clip_destroy(rest);
+}
 
-    if (table) {
-        int w = 4;
-        for (int j = 0; j < n; ++j) {
-            int l = (int)strlen(mb_skeleton_name(s, j));
-            w = l > w ? l : w;
-        }
-        printf("\n%5s  %-*s  %-*s  %s\n", "index", w, "name", w, "parent", "channels");
-        for (int j = 0; j < n; ++j) {
-            char ch[64];
+/* One row per node: index, name, parent and (BVH) the channel layout. */
+static void print_table(const mb_skeleton *s, int channels)
+{
+    int n = mb_skeleton_joint_count(s);
+    const int *parent = mb_skeleton_parents(s);
+
+    int w = 4;
+    for (int j = 0; j < n; ++j) {
+        int l = (int)strlen(mb_skeleton_name(s, j));
+        w = l > w ? l : w;
+    }
+    printf("\n%5s  %-*s  %-*s  %s\n", "index", w, "name", w, "parent", channels ? "channels" : "");
+    for (int j = 0; j < n; ++j) {
+        char ch[64] = "";
+        if (channels)
             channel_summary(s, j, ch, sizeof ch);
-            printf("%5d  %-*s  %-*s  %s\n", j, w, mb_skeleton_name(s, j), w,
-                   parent[j] < 0 ? "-" : mb_skeleton_name(s, parent[j]), ch);
+        printf("%5d  %-*s  %-*s  %s\n", j, w, mb_skeleton_name(s, j), w,
+               parent[j] < 0 ? "-" : mb_skeleton_name(s, parent[j]), ch);
+    }
+}
+
+static long long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* A glTF/FBX/... scene (through assimp): nodes, mesh, animations, then the same motion
+ * summary as for BVH on the chosen animation (file.glb#Name, default the first). */
+static int info_scene(const char *cmd, const char *spec, int table)
+{
+    mb_src src;
+    mb_src_opts o;
+    memset(&o, 0, sizeof o);
+    int rc = mb_src_open(cmd, spec, &o, &src);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    const char *path = src.path;
+    const mb_skeleton *s = src.skel;
+    printf("file:           %s (%lld bytes)\n", path, file_size(path));
+    printf("nodes:          %d\n", mb_skeleton_joint_count(s));
+    mb_scene_info si = mb_scene_get_info(src.scene);
+    if (src.mesh) {
+        mb_mesh_info mi = mb_mesh_get_info(src.mesh);
+        printf("mesh:           %d vertices, %d triangles (%d meshes merged, %d skinned), %d skin "
+               "joints, up to %d influences per vertex%s, size %.6g\n",
+               mi.vertex_count, mi.triangle_count, si.meshes, si.skinned_meshes,
+               mi.skin_joint_count, mi.max_influences,
+               mi.cut_vertices ? " (cut to 4)" : "", (double)mi.size);
+    } else {
+        printf("mesh:           none\n");
+    }
+    if (si.scaled_nodes)
+        printf("scaled nodes:   %d (mblend drops scale)\n", si.scaled_nodes);
+    int clips = mb_scene_clip_count(src.scene);
+    printf("animations:     %d%s\n", clips, clips ? "" : " (the bind pose is analysed)");
+    for (int i = 0; i < clips; ++i) {
+        const mb_clip *c = mb_scene_clip(src.scene, i);
+        double dt = mb_clip_frame_time(c);
+        printf("  %c %-24s %6d frames at %.6g fps, keys over %.6g s\n", c == src.clip ? '*' : ' ',
+               mb_scene_clip_name(src.scene, i), mb_clip_frame_count(c), 1.0 / dt,
+               (mb_clip_frame_count(c) - 1) * dt);
+    }
+    if (si.resampled_clips)
+        printf("                (%d animations had keys off one grid: resampled)\n",
+               si.resampled_clips);
+    printf("analysed:       %s\n", src.clip_name);
+    print_motion(path, s, src.clip, src.up + 1);
+    if (table)
+        print_table(s, 0);
+    mb_src_close(&src);
+    return MB_EXIT_OK;
+}
+
+int mb_cmd_info(int argc, char **argv)
+{
+    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
+                                      {"no-table", 0, 0, OPT_NO_TABLE},
+                                      {NULL, 0, 0, 0}};
+    const char *cmd = "mblend info";
+    mb_cli_args a;
+    mb_cli_args_init(&a, cmd, argc, argv);
+    const char *path = NULL;
+    int lenient = 0, table = 1, id;
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        switch (id) {
+        case MB_CLI_BAD: return MB_EXIT_USAGE;
+        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
+        case OPT_LENIENT: lenient = 1; break;
+        case OPT_NO_TABLE: table = 0; break;
+        case MB_CLI_OPERAND:
+            if (path)
+                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
+            path = a.arg;
+            break;
+        default: break;
         }
     }
+    if (!path)
+        return mb_cli_usage_error(cmd, "missing FILE");
+    if (!mb_cli_is_bvh(path))
+        return info_scene(cmd, path, table);
+
+    mb_skeleton *s = NULL;
+    mb_clip *c = NULL;
+    int rc = mb_cli_load_bvh(path, lenient, &s, &c);
+    if (rc != MB_EXIT_OK)
+        return rc;
+
+    int n = mb_skeleton_joint_count(s);
+    int end_sites = 0, with_rot = 0;
+    int order_count[6] = {0};
+    for (int j = 0; j < n; ++j) {
+        if (mb_skeleton_is_end_site(s, j))
+            ++end_sites;
+        else if (has_rotation(s, j)) {
+            ++with_rot;
+            order_count[mb_skeleton_rot_order(s, j)]++;
+        }
+    }
+    int frames = mb_clip_frame_count(c);
+    double dt = mb_clip_frame_time(c);
+    printf("file:           %s (%lld bytes)\n", path, file_size(path));
+    printf("joints:         %d joints + %d End Sites (%d nodes), %d channels\n", n - end_sites,
+           end_sites, n, mb_skeleton_channel_count(s));
+    int distinct = 0;
+    for (int o = 0; o < 6; ++o)
+        distinct += order_count[o] > 0;
+    if (distinct == 0) {
+        printf("rotation order: none (no rotation channels)\n");
+    } else if (distinct == 1) {
+        for (int o = 0; o < 6; ++o)
+            if (order_count[o])
+                printf("rotation order: %s (all %d joints with rotation channels)\n",
+                       mb_euler_order_name((mb_euler_order)o), with_rot);
+    } else {
+        printf("rotation order: mixed:");
+        const char *sep = " ";
+        for (int o = 0; o < 6; ++o)
+            if (order_count[o]) {
+                printf("%s%s (%d joints)", sep, mb_euler_order_name((mb_euler_order)o),
+                       order_count[o]);
+                sep = ", ";
+            }
+        printf("\n");
+    }
+    printf("frames:         %d, frame time %.9g s (%.6g fps), duration %.6g s\n", frames, dt,
+           1.0 / dt, mb_clip_duration(c));
+
+    print_motion(path, s, c, 0);
+    if (table)
+        print_table(s, 1);
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
     return rc;

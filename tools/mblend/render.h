@@ -32,6 +32,7 @@ typedef struct mb_src {
     int up;                  /* up axis 0, 1, 2 (positive) */
     float forward[3];        /* the way the character faces (unit, perpendicular to up) */
     int from_bvh;
+    char path[4096];         /* the file (spec without "#Clip") */
 } mb_src;
 
 /* Opens "file.bvh", "file.glb" or "file.glb#Clip" (default: the first animation). Errors are

@@ -25,27 +25,11 @@ void mb_src_close(mb_src *s)
     mb_scene_destroy(s->scene);
     mb_clip_destroy(s->bvh_clip);
     mb_skeleton_destroy(s->bvh_skel);
+    /* path survives: error messages after a close still name the file */
+    char path[sizeof s->path];
+    memcpy(path, s->path, sizeof path);
     memset(s, 0, sizeof *s);
-}
-
-static int load_scene(const char *cmd, const char *path, mb_scene **out)
-{
-    if (!mb_scene_supported())
-        return mb_cli_input_error(cmd, "%s: this mblend was built without assimp "
-                                  "(MB_WITH_ASSIMP=OFF) and reads BVH only", path);
-    mb_error err;
-    if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
-        mb_cli_print_error(&err);
-        return MB_EXIT_INPUT;
-    }
-    mb_scene_info si = mb_scene_get_info(*out);
-    if (si.cut_vertices > 0)
-        fprintf(stderr, "%s: %s: %d vertices had more than 4 influences (up to %d): kept the 4 "
-                "largest, renormalised\n", cmd, path, si.cut_vertices, si.max_influences);
-    if (si.scaled_nodes > 0)
-        fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
-                si.scaled_nodes);
-    return MB_EXIT_OK;
+    memcpy(s->path, path, sizeof path);
 }
 
 /* The joint below the common ancestor of a and b on a's side: a hip when a and b are feet. */
@@ -142,15 +126,15 @@ static void find_forward(mb_src *s)
 int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *s)
 {
     memset(s, 0, sizeof *s);
-    char path[4096], clip[256] = "";
-    snprintf(path, sizeof path, "%s", spec);
+    char *path = s->path, clip[256] = "";
+    snprintf(path, sizeof s->path, "%s", spec);
     const char *hash = strrchr(spec, '#');
     if (!file_exists(spec) && hash) {
-        snprintf(path, sizeof path, "%.*s", (int)(hash - spec), spec);
+        snprintf(path, sizeof s->path, "%.*s", (int)(hash - spec), spec);
         snprintf(clip, sizeof clip, "%s", hash + 1);
     }
     int rc;
-    if (mb_cli_ends_with_ci(path, ".bvh")) {
+    if (mb_cli_is_bvh(path)) {
         if (clip[0])
             return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
                                       "and FBX files)", spec, clip);
@@ -168,7 +152,7 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
         if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
             s->up = info.up_axis;
     } else {
-        if ((rc = load_scene(cmd, path, &s->scene)) != MB_EXIT_OK)
+        if ((rc = mb_cli_load_scene(cmd, path, &s->scene)) != MB_EXIT_OK)
             return rc;
         s->skel = mb_scene_skeleton(s->scene);
         s->up = 1; /* glTF is +Y up */
@@ -225,7 +209,7 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
 
     /* The mesh: --mesh maps the clip onto another file's skeleton by joint name. */
     if (o->mesh_path && !o->no_mesh) {
-        if ((rc = load_scene(cmd, o->mesh_path, &s->mesh_scene)) != MB_EXIT_OK) {
+        if ((rc = mb_cli_load_scene(cmd, o->mesh_path, &s->mesh_scene)) != MB_EXIT_OK) {
             mb_src_close(s);
             return rc;
         }
