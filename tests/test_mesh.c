@@ -4,6 +4,8 @@
  *   here, full weights, world(bone) * offset) within 1e-4 of the mesh size;
  * - the bind pose reproduces the mesh; RiggedSimple twisted 150 degrees collapses under LBS
  *   and keeps its cross-section under DQS;
+ * - FBX (ASCII) and Collada written by assimp's exporter from the glTF samples pass the same
+ *   reference check and play the glTF's clip;
  * - clip mapping by joint name, OBJ export, and binary glTF export read back through assimp.
  * The files come from ../shared/data/mesh (never copied into the project). */
 #include <math.h>
@@ -459,40 +461,44 @@ Test(crosscheck, fox_survey) { cross_check("mesh/Fox.glb", "Survey"); }
 Test(crosscheck, cesium_man_walk) { cross_check("mesh/CesiumMan.glb", NULL); }
 Test(crosscheck, rigged_simple) { cross_check("mesh/RiggedSimple.glb", NULL); }
 
-/* FBX: there is no FBX sample in ../shared, so assimp's own exporter writes Fox.glb as ASCII
- * FBX (its binary FBX export is unreadable by its own importer: "block offset is out of
- * range"). The FBX then goes through the FBX importer (Euler curves, FBX node properties)
- * and mblend like any other FBX file, and must
+/* FBX and Collada: ../shared has no such files, so assimp's own exporter writes the glTF
+ * samples as ASCII FBX and as Collada (its binary FBX export is unreadable by its own
+ * importer, "block offset is out of range"; its Collada export fails on Fox.glb, so Collada
+ * uses RiggedSimple). The exported file then goes through assimp's FBX or Collada importer
+ * (Euler curves, FBX node properties, Collada's controllers) and mblend like any such file,
+ * and must
  * 1. match the double-precision reference skinning of its own aiScene (as the glTF files);
- * 2. play the glTF's Walk: skinned at every key of the glTF clip, the vertices agree with the
- *    glTF's within 1e-5 of the mesh size. The exporter writes key times in milliseconds as if
- *    they were seconds (its Walk lasts 708 s instead of 0.708 s), so the FBX is sampled at
- *    the glTF time scaled by the ratio of the two key spans. */
-Test(crosscheck, fox_walk_through_ascii_fbx)
+ * 2. play the glTF's clip: skinned at every key of the glTF clip, the vertices agree with
+ *    the glTF's within 1e-5 of the mesh size. The exporters write key times in milliseconds
+ *    as if they were seconds (Fox's Walk lasts 708 s instead of 0.708 s), so the export is
+ *    sampled at the glTF time scaled by the ratio of the two key spans. */
+static void export_round_trip(const char *rel, const char *format, const char *ext,
+                              const char *clip_name)
 {
     need_assimp();
     cr_assert(aiExportScene != NULL, "assimp's exporter is not linked into test_mesh");
-    const char *glb = mb_shared_path("mesh/Fox.glb");
-    const struct aiScene *sc = aiImportFile(glb, 0);
+    const char *src = mb_shared_path(rel);
+    const struct aiScene *sc = aiImportFile(src, 0);
     cr_assert_not_null(sc);
-    char fbx[512];
-    snprintf(fbx, sizeof fbx, "%s", tmp_path("fox.fbx"));
-    cr_assert_eq(aiExportScene(sc, "fbxa", fbx, 0), aiReturn_SUCCESS, "%s", aiGetErrorString());
+    char out[512], label[256];
+    snprintf(out, sizeof out, "%s", tmp_path(ext));
+    snprintf(label, sizeof label, "%s as %s", rel, format);
+    cr_assert_eq(aiExportScene(sc, format, out, 0), aiReturn_SUCCESS, "%s", aiGetErrorString());
     aiReleaseImport(sc);
 
-    cross_check_path(fbx, "Fox.glb as ASCII FBX", "Walk");
+    cross_check_path(out, label, clip_name);
 
-    mb_scene *a = load_path(glb), *b = load_path(fbx);
-    unlink(fbx);
+    mb_scene *a = load_path(src), *b = load_path(out);
+    unlink(out);
     const mb_mesh *ma = mb_scene_mesh(a), *mbm = mb_scene_mesh(b);
     int nv = mb_mesh_vertex_count(ma);
     cr_assert_eq(mb_mesh_vertex_count(mbm), nv);
     cr_assert_eq(mb_skeleton_joint_count(mb_scene_skeleton(b)),
                  mb_skeleton_joint_count(mb_scene_skeleton(a)));
-    const mb_clip *ca = mb_scene_clip(a, mb_scene_find_clip(a, "Walk"));
-    int cbi = mb_scene_find_clip(b, "Walk");
-    cr_assert_geq(cbi, 0);
-    const mb_clip *cb = mb_scene_clip(b, cbi);
+    int cai = clip_name ? mb_scene_find_clip(a, clip_name) : 0;
+    int cbi = clip_name ? mb_scene_find_clip(b, clip_name) : 0;
+    cr_assert(cai >= 0 && cbi >= 0 && cbi < mb_scene_clip_count(b));
+    const mb_clip *ca = mb_scene_clip(a, cai), *cb = mb_scene_clip(b, cbi);
     double span_a = (mb_clip_frame_count(ca) - 1) * mb_clip_frame_time(ca);
     double span_b = (mb_clip_frame_count(cb) - 1) * mb_clip_frame_time(cb);
     double scale = span_b / span_a, size = mb_mesh_get_info(ma).size, worst = 0;
@@ -508,14 +514,20 @@ Test(crosscheck, fox_walk_through_ascii_fbx)
         for (int v = 0; v < nv; ++v)
             worst = fmax(worst, dist3f(&pb[3 * v], &pad[3 * v]));
     }
-    printf("Fox Walk, glTF vs its ASCII FBX export at the %d keys: worst %.3g = %.3g x size\n",
+    printf("%s vs the original at its %d keys: worst %.3g = %.3g x size\n", label,
            mb_clip_frame_count(ca), worst, worst / size);
-    cr_assert(worst <= 1e-5 * size, "FBX Walk off the glTF by %g (size %g)", worst, size);
+    cr_assert(worst <= 1e-5 * size, "%s off the original by %g (size %g)", label, worst, size);
     free(pa);
     free(pb);
     free(pad);
     mb_scene_destroy(a);
     mb_scene_destroy(b);
+}
+
+Test(crosscheck, fox_walk_through_ascii_fbx) { export_round_trip("mesh/Fox.glb", "fbxa", "fox.fbx", "Walk"); }
+Test(crosscheck, rigged_simple_through_collada)
+{
+    export_round_trip("mesh/RiggedSimple.glb", "collada", "rigged.dae", NULL);
 }
 
 #endif /* HAVE_ASSIMP_HEADERS */
