@@ -4,6 +4,7 @@
 #  2. blends them 50/50, in phase, into a jog (one loopable gait cycle) with a report,
 #  3. joins the run to the walk with a transition (point found by pose matching),
 #  4. re-exports both clips through the BVH writer (lossless round trip),
+#  5. draws the jog and the transition (PNG contact sheets, an animated GIF of the transition),
 # writing everything into out/ (or the folder given as the first argument).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,4 +32,9 @@ for clip in walk run; do
   "$mblend" convert "$here/data/bvh/$clip.bvh" -o "$out/${clip}_reexported.bvh"
   echo "wrote $out/${clip}_reexported.bvh"
 done
+echo "== previews (generated capsule skin, software rasterizer)"
+"$mblend" render "$out/jog.bvh" --view side -o "$out/jog.png"
+"$mblend" render "$out/run_to_walk.bvh" --view side --frames 0:126:14 --columns 9 \
+  -o "$out/run_to_walk.png"
+"$mblend" render "$out/run_to_walk.bvh" --view side --size 200x240 -o "$out/run_to_walk.gif"
 echo "== done: results in $out"
