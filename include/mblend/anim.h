@@ -74,6 +74,11 @@ MB_API int mb_skeleton_channels(const mb_skeleton *s, int joint, const mb_channe
 MB_API mb_euler_order mb_skeleton_rot_order(const mb_skeleton *s, int joint);
 /* Non-zero when the joint has at least one position channel. */
 MB_API int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
+/* The joints with at least one position channel, ascending: the translation joints a clip
+ * of this skeleton tracks (pass them to mb_clip_alloc or mb_clip_desc). Sets *out_count
+ * (nullable) to their number; returns NULL when there are none (or s is NULL). The array
+ * lives as long as the skeleton. */
+MB_API const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count);
 /* Index of the joint (End Sites included) with that exact name, or -1. */
 MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
 /* Whether two skeletons have the same names and parents (offsets and channels may differ).

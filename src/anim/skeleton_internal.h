@@ -26,6 +26,8 @@ struct mb_skeleton {
     const char **names;
     mb_channel *channels;   /* [joint][6], first channel_count used */
     mb_joint_info_ *info;
+    int translation_count;  /* joints with position channels */
+    int *translation_joints;/* [translation_count], ascending; NULL when none */
 };
 
 
