@@ -30,10 +30,4 @@ struct mb_skeleton {
     int *translation_joints;/* [translation_count], ascending; NULL when none */
 };
 
-
-
-/* Flips quaternions so consecutive frames of each joint have a non-negative dot product. */
-void mb_clip_make_continuous_(float *rot, int joint_count, int frame_count);
-/* Shrinks a loader's clip to its first frame_count frames (the memory stays allocated). */
-void mb_clip_truncate_(mb_clip *c, int frame_count);
 #endif

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 #include "io/number_internal.h"
 #include "math/euler_internal.h"
@@ -650,7 +650,9 @@ static void euler_batch_init(euler_batch *eb, void *mem, const mb_skeleton *s)
         eb->order[i] = s->info[i].order;
 }
 
-/* Converts one row of channel values into frame f of the tracks. */
+/* Converts one row of channel values into frame f of the tracks: rotations of every
+ * joint, translations of the tracked joints (those with position channels, in slot
+ * order; a missing axis keeps the offset, as position channels replace it per axis). */
 static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler_batch *eb,
                         const float *row, float *rot, float *trans, const float *prev_rot)
 {
@@ -662,7 +664,6 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
         }
     mb_quat_from_euler_deg_n_(n, eb->order, eb->deg, eb->work, eb->q);
     for (int i = 0; i < n; ++i) {
-        const joint_map *m = &maps[i];
         const double *q = eb->q[i];
         float *o = rot + 4 * i;
         /* Sign continuity: same hemisphere as the previous frame (first frame: w >= 0). */
@@ -672,21 +673,14 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
         double sg = d < 0.0 ? -1.0 : 1.0;
         for (int k = 0; k < 4; ++k)
             o[k] = (float)(sg * q[k]);
-        if (trans) {
-            float *t = trans + 3 * i;
-            const float *off = &s->offsets[3 * i];
-            for (int k = 0; k < 3; ++k)
-                t[k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
-        }
     }
-}
-
-static int skeleton_has_translation(const mb_skeleton *s)
-{
-    for (int i = 0; i < s->joint_count; ++i)
-        if (s->info[i].has_translation)
-            return 1;
-    return 0;
+    for (int t = 0; t < s->translation_count; ++t) {
+        int i = s->translation_joints[t];
+        const joint_map *m = &maps[i];
+        const float *off = &s->offsets[3 * i];
+        for (int k = 0; k < 3; ++k)
+            trans[3 * t + k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
+    }
 }
 
 /* Describes channel c of the row for messages: "joint 'Hips' Xrotation". */
@@ -886,16 +880,17 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
         if (cap > possible)
             cap = possible;
     }
-    int with_trans = skeleton_has_translation(s);
-    unsigned long long bytes = (unsigned long long)cap * (unsigned long long)nj *
-                               (with_trans ? 28u : 16u);
+    /* Translations only for the joints with position channels (the clip's tracked set). */
+    int nt = s->translation_count;
+    unsigned long long bytes = (unsigned long long)cap *
+                               ((unsigned long long)nj * 16u + (unsigned long long)nt * 12u);
     if (bytes > MB_MAX_TRACK_BYTES)
         return fail_at(ps, MB_LIMIT, count_tok.line, count_tok.column,
-                       "%lld frames of %d joints need %llu bytes of tracks, more than the "
-                       "limit MB_MAX_TRACK_BYTES (%llu)",
-                       cap, nj, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
+                       "%lld frames of %d joints (%d with position channels) need %llu bytes "
+                       "of tracks, more than the limit MB_MAX_TRACK_BYTES (%llu)",
+                       cap, nj, nt, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     mb_clip *clip = NULL;
-    st = mb_clip_alloc(nj, (int)cap, frame_time, with_trans, ps->alloc, &clip);
+    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip);
     if (st != MB_OK)
         return fail_at(ps, st, count_tok.line, count_tok.column,
                        "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
@@ -989,7 +984,8 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
             goto done;
         }
         size_t off = (size_t)f * (size_t)nj;
-        store_frame(s, maps, &eb, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
+        store_frame(s, maps, &eb, row, rot + 4 * off,
+                    trans ? trans + 3 * (size_t)f * (size_t)nt : NULL,
                     f > 0 ? rot + 4 * (off - (size_t)nj) : NULL);
     }
     while (at < ps->end && space_tab[(unsigned char)*at])
