@@ -277,7 +277,8 @@ static int list_bvh(const char *sub, char names[][128], int max)
         if (l < 5 || strcmp(de->d_name + l - 4, ".bvh") != 0)
             continue;
         cr_assert(n < max);
-        snprintf(names[n++], 128, "%s%s", sub, de->d_name);
+        int w = snprintf(names[n++], 128, "%s%s", sub, de->d_name);
+        cr_assert(w < 128, "file name too long for the test: %s%s", sub, de->d_name);
     }
     closedir(dp);
     return n;

@@ -81,7 +81,7 @@ static int64_t ordered(float f)
 typedef struct hist {
     long long n, ulp0, ulp1, big, both_nonfinite, status_bad;
     int64_t max_ulp;
-    char first_bad[96];
+    char first_bad[160]; /* a 40-byte token excerpt and a why[96] message */
 } hist;
 
 static void note_bad(hist *h, const char *tok, size_t n, const char *why)
@@ -157,7 +157,7 @@ static void compare_token(hist *h, parse_fn fn, const char *p, size_t n, const c
         ++h->ulp1;
     else {
         ++h->big;
-        char why[64];
+        char why[96]; /* room for the longest %lld and %.9g forms */
         snprintf(why, sizeof why, "%lld ulp (strtof %.9g, got %.9g)", (long long)d, ref, got);
         note_bad(h, p, n, why);
     }
