@@ -602,7 +602,10 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
 
 /* Per-joint layout of a motion row, precomputed once. */
 typedef struct joint_map {
-    int rot_idx[3];   /* row index of the angle for each axis of the order, -1: zero */
+    int rot_idx[3];   /* row index of the angle for each axis of the order; a missing
+                         axis reads the row's extra zero at index channel_count (a
+                         sentinel: End Sites and partial lists made a per-angle branch
+                         mispredict) */
     int pos_idx[3];   /* row index of x, y, z position, -1: keep the offset */
     mb_euler_order order;
 } joint_map;
@@ -613,7 +616,8 @@ static void build_maps(const mb_skeleton *s, joint_map *maps)
         joint_map *m = &maps[i];
         const mb_joint_info_ *inf = &s->info[i];
         m->order = (mb_euler_order)inf->order;
-        int axis_idx[3] = {-1, -1, -1}, pos_idx[3] = {-1, -1, -1};
+        int zero = s->channel_count;
+        int axis_idx[3] = {zero, zero, zero}, pos_idx[3] = {-1, -1, -1};
         for (int k = 0; k < inf->channel_count; ++k) {
             int c = (int)s->channels[6 * i + k];
             int row = inf->channel_start + k;
@@ -658,10 +662,8 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
 {
     int n = s->joint_count;
     for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < n; ++i) {
-            int r = maps[i].rot_idx[k];
-            eb->deg[k * n + i] = r >= 0 ? (double)row[r] : 0.0;
-        }
+        for (int i = 0; i < n; ++i)
+            eb->deg[k * n + i] = (double)row[maps[i].rot_idx[k]];
     mb_quat_from_euler_deg_n_(n, eb->order, eb->deg, eb->work, eb->q);
     for (int i = 0; i < n; ++i) {
         const double *q = eb->q[i];
@@ -681,6 +683,37 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
         for (int k = 0; k < 3; ++k)
             trans[3 * t + k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
     }
+}
+
+/* Reads the nch values of one frame, each after optional whitespace, into row. Returns
+ * nch when all were read, *at then just past the last one; else the index of the value
+ * that could not be read, *at then at its first byte (the end of the text when the text
+ * ran out), and the caller builds the message. This is the reader's hot loop: it touches
+ * neither the parser struct nor an address-taken local, so it stays in registers, and
+ * the out-of-line mb_parse_float_ only sees what the inline fast path leaves. */
+static inline int read_row(const char **at, const char *end, float *row, int nch)
+{
+    const char *p = *at;
+    for (int c = 0; c < nch; ++c) {
+        while (p < end && space_tab[(unsigned char)*p])
+            ++p;
+        const char *q = mb_parse_float_swar_(p, end, &row[c]);
+        if (!q) {
+            const char *q2;
+            if (p == end || mb_parse_float_(p, end, &row[c], &q2) != MB_NUM_OK) {
+                *at = p;
+                return c;
+            }
+            q = q2;
+        }
+        if (q < end && !space_tab[(unsigned char)*q]) {
+            *at = p;
+            return c;
+        }
+        p = q;
+    }
+    *at = p;
+    return nch;
 }
 
 /* Describes channel c of the row for messages: "joint 'Hips' Xrotation". */
@@ -895,13 +928,15 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
         return fail_at(ps, st, count_tok.line, count_tok.column,
                        "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
                        mb_status_str(st));
-    float *row = mb_alloc_(ps->alloc, (size_t)(nch > 0 ? nch : 1) * sizeof(float));
+    /* The values of one frame, then the zero that missing rotation axes read. */
+    float *row = mb_alloc_(ps->alloc, ((size_t)nch + 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
     if (!row || !maps || !eb_mem) {
         st = fail_at(ps, MB_NOMEM, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
+    row[nch] = 0.0f;
     build_maps(s, maps);
     euler_batch eb;
     euler_batch_init(&eb, eb_mem, s);
@@ -913,10 +948,9 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
      * moves `at`; sync_to brings them up to date only where a message needs a position. */
     const char *at = ps->p;
     for (; f < declared; ++f) {
-        for (int c = 0; c < nch; ++c) {
-            const char *p = at;
-            while (p < ps->end && space_tab[(unsigned char)*p])
-                ++p;
+        const char *p = at;
+        int c = read_row(&p, ps->end, row, nch);
+        if (c < nch) {
             if (p == ps->end) {
                 sync_to(ps, p);
                 int el, ec;
@@ -939,44 +973,43 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                                  nch, f, c);
                 goto done;
             }
+            /* A bad value: parse it again for the reason (the fast path and
+             * mb_parse_float_ accept the same texts and stop at the same byte). */
             const char *q;
-            r = mb_parse_float_fast_(p, ps->end, &row[c], &q);
-            if (r != MB_NUM_OK || (q < ps->end && !space_tab[(unsigned char)*q])) {
-                sync_to(ps, p);
-                const char *e = p;
-                while (e < ps->end && !is_space(*e))
-                    ++e;
-                char what[300];
-                describe_channel(s, c, what, sizeof what);
-                const char *tx = excerpt(p, (size_t)(e - p), b);
-                int line = ps->line, col = column_of(ps, p);
-                if (r == MB_NUM_NONFINITE)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "non-finite value '%s' for %s in frame %lld (expected a finite "
-                                 "number)",
-                                 tx, what, f);
-                else if (r == MB_NUM_RANGE)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "value '%s' for %s in frame %lld is outside the float range "
-                                 "(about +-3.4e38)",
-                                 tx, what, f);
-                else if (r == MB_NUM_TOO_LONG)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "number '%s' for %s in frame %lld is longer than %d characters",
-                                 tx, what, f, MB_NUM_MAX_TOKEN);
-                else if (r == MB_NUM_OK)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "malformed number '%s' for %s in frame %lld (values must be "
-                                 "separated by whitespace)",
-                                 tx, what, f);
-                else
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "expected a number for %s in frame %lld, found '%s'", what, f,
-                                 tx);
-                goto done;
-            }
-            at = q;
+            r = mb_parse_float_(p, ps->end, &row[c], &q);
+            sync_to(ps, p);
+            const char *e = p;
+            while (e < ps->end && !is_space(*e))
+                ++e;
+            char what[300];
+            describe_channel(s, c, what, sizeof what);
+            const char *tx = excerpt(p, (size_t)(e - p), b);
+            int line = ps->line, col = column_of(ps, p);
+            if (r == MB_NUM_NONFINITE)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "non-finite value '%s' for %s in frame %lld (expected a finite "
+                             "number)",
+                             tx, what, f);
+            else if (r == MB_NUM_RANGE)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "value '%s' for %s in frame %lld is outside the float range "
+                             "(about +-3.4e38)",
+                             tx, what, f);
+            else if (r == MB_NUM_TOO_LONG)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "number '%s' for %s in frame %lld is longer than %d characters",
+                             tx, what, f, MB_NUM_MAX_TOKEN);
+            else if (r == MB_NUM_OK)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "malformed number '%s' for %s in frame %lld (values must be "
+                             "separated by whitespace)",
+                             tx, what, f);
+            else
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "expected a number for %s in frame %lld, found '%s'", what, f, tx);
+            goto done;
         }
+        at = p;
         if (f >= cap) { /* impossible: the capacity bound above is exact for dense data */
             sync_to(ps, at);
             st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
