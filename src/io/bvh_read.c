@@ -685,6 +685,21 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
     }
 }
 
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define MB_SPACE_MASK16_ 1
+/* Bit i set when byte i of the 16 at p is whitespace for is_space: ' ' or 9..13 (tab,
+ * LF, VT, FF, CR; an unsigned range test done as a signed one on bytes offset by 0x80). */
+static inline unsigned space_mask16_(const char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+    __m128i t = _mm_xor_si128(_mm_sub_epi8(v, _mm_set1_epi8(9)), _mm_set1_epi8((char)0x80));
+    __m128i ctl = _mm_cmplt_epi8(t, _mm_set1_epi8((char)(0x80 + 5)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl));
+}
+#endif
+
 /* Reads the nch values of one frame, each after optional whitespace, into row. Returns
  * nch when all were read, *at then just past the last one; else the index of the value
  * that could not be read, *at then at its first byte (the end of the text when the text
@@ -697,6 +712,21 @@ static inline int read_row(const char **at, const char *end, float *row, int nch
     for (int c = 0; c < nch; ++c) {
         while (p < end && space_tab[(unsigned char)*p])
             ++p;
+#ifdef MB_SPACE_MASK16_
+        /* Where the next value starts comes from one 16-byte whitespace mask (the first
+         * non-space byte after a space), not from the end of the parse: the parse of one
+         * value and the search for the next then overlap instead of forming one long
+         * chain of dependent loads. The parse must end exactly at the first whitespace,
+         * else the value takes the path below (which also makes the messages). */
+        if (end - p >= 32) {
+            unsigned sm = space_mask16_(p);
+            unsigned starts = ~sm & (sm << 1) & 0xffffu;
+            if (starts && mb_parse_float_swar_(p, end, &row[c]) == p + __builtin_ctz(sm)) {
+                p += __builtin_ctz(starts);
+                continue;
+            }
+        }
+#endif
         const char *q = mb_parse_float_swar_(p, end, &row[c]);
         if (!q) {
             const char *q2;
