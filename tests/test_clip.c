@@ -479,3 +479,46 @@ Test(clip, bvh_every_joint_with_positions_and_truncation)
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
 }
+
+/* ---------- blending clips whose tracked sets differ ---------- */
+
+/* Input A tracks {0, 5}, input B tracks {0, 2} (the skeleton gives 0, 2 and 5 position
+ * channels). The output, on the same skeleton, tracks {0, 2, 5}; away from the root
+ * (re-integrated by the root motion), an input that does not track a joint contributes
+ * that joint's offset: 50/50 gives the midpoint of track and offset. */
+Test(clip, blend_of_clips_with_different_tracked_sets)
+{
+    mb_skeleton *s = make_skeleton();
+    const int ta[2] = {0, 5}, tb[2] = {0, 2};
+    mb_clip *a = make_clip(ta, 2), *b = make_clip(tb, 2);
+    mb_motion_info info;
+    memset(&info, 0, sizeof info);
+    info.up_axis = 1;
+    info.left_foot = info.right_foot = -1;
+    mb_clip_input in[2] = {{s, a, "a", {0, 0}, 0.5f, &info}, {s, b, "b", {0, 0}, 0.5f, &info}};
+    mb_clip_blend_desc d;
+    memset(&d, 0, sizeof d);
+    d.inputs = in;
+    d.input_count = 2;
+    mb_clip *out = NULL;
+    mb_error e;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_clip_frame_count(out), NF);
+    cr_assert_eq(mb_clip_translation_count(out), 3);
+    const int *tj = mb_clip_translation_joints(out);
+    cr_assert(tj[0] == 0 && tj[1] == 2 && tj[2] == 5);
+    for (int f = 0; f < NF; ++f)
+        for (int k = 0; k < 3; ++k) {
+            float o2 = mb_skeleton_offset(s, 2)[k], o5 = mb_skeleton_offset(s, 5)[k];
+            cr_assert_float_eq(mb_clip_joint_translation(s, out, f, 2)[k],
+                               0.5f * (o2 + track_value(f, 1, k)), 1e-4f, "frame %d joint 2", f);
+            cr_assert_float_eq(mb_clip_joint_translation(s, out, f, 5)[k],
+                               0.5f * (track_value(f, 1, k) + o5), 1e-4f, "frame %d joint 5", f);
+            /* Joint 3 (no position channels) is at its offset. */
+            cr_assert(mb_clip_joint_translation(s, out, f, 3)[k] == mb_skeleton_offset(s, 3)[k]);
+        }
+    mb_clip_destroy(out);
+    mb_clip_destroy(a);
+    mb_clip_destroy(b);
+    mb_skeleton_destroy(s);
+}
