@@ -121,10 +121,16 @@ static void check_tracks(const char *name, const mb_skeleton *s, const mb_clip *
     cr_expect_eq(bad_sign, 0, "%s: %d sign flips between consecutive frames", name, bad_sign);
     cr_expect_eq(bad_end, 0, "%s: %d End Site rotations not identity", name, bad_end);
     const float *t = mb_clip_translations(c);
-    int bad_t = 0;
-    for (size_t i = 0; t && i < 3u * (size_t)nf * (size_t)nj; ++i)
+    int bad_t = 0, nt = mb_clip_translation_count(c);
+    for (size_t i = 0; t && i < 3u * (size_t)nf * (size_t)nt; ++i)
         bad_t += !isfinite(t[i]);
     cr_expect_eq(bad_t, 0, "%s: %d non-finite translations", name, bad_t);
+    /* Exactly the joints with position channels are tracked, in ascending order. */
+    int snt;
+    const int *sj = mb_skeleton_translation_joints(s, &snt);
+    cr_expect_eq(nt, snt, "%s: %d tracked joints, %d with position channels", name, nt, snt);
+    for (int k = 0; k < nt && k < snt; ++k)
+        cr_expect_eq(mb_clip_translation_joints(c)[k], sj[k], "%s: tracked joint %d", name, k);
 }
 
 /* Same skeleton (names, parents, offsets, channels) and bit-identical tracks. */
@@ -152,10 +158,17 @@ static void expect_identical(const char *a_name, const mb_skeleton *sa, const mb
     cr_expect(memcmp(mb_clip_rotations(ca), mb_clip_rotations(cb), 4 * nr * sizeof(float)) == 0,
               "%s vs %s: rotations differ", a_name, b_name);
     const float *ta = mb_clip_translations(ca), *tb = mb_clip_translations(cb);
+    int nt = mb_clip_translation_count(ca);
     cr_expect((ta == NULL) == (tb == NULL));
+    cr_assert_eq(nt, mb_clip_translation_count(cb), "%s vs %s: tracked joint counts differ",
+                 a_name, b_name);
+    if (nt > 0)
+        cr_expect(memcmp(mb_clip_translation_joints(ca), mb_clip_translation_joints(cb),
+                         (size_t)nt * sizeof(int)) == 0,
+                  "%s vs %s: tracked joints differ", a_name, b_name);
     if (ta && tb)
-        cr_expect(memcmp(ta, tb, 3 * nr * sizeof(float)) == 0, "%s vs %s: translations differ",
-                  a_name, b_name);
+        cr_expect(memcmp(ta, tb, 3 * (size_t)frames * (size_t)nt * sizeof(float)) == 0,
+                  "%s vs %s: translations differ", a_name, b_name);
 }
 
 /* ---------- every real file, with the counts of SOURCES.md ---------- */
@@ -264,7 +277,8 @@ static int list_bvh(const char *sub, char names[][128], int max)
         if (l < 5 || strcmp(de->d_name + l - 4, ".bvh") != 0)
             continue;
         cr_assert(n < max);
-        snprintf(names[n++], 128, "%s%s", sub, de->d_name);
+        int w = snprintf(names[n++], 128, "%s%s", sub, de->d_name);
+        cr_assert(w < 128, "file name too long for the test: %s%s", sub, de->d_name);
     }
     closedir(dp);
     return n;
@@ -511,7 +525,9 @@ Test(bvh_read, bandai_position_channels_replace_offsets)
             float v = (float)row[k0 + k];
             cr_expect_eq(x[j].pos[k], v, "%s pos[%d] = %.9g, channel value %.9g (offset %.9g)",
                          joints[i], k, x[j].pos[k], v, off[k]);
-            const float *t = mb_clip_translations(c) + 3 * j;
+            int slot = mb_clip_translation_slot(c, j);
+            cr_assert(slot >= 0, "%s is not tracked", joints[i]);
+            const float *t = mb_clip_translations(c) + 3 * slot;
             cr_expect_eq(t[k], v);
         }
     }
@@ -526,10 +542,13 @@ Test(bvh_read, bandai_position_channels_replace_offsets)
 
 /* ---------- syntax variants, built in memory ---------- */
 
+/* The stored translation of a tracked joint (the test fails if it is not tracked). */
 static const float *pos_of(const mb_clip *c, int frame, int joint)
 {
-    return mb_clip_translations(c) + 3 * ((size_t)frame * (size_t)mb_clip_joint_count(c) +
-                                          (size_t)joint);
+    int k = mb_clip_translation_slot(c, joint);
+    cr_assert(k >= 0, "joint %d has no translation track", joint);
+    return mb_clip_translations(c) +
+           3 * ((size_t)frame * (size_t)mb_clip_translation_count(c) + (size_t)k);
 }
 
 Test(bvh_read, keywords_any_case_tabs_and_cr_only)

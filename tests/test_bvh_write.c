@@ -163,8 +163,12 @@ static void compare_motion(const char *what, const mb_skeleton *s1, const mb_cli
               what, mb_clip_frame_time(c1), mb_clip_frame_time(c2));
 
     const float *r1 = mb_clip_rotations(c1), *r2 = mb_clip_rotations(c2);
-    const float *t1 = mb_clip_translations(c1), *t2 = mb_clip_translations(c2);
-    cr_assert_eq(t1 != NULL, t2 != NULL, "%s: translations present in one clip only", what);
+    /* The read-back clip tracks exactly the joints with position channels. */
+    int snt;
+    const int *sj = mb_skeleton_translation_joints(s2, &snt);
+    cr_assert_eq(mb_clip_translation_count(c2), snt, "%s: tracked joints", what);
+    cr_assert(snt == 0 || memcmp(mb_clip_translation_joints(c2), sj, (size_t)snt * sizeof(int)) == 0,
+              "%s: tracked joints", what);
     double height = skeleton_height(s1);
     double fk_tol = tol.fk * height + tol.fk;
     float (*w1)[3] = malloc((size_t)n * sizeof *w1), (*w2)[3] = malloc((size_t)n * sizeof *w2);
@@ -176,9 +180,10 @@ static void compare_motion(const char *what, const mb_skeleton *s1, const mb_cli
                 w->rot = e;
             cr_assert(e <= tol.rot, "%s: frame %d joint %s rotates %.3g rad off (limit %.3g)",
                       what, f, mb_skeleton_name(s1, j), e, tol.rot);
-            if (t1 && mb_skeleton_has_translation(s1, j))
+            if (mb_skeleton_has_translation(s1, j))
                 for (int k = 0; k < 3; ++k) {
-                    double a = t1[3 * i + k], b = t2[3 * i + k];
+                    double a = mb_clip_joint_translation(s1, c1, f, j)[k];
+                    double b = mb_clip_joint_translation(s2, c2, f, j)[k];
                     double rel = fabs(a - b) / fmax(fabs(a), 1.0);
                     if (rel > w->trans)
                         w->trans = rel;
@@ -579,9 +584,8 @@ Test(bvh_write, gimbal_lock_all_orders)
                 for (int k = 0; k < 3; ++k)
                     tr[3 * (4 * f + j) + k] = j == 0 ? (float)(f * 0.5 + k) : jd[j].offset[k];
         }
-        mb_clip_desc cd = {4, nf, 1.0 / 30.0, rot, tr, {0}};
         mb_clip *c;
-        cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+        cr_assert_eq(mb_test_clip_full(s, nf, 1.0 / 30.0, rot, tr, &c), MB_OK);
         char what[64];
         snprintf(what, sizeof what, "gimbal %s", order_names[o]);
         round_trip_synthetic(what, s, c, NULL, default_tols);
@@ -650,9 +654,8 @@ Test(bvh_write, fewer_rotation_channels)
             for (int k = 0; k < 3; ++k)
                 tr[3 * (4 * f + j) + k] = j == 0 ? (float)(k - f * 0.25) : jd[j].offset[k];
     }
-    mb_clip_desc cd = {4, nf, 0.04, rot, tr, {0}};
     mb_clip *c;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_test_clip_full(s, nf, 0.04, rot, tr, &c), MB_OK);
     round_trip_synthetic("1 and 2 rotation channels", s, c, NULL, default_tols);
     /* Rewritten to three channels: Hips keeps its positions at 0, 2 and then 6. */
     mb_bvh_write_desc d;
@@ -716,7 +719,7 @@ Test(bvh_write, continuous_angles)
         euler_quat_f(test_axes[4], spin, 3, &rot[4 * (2 * f)]);
         euler_quat_f(test_axes[4], tumble, 3, &rot[4 * (2 * f + 1)]);
     }
-    mb_clip_desc cd = {2, NF, 0.1, rot, NULL, {0}};
+    mb_clip_desc cd = {2, NF, 0.1, rot, NULL, 0, NULL, {0}};
     mb_clip *c;
     cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
     char *text = write_or_die(s, c, NULL, NULL, "spin");
@@ -780,7 +783,7 @@ Test(bvh_write, exact_lock_written_plainly)
             *q = nextafterf(*q, 2.0f);
             memcpy(want[f], a, sizeof a);
         }
-        mb_clip_desc cd = {1, NF, 0.1, rot, NULL, {0}};
+        mb_clip_desc cd = {1, NF, 0.1, rot, NULL, 0, NULL, {0}};
         mb_clip *c;
         cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
         char *text = write_or_die(s, c, NULL, NULL, "lock");
@@ -832,7 +835,7 @@ Test(bvh_write, breadth_first_skeleton_written_depth_first)
             double a[3] = {10.0 * j + f, -20.0 * f, 7.0 * j};
             euler_quat_f(test_axes[j % 6], a, 3, &rot[4 * (5 * f + j)]);
         }
-    mb_clip_desc cd = {5, 2, 0.5, rot, NULL, {0}};
+    mb_clip_desc cd = {5, 2, 0.5, rot, NULL, 0, NULL, {0}};
     mb_clip *c;
     cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
     char *text = write_or_die(s, c, NULL, NULL, "bfs");
@@ -983,7 +986,7 @@ Test(bvh_write, invalid_arguments)
     mb_skeleton_desc sd = {jd, 1, {0}};
     mb_skeleton *bad;
     cr_assert_eq(mb_skeleton_create(&sd, &bad), MB_OK);
-    mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, {0}};
+    mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, 0, NULL, {0}};
     mb_clip *one;
     cr_assert_eq(mb_clip_create(&cd, &one), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_INVALID_ARG);
@@ -1013,7 +1016,7 @@ Test(bvh_write, invalid_arguments)
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_INVALID_ARG);
     cr_assert_not_null(strstr(err.text, "no channels"), "%s", err.text);
     mb_clip_destroy(one);
-    mb_clip_desc cd0 = {1, 0, 0.1, NULL, NULL, {0}};
+    mb_clip_desc cd0 = {1, 0, 0.1, NULL, NULL, 0, NULL, {0}};
     cr_assert_eq(mb_clip_create(&cd0, &one), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_OK);
     read_text_or_die(text, len, "static", &back, &backc);
@@ -1025,9 +1028,12 @@ Test(bvh_write, invalid_arguments)
     mb_clip_destroy(one);
     /* Non-finite values cannot be written (a clip filled through the _mut accessors). */
     mb_clip *nanc;
-    cr_assert_eq(mb_clip_alloc(4, 1, 0.1, 1, NULL, &nanc), MB_OK);
+    int nt;
+    const int *tj = mb_skeleton_translation_joints(s, &nt);
+    cr_assert_gt(nt, 0);
+    cr_assert_eq(mb_clip_alloc(4, 1, 0.1, tj, nt, NULL, &nanc), MB_OK);
     memcpy(mb_clip_rotations_mut(nanc), mb_clip_rotations(c), 4 * 4 * sizeof(float));
-    memcpy(mb_clip_translations_mut(nanc), mb_clip_translations(c), 4 * 3 * sizeof(float));
+    memcpy(mb_clip_translations_mut(nanc), mb_clip_translations(c), (size_t)nt * 3 * sizeof(float));
     mb_clip_translations_mut(nanc)[1] = NAN;
     cr_assert_eq(mb_bvh_write_mem(s, nanc, NULL, &text, &len, &err), MB_NUMERIC);
     cr_assert_null(text);
@@ -1084,7 +1090,7 @@ Test(bvh_write, allocator_hooks)
     cr_assert_eq(k.allocs, k.frees);
     /* Failure paths free everything too. */
     mb_clip *one;
-    mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, {0}};
+    mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, 0, NULL, {0}};
     cr_assert_eq(mb_clip_create(&cd, &one), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(s, one, &d, &text, &len, NULL), MB_MISMATCH);
     cr_assert_eq(k.allocs, k.frees);

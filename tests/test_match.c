@@ -264,13 +264,15 @@ Test(match, finds_a_turned_and_moved_copy)
     int n = mb_skeleton_joint_count(a.s), nf = mb_clip_frame_count(a.c), root = a.info.root;
     cr_assert_eq(mb_skeleton_parents(a.s)[root], 0, "Bandai: the root sits under a static dummy");
     /* turn and move the dummy (joint 0), so the whole body turns about the origin */
-    float *rot = malloc(sizeof(float) * 4 * (size_t)n * nf), *tr = malloc(sizeof(float) * 3 * (size_t)n * nf);
+    int nt = mb_clip_translation_count(a.c), slot0 = mb_clip_translation_slot(a.c, 0);
+    cr_assert_geq(slot0, 0, "Bandai: the dummy has position channels");
+    float *rot = malloc(sizeof(float) * 4 * (size_t)n * nf), *tr = malloc(sizeof(float) * 3 * (size_t)nt * nf);
     memcpy(rot, mb_clip_rotations(a.c), sizeof(float) * 4 * (size_t)n * nf);
-    memcpy(tr, mb_clip_translations(a.c), sizeof(float) * 3 * (size_t)n * nf);
+    memcpy(tr, mb_clip_translations(a.c), sizeof(float) * 3 * (size_t)nt * nf);
     double h = 0.5 * (M_PI / 2);
     float yq[4] = {0.0f, (float)sin(h), 0.0f, (float)cos(h)};
     for (int f = 0; f < nf; ++f) {
-        float *q = rot + 4 * (size_t)f * n, *t = tr + 3 * (size_t)f * n;
+        float *q = rot + 4 * (size_t)f * n, *t = tr + 3 * ((size_t)f * nt + slot0);
         float r[4] = {yq[3] * q[0] + yq[0] * q[3] + yq[1] * q[2] - yq[2] * q[1],
                       yq[3] * q[1] - yq[0] * q[2] + yq[1] * q[3] + yq[2] * q[0],
                       yq[3] * q[2] + yq[0] * q[1] - yq[1] * q[0] + yq[2] * q[3],
@@ -284,6 +286,8 @@ Test(match, finds_a_turned_and_moved_copy)
     cd.frame_count = nf;
     cd.frame_time = mb_clip_frame_time(a.c);
     cd.rotations = rot;
+    cd.translation_joints = mb_clip_translation_joints(a.c);
+    cd.translation_count = nt;
     cd.translations = tr;
     clip_file b = {a.s, NULL, a.info};
     cr_assert_eq(mb_clip_create(&cd, &b.c), MB_OK);

@@ -384,16 +384,20 @@ Test(transition, clips_at_different_frame_rates)
 {
     clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh");
     int n = mb_skeleton_joint_count(b.s), nfb = mb_clip_frame_count(b.c), half = (nfb + 1) / 2;
-    float *rot = malloc(sizeof(float) * 4 * (size_t)n * half), *tr = malloc(sizeof(float) * 3 * (size_t)n * half);
+    int nt = mb_clip_translation_count(b.c);
+    cr_assert_gt(nt, 0);
+    float *rot = malloc(sizeof(float) * 4 * (size_t)n * half), *tr = malloc(sizeof(float) * 3 * (size_t)nt * half);
     for (int f = 0; f < half; ++f) {
         memcpy(rot + 4 * (size_t)f * n, mb_clip_rotations(b.c) + 4 * (size_t)(2 * f) * n, sizeof(float) * 4 * n);
-        memcpy(tr + 3 * (size_t)f * n, mb_clip_translations(b.c) + 3 * (size_t)(2 * f) * n, sizeof(float) * 3 * n);
+        memcpy(tr + 3 * (size_t)f * nt, mb_clip_translations(b.c) + 3 * (size_t)(2 * f) * nt, sizeof(float) * 3 * nt);
     }
     mb_clip_desc cd = {0};
     cd.joint_count = n;
     cd.frame_count = half;
     cd.frame_time = 2.0 * mb_clip_frame_time(b.c);
     cd.rotations = rot;
+    cd.translation_joints = mb_clip_translation_joints(b.c);
+    cd.translation_count = nt;
     cd.translations = tr;
     mb_clip *b60;
     cr_assert_eq(mb_clip_create(&cd, &b60), MB_OK);

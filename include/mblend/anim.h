@@ -74,6 +74,11 @@ MB_API int mb_skeleton_channels(const mb_skeleton *s, int joint, const mb_channe
 MB_API mb_euler_order mb_skeleton_rot_order(const mb_skeleton *s, int joint);
 /* Non-zero when the joint has at least one position channel. */
 MB_API int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
+/* The joints with at least one position channel, ascending: the translation joints a clip
+ * of this skeleton tracks (pass them to mb_clip_alloc or mb_clip_desc). Sets *out_count
+ * (nullable) to their number; returns NULL when there are none (or s is NULL). The array
+ * lives as long as the skeleton. */
+MB_API const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count);
 /* Index of the joint (End Sites included) with that exact name, or -1. */
 MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
 /* Whether two skeletons have the same names and parents (offsets and channels may differ).
@@ -82,26 +87,53 @@ MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
 MB_API int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff);
 
 /* A clip: frame_count frames of frame_time seconds, for a skeleton's joint count.
- * Rotations: frame-major, [frame][joint][4] unit quaternions (End Sites: identity);
- * consecutive frames of a joint have a non-negative dot product (sign-continuous).
- * Translations: [frame][joint][3] local translations, stored only when
- * has_translations is set; joints without position channels hold their offset. */
+ *
+ * Rotations: frame-major, [frame][joint][4] unit quaternions for every joint (End Sites:
+ * identity); consecutive frames of a joint have a non-negative dot product
+ * (sign-continuous).
+ *
+ * Translations are compact: a clip tracks translation_count (T, 0..joint_count) joints,
+ * listed in ascending order (mb_clip_translation_joints), and stores [frame][T][3] local
+ * translations, the values of tracked joint k (the k-th in that list, its "slot") at
+ * translations[(frame * T + k) * 3]. Only joints whose translation moves need a track (a
+ * BVH clip tracks exactly the joints with position channels, mb_skeleton_translation_joints);
+ * an untracked joint's translation is its skeleton offset. T == 0: no translation array.
+ *
+ * Which translation a joint has in a frame (mb_clip_joint_translation, mb_clip_sample,
+ * mb_clip_frame_pose, the BVH writer): the tracked value when the clip tracks the joint
+ * and the skeleton gives it position channels (they replace the offset); the skeleton
+ * offset otherwise. A tracked joint without position channels thus keeps its offset: a
+ * BVH file could not hold its track, and playback agrees with export. */
 typedef struct mb_clip_desc {
     int joint_count;
     int frame_count;           /* 0..MB_MAX_FRAMES */
     double frame_time;         /* seconds, > 0 and finite */
     const float *rotations;    /* joint_count * frame_count * 4; NULL: identity */
-    const float *translations; /* joint_count * frame_count * 3; NULL: none */
+    /* Tracked joints: translation_count (0..joint_count) joint indices, strictly ascending
+     * (so unique), each in 0..joint_count-1. Ignored when translation_count is 0. */
+    const int *translation_joints;
+    int translation_count;
+    /* [frame][translation_count][3]; required (non-NULL) when translation_count > 0 and
+     * frame_count > 0, and must be NULL when translation_count is 0 (a leftover
+     * full-skeleton array is refused rather than misread). */
+    const float *translations;
     mb_allocator allocator;
 } mb_clip_desc;
 
 /* Builds a clip (copies the tracks, normalises rotations and makes them sign-continuous).
- * MB_INVALID_ARG for a bad desc or non-finite values, MB_LIMIT, MB_NOMEM. */
+ * MB_INVALID_ARG for a bad desc (see the fields: an unsorted, repeated or out-of-range
+ * tracked joint, a count without its arrays or a translation array without a count) or
+ * non-finite values, MB_LIMIT, MB_NOMEM. */
 MB_API mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out);
 /* Allocates an uninitialised clip whose tracks the caller (a loader) fills through
- * mb_clip_rotations_mut / mb_clip_translations_mut before handing it out. */
+ * mb_clip_rotations_mut / mb_clip_translations_mut before handing it out. The tracked
+ * joints (translation_count entries, strictly ascending, in range; NULL when the count is
+ * 0) are copied. MB_INVALID_ARG for bad arguments, MB_LIMIT past MB_MAX_JOINTS,
+ * MB_MAX_FRAMES or MB_MAX_TRACK_BYTES (rotations plus translations; checked before
+ * allocating), MB_NOMEM. */
 MB_API mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
-                               int with_translations, const mb_allocator *a, mb_clip **out);
+                               const int *translation_joints, int translation_count,
+                               const mb_allocator *a, mb_clip **out);
 MB_API void mb_clip_destroy(mb_clip *c); /* NULL is a no-op */
 
 MB_API int mb_clip_joint_count(const mb_clip *c);
@@ -110,12 +142,27 @@ MB_API double mb_clip_frame_time(const mb_clip *c);
 /* frame_count * frame_time, seconds (0 for an empty clip). */
 MB_API double mb_clip_duration(const mb_clip *c);
 MB_API const float *mb_clip_rotations(const mb_clip *c);    /* [frame][joint][4] */
-MB_API const float *mb_clip_translations(const mb_clip *c); /* [frame][joint][3] or NULL */
+/* Number of tracked joints T (0..joint_count). */
+MB_API int mb_clip_translation_count(const mb_clip *c);
+/* The T tracked joint indices, ascending; NULL when T == 0. */
+MB_API const int *mb_clip_translation_joints(const mb_clip *c);
+/* The slot of a joint in the translation rows (0..T-1), or -1 when the joint is not
+ * tracked or out of range. O(1): the clip keeps a joint -> slot map. */
+MB_API int mb_clip_translation_slot(const mb_clip *c, int joint);
+/* [frame][T][3], or NULL when T == 0. */
+MB_API const float *mb_clip_translations(const mb_clip *c);
 MB_API float *mb_clip_rotations_mut(mb_clip *c);
 MB_API float *mb_clip_translations_mut(mb_clip *c);
+/* The local translation of a joint in a frame (float[3]) by the rule above: the tracked
+ * value when the clip tracks the joint and the skeleton gives it position channels, else
+ * the skeleton offset. Points into c or s (valid while they live). NULL for a NULL
+ * argument, a skeleton/clip joint count mismatch, or a joint or frame out of range. */
+MB_API const float *mb_clip_joint_translation(const mb_skeleton *s, const mb_clip *c,
+                                              int frame, int joint);
 
-/* The local pose of one frame: rotations from the clip; translations from the clip where
- * the joint has position channels (they replace the offset), the skeleton offset elsewhere.
+/* The local pose of one frame: rotations from the clip; translations by the rule of
+ * mb_clip_joint_translation (tracked joints with position channels: the track; every
+ * other joint: the skeleton offset).
  * out.count must equal the joint count. MB_INVALID_ARG for a bad frame or mismatched
  * skeleton/clip, MB_TOO_SMALL for a short pose. */
 MB_API mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame,
@@ -130,7 +177,8 @@ typedef enum mb_wrap {
 } mb_wrap;
 
 /* The local pose at time t (seconds): rotations slerped between the two nearest frames
- * (short arc), translations lerped; joints without position channels take their offset.
+ * (short arc), translations of tracked joints lerped; the other joints take their offset
+ * (the rule of mb_clip_joint_translation).
  * O(1) per joint for any t (frames are evenly spaced), so sequential playback and random
  * seek cost the same. MB_INVALID_ARG for a non-finite t, an empty clip or a skeleton/clip
  * mismatch; MB_TOO_SMALL for a short pose. */

@@ -115,10 +115,11 @@ typedef struct mb_scene_info {
 
 /* Reads a scene from memory with assimp. source names it in messages and its extension
  * ("fox.glb") tells assimp the format (it also sniffs the content). The skeleton is the
- * whole node hierarchy (parents-first; every node has 6 channels, so every clip track
- * carries its own translation); all meshes are merged into one mb_mesh (NULL when the file
- * has no mesh); every animation becomes a clip, sampled into quaternion tracks (nodes
- * without a channel hold their bind transform; rotations slerped, positions lerped
+ * whole node hierarchy (parents-first; every node has 6 channels, so any node can carry
+ * a translation track); all meshes are merged into one mb_mesh (NULL when the file has no
+ * mesh); every animation becomes a clip, sampled into quaternion tracks and translation
+ * tracks for exactly the nodes with position keys (nodes without a channel hold their
+ * bind transform, which is their skeleton offset; rotations slerped, positions lerped
  * between keys, clamped before the first and after the last key). Unnamed nodes are called
  * "node<i>", repeated names get "#<k>" appended, unnamed clips "clip<i>".
  * MB_INVALID_ARG for NULL data or outputs; MB_PARSE when assimp cannot read it (its
@@ -158,9 +159,11 @@ typedef struct mb_clip_map_desc {
 /* A new clip on `to` (same frames and frame time): each joint of `to` whose name exists in
  * `from` takes that joint's local rotation track as is (the two rigs must share rest
  * orientations for the result to look right, as clips of one character do); an unmatched
- * joint keeps its bind pose. out_from (nullable, joint count of `to` entries) receives the
- * source joint of each target joint or -1; *out_unmatched (nullable) the number of
- * unmatched joints (End Sites excluded). MB_INVALID_ARG for NULLs or a clip not on
+ * joint keeps its bind pose. The new clip tracks the translations of the joints of `to`
+ * that have position channels and whose translation can differ from their offset.
+ * out_from (nullable, joint count of `to` entries) receives the source joint of each
+ * target joint or -1; *out_unmatched (nullable) the number of unmatched joints (End
+ * Sites excluded). MB_INVALID_ARG for NULLs or a clip not on
  * `from`, MB_MISMATCH when no joint matches, MB_NOMEM. */
 MB_API mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from,
                              int *out_unmatched);

@@ -1,21 +1,32 @@
-/* The immutable clip: frame-major rotation and translation tracks in one allocation. */
+/* The immutable clip: frame-major rotation tracks and compact translation tracks (only the
+ * tracked joints) in one allocation, with the joint -> slot map that makes a tracked
+ * joint's row O(1) to find. */
 #include <math.h>
 #include <string.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 
-struct mb_clip {
-    mb_allocator allocator;
-    int joint_count;
-    int frame_count;
-    double frame_time;
-    float *rotations;    /* [frame][joint][4] */
-    float *translations; /* [frame][joint][3] or NULL */
-};
+/* Tracked joints: count in 0..joint_count, strictly ascending (hence unique), in range.
+ * joint_count must already be valid. */
+static mb_status check_tracked(int joint_count, const int *joints, int count)
+{
+    if (count < 0 || count > joint_count || (count > 0 && !joints))
+        return MB_INVALID_ARG;
+    for (int k = 0; k < count; ++k)
+        if (joints[k] < 0 || joints[k] >= joint_count || (k > 0 && joints[k] <= joints[k - 1]))
+            return MB_INVALID_ARG;
+    return MB_OK;
+}
 
+static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
+
+/* Layout: header, slot map [joint], tracked list [T], rotations, translations. The index
+ * arrays come before the tracks so that mb_clip_truncate_ only has to move the
+ * translations. */
 mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
-                        int with_translations, const mb_allocator *a, mb_clip **out)
+                        const int *translation_joints, int translation_count,
+                        const mb_allocator *a, mb_clip **out)
 {
     if (!out)
         return MB_INVALID_ARG;
@@ -24,14 +35,20 @@ mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
         return MB_INVALID_ARG;
     if (joint_count > MB_MAX_JOINTS || frame_count > MB_MAX_FRAMES)
         return MB_LIMIT;
-    /* Both factors are bounded above, so this product cannot overflow 64 bits. */
-    unsigned long long per_frame = (unsigned long long)joint_count * (with_translations ? 28u : 16u);
+    mb_status st = check_tracked(joint_count, translation_joints, translation_count);
+    if (st != MB_OK)
+        return st;
+    /* Every factor is bounded above, so these products cannot overflow 64 bits. */
+    unsigned long long per_frame = (unsigned long long)joint_count * 16u +
+                                   (unsigned long long)translation_count * 12u;
     unsigned long long track_bytes = per_frame * (unsigned long long)frame_count;
     if (track_bytes > MB_MAX_TRACK_BYTES)
         return MB_LIMIT;
-    size_t head = (sizeof(mb_clip) + 15u) & ~(size_t)15u;
-    size_t rot_bytes = (size_t)joint_count * (size_t)frame_count * 4u * sizeof(float);
-    size_t total = head + (size_t)track_bytes;
+    size_t nj = (size_t)joint_count, nt = (size_t)translation_count;
+    size_t head = align16(sizeof(mb_clip));
+    size_t off_rot = align16(head + (nj + nt) * sizeof(int));
+    size_t rot_bytes = nj * (size_t)frame_count * 4u * sizeof(float);
+    size_t total = off_rot + (size_t)track_bytes;
     char *mem = mb_alloc_(a, total);
     if (!mem)
         return MB_NOMEM;
@@ -42,8 +59,18 @@ mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
     c->joint_count = joint_count;
     c->frame_count = frame_count;
     c->frame_time = frame_time;
-    c->rotations = (float *)(mem + head);
-    c->translations = with_translations ? (float *)(mem + head + rot_bytes) : NULL;
+    c->translation_count = translation_count;
+    int *slot = (int *)(mem + head), *tracked = slot + nj;
+    for (int j = 0; j < joint_count; ++j)
+        slot[j] = -1;
+    for (int k = 0; k < translation_count; ++k) {
+        tracked[k] = translation_joints[k];
+        slot[translation_joints[k]] = k;
+    }
+    c->slot = slot;
+    c->tracked = translation_count > 0 ? tracked : NULL;
+    c->rotations = (float *)(mem + off_rot);
+    c->translations = translation_count > 0 ? (float *)(mem + off_rot + rot_bytes) : NULL;
     *out = c;
     return MB_OK;
 }
@@ -55,24 +82,31 @@ mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out)
     *out = NULL;
     if (!d)
         return MB_INVALID_ARG;
-    size_t nr = (size_t)(d->joint_count > 0 ? d->joint_count : 0) *
-                (size_t)(d->frame_count > 0 ? d->frame_count : 0);
+    /* The translation array and its count go together (mb_clip_alloc checks the rest). */
+    if (d->translation_count == 0 ? d->translations != NULL
+                                  : (d->frame_count > 0 && !d->translations))
+        return MB_INVALID_ARG;
     if (d->joint_count > 0 && d->joint_count <= MB_MAX_JOINTS && d->frame_count > 0 &&
         d->frame_count <= MB_MAX_FRAMES) {
+        mb_status st = check_tracked(d->joint_count, d->translation_joints, d->translation_count);
+        if (st != MB_OK)
+            return st;
         /* Validate before allocating: every value finite, every quaternion non-zero. */
+        size_t nr = (size_t)d->joint_count * (size_t)d->frame_count;
         for (size_t i = 0; d->rotations && i < nr; ++i) {
             const float *q = &d->rotations[4 * i];
             float n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
             if (!isfinite(n2) || !(n2 > 1e-12f))
                 return MB_INVALID_ARG;
         }
-        for (size_t i = 0; d->translations && i < 3 * nr; ++i)
+        size_t nt = 3 * (size_t)d->translation_count * (size_t)d->frame_count;
+        for (size_t i = 0; i < nt; ++i)
             if (!isfinite(d->translations[i]))
                 return MB_INVALID_ARG;
     }
     mb_clip *c;
     mb_status st = mb_clip_alloc(d->joint_count, d->frame_count, d->frame_time,
-                                 d->translations != NULL, &d->allocator, &c);
+                                 d->translation_joints, d->translation_count, &d->allocator, &c);
     if (st != MB_OK)
         return st;
     int nj = d->joint_count;
@@ -91,8 +125,9 @@ mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out)
                 q[k] = s[k] / n;
         }
     mb_clip_make_continuous_(c->rotations, nj, d->frame_count);
-    if (d->translations)
-        memcpy(c->translations, d->translations, 3 * nr * sizeof(float));
+    if (c->translations && d->frame_count > 0)
+        memcpy(c->translations, d->translations,
+               3 * (size_t)d->translation_count * (size_t)d->frame_count * sizeof(float));
     *out = c;
     return MB_OK;
 }
@@ -120,7 +155,8 @@ void mb_clip_truncate_(mb_clip *c, int frame_count)
         float *t = c->translations;
         if (t) {
             c->translations = c->rotations + 4 * (size_t)c->joint_count * (size_t)frame_count;
-            memmove(c->translations, t, 3 * (size_t)c->joint_count * (size_t)frame_count * sizeof(float));
+            memmove(c->translations, t,
+                    3 * (size_t)c->translation_count * (size_t)frame_count * sizeof(float));
         }
         c->frame_count = frame_count;
     }
@@ -139,6 +175,22 @@ int mb_clip_frame_count(const mb_clip *c) { return c ? c->frame_count : 0; }
 double mb_clip_frame_time(const mb_clip *c) { return c ? c->frame_time : 0.0; }
 double mb_clip_duration(const mb_clip *c) { return c ? c->frame_count * c->frame_time : 0.0; }
 const float *mb_clip_rotations(const mb_clip *c) { return c ? c->rotations : NULL; }
+int mb_clip_translation_count(const mb_clip *c) { return c ? c->translation_count : 0; }
+const int *mb_clip_translation_joints(const mb_clip *c) { return c ? c->tracked : NULL; }
 const float *mb_clip_translations(const mb_clip *c) { return c ? c->translations : NULL; }
 float *mb_clip_rotations_mut(mb_clip *c) { return c ? c->rotations : NULL; }
 float *mb_clip_translations_mut(mb_clip *c) { return c ? c->translations : NULL; }
+
+int mb_clip_translation_slot(const mb_clip *c, int joint)
+{
+    return c && joint >= 0 && joint < c->joint_count ? c->slot[joint] : -1;
+}
+
+const float *mb_clip_joint_translation(const mb_skeleton *s, const mb_clip *c, int frame,
+                                       int joint)
+{
+    if (!s || !c || s->joint_count != c->joint_count || joint < 0 || joint >= c->joint_count ||
+        frame < 0 || frame >= c->frame_count)
+        return NULL;
+    return mb_clip_pos_(s, c, frame, joint);
+}

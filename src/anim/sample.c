@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 
 /* Short-arc slerp of unit quaternions in double, the textbook formula: for frames far
  * apart, where the series below does not hold. */
@@ -82,7 +82,6 @@ static void pose_between(const mb_skeleton *s, const mb_clip *c, int f0, int f1,
     int nj = s->joint_count;
     const float *r0 = mb_clip_rotations(c) + 4 * (size_t)f0 * nj;
     const float *r1 = mb_clip_rotations(c) + 4 * (size_t)f1 * nj;
-    const float *tr = mb_clip_translations(c);
     series_w w = series_weights(a);
     float fa = (float)a;
     for (int j = 0; j < nj; ++j) {
@@ -91,13 +90,12 @@ static void pose_between(const mb_skeleton *s, const mb_clip *c, int f0, int f1,
             memcpy(o->rot, r0 + 4 * j, sizeof o->rot);
         else if (!slerp_near(r0 + 4 * j, r1 + 4 * j, &w, o->rot))
             slerp_far(r0 + 4 * j, r1 + 4 * j, a, o->rot);
-        if (tr && s->info[j].has_translation) {
-            const float *p0 = tr + 3 * ((size_t)f0 * nj + j), *p1 = tr + 3 * ((size_t)f1 * nj + j);
+        const float *p0 = mb_clip_pos_(s, c, f0, j), *p1 = mb_clip_pos_(s, c, f1, j);
+        if (p0 == p1) /* an untracked joint's offset, or one frame: copied bit for bit */
+            memcpy(o->pos, p0, sizeof o->pos);
+        else
             for (int k = 0; k < 3; ++k)
                 o->pos[k] = p0[k] + fa * (p1[k] - p0[k]);
-        } else {
-            memcpy(o->pos, &s->offsets[3 * j], sizeof o->pos);
-        }
     }
 }
 

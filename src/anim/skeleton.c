@@ -84,7 +84,8 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
     size_t off_nameptr = align8(off_names + names_bytes);
     size_t off_channels = align8(off_nameptr + un * sizeof(const char *));
     size_t off_flags = align8(off_channels + un * 6 * sizeof(mb_channel));
-    size_t total = off_flags + un * sizeof(mb_joint_info_);
+    size_t off_tjoints = align8(off_flags + un * sizeof(mb_joint_info_));
+    size_t total = off_tjoints + un * sizeof(int);
 
     char *mem = mb_alloc_(&d->allocator, total);
     if (!mem)
@@ -98,6 +99,7 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
     s->names = (const char **)(mem + off_nameptr);
     s->channels = (mb_channel *)(mem + off_channels);
     s->info = (mb_joint_info_ *)(mem + off_flags);
+    int *tjoints = (int *)(mem + off_tjoints);
     char *np = mem + off_names;
     for (int i = 0; i < n; ++i) {
         const mb_joint_desc *j = &d->joints[i];
@@ -118,11 +120,14 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
             else
                 inf->rot_channels++;
         }
+        if (inf->has_translation)
+            tjoints[s->translation_count++] = i;
         inf->order = (uint8_t)order_of(j->channels, j->channel_count);
         s->channel_count += j->channel_count;
         if (inf->end_site)
             s->end_site_count++;
     }
+    s->translation_joints = s->translation_count > 0 ? tjoints : NULL;
     *out = s;
     return MB_OK;
 }
@@ -176,6 +181,13 @@ mb_euler_order mb_skeleton_rot_order(const mb_skeleton *s, int j)
 int mb_skeleton_has_translation(const mb_skeleton *s, int j)
 {
     return valid_joint(s, j) ? s->info[j].has_translation : 0;
+}
+
+const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count)
+{
+    if (out_count)
+        *out_count = s ? s->translation_count : 0;
+    return s ? s->translation_joints : NULL;
 }
 
 int mb_skeleton_find(const mb_skeleton *s, const char *name)

@@ -26,12 +26,8 @@ struct mb_skeleton {
     const char **names;
     mb_channel *channels;   /* [joint][6], first channel_count used */
     mb_joint_info_ *info;
+    int translation_count;  /* joints with position channels */
+    int *translation_joints;/* [translation_count], ascending; NULL when none */
 };
 
-
-
-/* Flips quaternions so consecutive frames of each joint have a non-negative dot product. */
-void mb_clip_make_continuous_(float *rot, int joint_count, int frame_count);
-/* Shrinks a loader's clip to its first frame_count frames (the memory stays allocated). */
-void mb_clip_truncate_(mb_clip *c, int frame_count);
 #endif

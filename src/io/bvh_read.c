@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 #include "io/number_internal.h"
 #include "math/euler_internal.h"
@@ -602,7 +602,10 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
 
 /* Per-joint layout of a motion row, precomputed once. */
 typedef struct joint_map {
-    int rot_idx[3];   /* row index of the angle for each axis of the order, -1: zero */
+    int rot_idx[3];   /* row index of the angle for each axis of the order; a missing
+                         axis reads the row's extra zero at index channel_count (a
+                         sentinel: End Sites and partial lists made a per-angle branch
+                         mispredict) */
     int pos_idx[3];   /* row index of x, y, z position, -1: keep the offset */
     mb_euler_order order;
 } joint_map;
@@ -613,7 +616,8 @@ static void build_maps(const mb_skeleton *s, joint_map *maps)
         joint_map *m = &maps[i];
         const mb_joint_info_ *inf = &s->info[i];
         m->order = (mb_euler_order)inf->order;
-        int axis_idx[3] = {-1, -1, -1}, pos_idx[3] = {-1, -1, -1};
+        int zero = s->channel_count;
+        int axis_idx[3] = {zero, zero, zero}, pos_idx[3] = {-1, -1, -1};
         for (int k = 0; k < inf->channel_count; ++k) {
             int c = (int)s->channels[6 * i + k];
             int row = inf->channel_start + k;
@@ -650,19 +654,18 @@ static void euler_batch_init(euler_batch *eb, void *mem, const mb_skeleton *s)
         eb->order[i] = s->info[i].order;
 }
 
-/* Converts one row of channel values into frame f of the tracks. */
+/* Converts one row of channel values into frame f of the tracks: rotations of every
+ * joint, translations of the tracked joints (those with position channels, in slot
+ * order; a missing axis keeps the offset, as position channels replace it per axis). */
 static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler_batch *eb,
                         const float *row, float *rot, float *trans, const float *prev_rot)
 {
     int n = s->joint_count;
     for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < n; ++i) {
-            int r = maps[i].rot_idx[k];
-            eb->deg[k * n + i] = r >= 0 ? (double)row[r] : 0.0;
-        }
+        for (int i = 0; i < n; ++i)
+            eb->deg[k * n + i] = (double)row[maps[i].rot_idx[k]];
     mb_quat_from_euler_deg_n_(n, eb->order, eb->deg, eb->work, eb->q);
     for (int i = 0; i < n; ++i) {
-        const joint_map *m = &maps[i];
         const double *q = eb->q[i];
         float *o = rot + 4 * i;
         /* Sign continuity: same hemisphere as the previous frame (first frame: w >= 0). */
@@ -672,21 +675,75 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
         double sg = d < 0.0 ? -1.0 : 1.0;
         for (int k = 0; k < 4; ++k)
             o[k] = (float)(sg * q[k]);
-        if (trans) {
-            float *t = trans + 3 * i;
-            const float *off = &s->offsets[3 * i];
-            for (int k = 0; k < 3; ++k)
-                t[k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
-        }
+    }
+    for (int t = 0; t < s->translation_count; ++t) {
+        int i = s->translation_joints[t];
+        const joint_map *m = &maps[i];
+        const float *off = &s->offsets[3 * i];
+        for (int k = 0; k < 3; ++k)
+            trans[3 * t + k] = m->pos_idx[k] >= 0 ? row[m->pos_idx[k]] : off[k];
     }
 }
 
-static int skeleton_has_translation(const mb_skeleton *s)
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define MB_SPACE_MASK16_ 1
+/* Bit i set when byte i of the 16 at p is whitespace for is_space: ' ' or 9..13 (tab,
+ * LF, VT, FF, CR; an unsigned range test done as a signed one on bytes offset by 0x80). */
+static inline unsigned space_mask16_(const char *p)
 {
-    for (int i = 0; i < s->joint_count; ++i)
-        if (s->info[i].has_translation)
-            return 1;
-    return 0;
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+    __m128i t = _mm_xor_si128(_mm_sub_epi8(v, _mm_set1_epi8(9)), _mm_set1_epi8((char)0x80));
+    __m128i ctl = _mm_cmplt_epi8(t, _mm_set1_epi8((char)(0x80 + 5)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl));
+}
+#endif
+
+/* Reads the nch values of one frame, each after optional whitespace, into row. Returns
+ * nch when all were read, *at then just past the last one; else the index of the value
+ * that could not be read, *at then at its first byte (the end of the text when the text
+ * ran out), and the caller builds the message. This is the reader's hot loop: it touches
+ * neither the parser struct nor an address-taken local, so it stays in registers, and
+ * the out-of-line mb_parse_float_ only sees what the inline fast path leaves. */
+static inline int read_row(const char **at, const char *end, float *row, int nch)
+{
+    const char *p = *at;
+    for (int c = 0; c < nch; ++c) {
+        while (p < end && space_tab[(unsigned char)*p])
+            ++p;
+#ifdef MB_SPACE_MASK16_
+        /* Where the next value starts comes from one 16-byte whitespace mask (the first
+         * non-space byte after a space), not from the end of the parse: the parse of one
+         * value and the search for the next then overlap instead of forming one long
+         * chain of dependent loads. The parse must end exactly at the first whitespace,
+         * else the value takes the path below (which also makes the messages). */
+        if (end - p >= 32) {
+            unsigned sm = space_mask16_(p);
+            unsigned starts = ~sm & (sm << 1) & 0xffffu;
+            if (starts && mb_parse_float_swar_(p, end, &row[c]) == p + __builtin_ctz(sm)) {
+                p += __builtin_ctz(starts);
+                continue;
+            }
+        }
+#endif
+        const char *q = mb_parse_float_swar_(p, end, &row[c]);
+        if (!q) {
+            const char *q2;
+            if (p == end || mb_parse_float_(p, end, &row[c], &q2) != MB_NUM_OK) {
+                *at = p;
+                return c;
+            }
+            q = q2;
+        }
+        if (q < end && !space_tab[(unsigned char)*q]) {
+            *at = p;
+            return c;
+        }
+        p = q;
+    }
+    *at = p;
+    return nch;
 }
 
 /* Describes channel c of the row for messages: "joint 'Hips' Xrotation". */
@@ -886,27 +943,30 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
         if (cap > possible)
             cap = possible;
     }
-    int with_trans = skeleton_has_translation(s);
-    unsigned long long bytes = (unsigned long long)cap * (unsigned long long)nj *
-                               (with_trans ? 28u : 16u);
+    /* Translations only for the joints with position channels (the clip's tracked set). */
+    int nt = s->translation_count;
+    unsigned long long bytes = (unsigned long long)cap *
+                               ((unsigned long long)nj * 16u + (unsigned long long)nt * 12u);
     if (bytes > MB_MAX_TRACK_BYTES)
         return fail_at(ps, MB_LIMIT, count_tok.line, count_tok.column,
-                       "%lld frames of %d joints need %llu bytes of tracks, more than the "
-                       "limit MB_MAX_TRACK_BYTES (%llu)",
-                       cap, nj, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
+                       "%lld frames of %d joints (%d with position channels) need %llu bytes "
+                       "of tracks, more than the limit MB_MAX_TRACK_BYTES (%llu)",
+                       cap, nj, nt, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     mb_clip *clip = NULL;
-    st = mb_clip_alloc(nj, (int)cap, frame_time, with_trans, ps->alloc, &clip);
+    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip);
     if (st != MB_OK)
         return fail_at(ps, st, count_tok.line, count_tok.column,
                        "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
                        mb_status_str(st));
-    float *row = mb_alloc_(ps->alloc, (size_t)(nch > 0 ? nch : 1) * sizeof(float));
+    /* The values of one frame, then the zero that missing rotation axes read. */
+    float *row = mb_alloc_(ps->alloc, ((size_t)nch + 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
     if (!row || !maps || !eb_mem) {
         st = fail_at(ps, MB_NOMEM, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
+    row[nch] = 0.0f;
     build_maps(s, maps);
     euler_batch eb;
     euler_batch_init(&eb, eb_mem, s);
@@ -918,10 +978,9 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
      * moves `at`; sync_to brings them up to date only where a message needs a position. */
     const char *at = ps->p;
     for (; f < declared; ++f) {
-        for (int c = 0; c < nch; ++c) {
-            const char *p = at;
-            while (p < ps->end && space_tab[(unsigned char)*p])
-                ++p;
+        const char *p = at;
+        int c = read_row(&p, ps->end, row, nch);
+        if (c < nch) {
             if (p == ps->end) {
                 sync_to(ps, p);
                 int el, ec;
@@ -944,44 +1003,43 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                                  nch, f, c);
                 goto done;
             }
+            /* A bad value: parse it again for the reason (the fast path and
+             * mb_parse_float_ accept the same texts and stop at the same byte). */
             const char *q;
-            r = mb_parse_float_fast_(p, ps->end, &row[c], &q);
-            if (r != MB_NUM_OK || (q < ps->end && !space_tab[(unsigned char)*q])) {
-                sync_to(ps, p);
-                const char *e = p;
-                while (e < ps->end && !is_space(*e))
-                    ++e;
-                char what[300];
-                describe_channel(s, c, what, sizeof what);
-                const char *tx = excerpt(p, (size_t)(e - p), b);
-                int line = ps->line, col = column_of(ps, p);
-                if (r == MB_NUM_NONFINITE)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "non-finite value '%s' for %s in frame %lld (expected a finite "
-                                 "number)",
-                                 tx, what, f);
-                else if (r == MB_NUM_RANGE)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "value '%s' for %s in frame %lld is outside the float range "
-                                 "(about +-3.4e38)",
-                                 tx, what, f);
-                else if (r == MB_NUM_TOO_LONG)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "number '%s' for %s in frame %lld is longer than %d characters",
-                                 tx, what, f, MB_NUM_MAX_TOKEN);
-                else if (r == MB_NUM_OK)
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "malformed number '%s' for %s in frame %lld (values must be "
-                                 "separated by whitespace)",
-                                 tx, what, f);
-                else
-                    st = fail_at(ps, MB_PARSE, line, col,
-                                 "expected a number for %s in frame %lld, found '%s'", what, f,
-                                 tx);
-                goto done;
-            }
-            at = q;
+            r = mb_parse_float_(p, ps->end, &row[c], &q);
+            sync_to(ps, p);
+            const char *e = p;
+            while (e < ps->end && !is_space(*e))
+                ++e;
+            char what[300];
+            describe_channel(s, c, what, sizeof what);
+            const char *tx = excerpt(p, (size_t)(e - p), b);
+            int line = ps->line, col = column_of(ps, p);
+            if (r == MB_NUM_NONFINITE)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "non-finite value '%s' for %s in frame %lld (expected a finite "
+                             "number)",
+                             tx, what, f);
+            else if (r == MB_NUM_RANGE)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "value '%s' for %s in frame %lld is outside the float range "
+                             "(about +-3.4e38)",
+                             tx, what, f);
+            else if (r == MB_NUM_TOO_LONG)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "number '%s' for %s in frame %lld is longer than %d characters",
+                             tx, what, f, MB_NUM_MAX_TOKEN);
+            else if (r == MB_NUM_OK)
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "malformed number '%s' for %s in frame %lld (values must be "
+                             "separated by whitespace)",
+                             tx, what, f);
+            else
+                st = fail_at(ps, MB_PARSE, line, col,
+                             "expected a number for %s in frame %lld, found '%s'", what, f, tx);
+            goto done;
         }
+        at = p;
         if (f >= cap) { /* impossible: the capacity bound above is exact for dense data */
             sync_to(ps, at);
             st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
@@ -989,7 +1047,8 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
             goto done;
         }
         size_t off = (size_t)f * (size_t)nj;
-        store_frame(s, maps, &eb, row, rot + 4 * off, trans ? trans + 3 * off : NULL,
+        store_frame(s, maps, &eb, row, rot + 4 * off,
+                    trans ? trans + 3 * (size_t)f * (size_t)nt : NULL,
                     f > 0 ? rot + 4 * (off - (size_t)nj) : NULL);
     }
     while (at < ps->end && space_tab[(unsigned char)*at])

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
 #include "io/number_internal.h"
@@ -449,7 +449,6 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
 {
     int nj = s->joint_count, nf = mb_clip_frame_count(c);
     const float *rot = mb_clip_rotations(c);
-    const float *trans = mb_clip_translations(c);
     char num[40];
     for (int f = 0; f < nf; ++f) {
         int first = 1;
@@ -473,7 +472,7 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                     make_continuous(oj->nrot, deg, &prev[3 * j]);
                 memcpy(&prev[3 * j], deg, sizeof deg);
             }
-            const float *pos = trans ? &trans[3 * fj] : &s->offsets[3 * j];
+            const float *pos = mb_clip_pos_(s, c, f, j);
             for (int k = 0; k < oj->n; ++k) {
                 int len;
                 mb_channel ch = oj->ch[k];

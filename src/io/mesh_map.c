@@ -1,9 +1,19 @@
 /* Mapping a clip onto another skeleton by joint name. */
 #include <string.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 #include "io/mesh_internal.h"
+
+/* Whether target joint j takes the clip's translation (matched and on top, i.e. root
+ * motion, or all translations asked for) rather than its bind translation. */
+static int takes_clip_translation(const mb_clip_map_desc *d, const int *parents,
+                                  const int *from_of, int j)
+{
+    int k = from_of[j];
+    int top = k >= 0 && (parents[j] < 0 || from_of[parents[j]] < 0);
+    return k >= 0 && (top || d->all_translations);
+}
 
 mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, int *out_unmatched)
 {
@@ -18,11 +28,12 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     int frames = mb_clip_frame_count(d->clip);
     const mb_allocator *al = &d->allocator;
     int *from_of = mb_alloc_(al, (size_t)nt * sizeof *from_of);
+    int *tracked = mb_alloc_(al, (size_t)nt * sizeof *tracked);
     mb_xform *bind = mb_alloc_(al, (size_t)nt * sizeof *bind);
     mb_xform *src = mb_alloc_(al, (size_t)nf * sizeof *src);
     mb_status st = MB_NOMEM;
     mb_clip *c = NULL;
-    if (!from_of || !bind || !src)
+    if (!from_of || !tracked || !bind || !src)
         goto done;
     int matched = 0, unmatched = 0;
     for (int j = 0; j < nt; ++j) {
@@ -47,10 +58,19 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
         if ((st = mb_skeleton_rest_pose(d->to, bp)) != MB_OK)
             goto done;
     }
-    st = mb_clip_alloc(nt, frames, mb_clip_frame_time(d->clip), 1, al, &c);
+    /* Only joints whose translation can differ from the offset are tracked (an untracked
+     * joint is at its offset), and only those with position channels (the others keep
+     * the offset anyway: mb_clip_joint_translation). */
+    const int *parents = mb_skeleton_parents(d->to);
+    int ntr = 0;
+    for (int j = 0; j < nt; ++j)
+        if (mb_skeleton_has_translation(d->to, j) &&
+            (takes_clip_translation(d, parents, from_of, j) ||
+             memcmp(bind[j].pos, mb_skeleton_offset(d->to, j), sizeof bind[j].pos) != 0))
+            tracked[ntr++] = j;
+    st = mb_clip_alloc(nt, frames, mb_clip_frame_time(d->clip), tracked, ntr, al, &c);
     if (st != MB_OK)
         goto done;
-    const int *parents = mb_skeleton_parents(d->to);
     float *rot = mb_clip_rotations_mut(c), *tr = mb_clip_translations_mut(c);
     mb_pose sp = {src, nf};
     for (int f = 0; f < frames; ++f) {
@@ -58,12 +78,15 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
             goto done;
         for (int j = 0; j < nt; ++j) {
             float *q = &rot[((size_t)f * (size_t)nt + (size_t)j) * 4];
-            float *p = &tr[((size_t)f * (size_t)nt + (size_t)j) * 3];
             int k = from_of[j];
             const mb_xform *x = k >= 0 ? &src[k] : &bind[j];
             memcpy(q, x->rot, sizeof x->rot);
-            int top = k >= 0 && (parents[j] < 0 || from_of[parents[j]] < 0);
-            memcpy(p, (k >= 0 && (top || d->all_translations)) ? src[k].pos : bind[j].pos,
+        }
+        for (int t = 0; t < ntr; ++t) {
+            int j = tracked[t];
+            memcpy(&tr[((size_t)f * (size_t)ntr + (size_t)t) * 3],
+                   takes_clip_translation(d, parents, from_of, j) ? src[from_of[j]].pos
+                                                                  : bind[j].pos,
                    3 * sizeof(float));
         }
     }
@@ -74,6 +97,7 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
 done:
     mb_clip_destroy(c);
     mb_free_(al, from_of);
+    mb_free_(al, tracked);
     mb_free_(al, bind);
     mb_free_(al, src);
     return st;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "anim/skeleton_internal.h"
+#include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
 #include "io/mesh_internal.h"
 
@@ -756,7 +756,8 @@ static mb_status build_clips(loader *L)
         return MB_OK;
     S->clips = zalloc(L, sc->mNumAnimations * sizeof *S->clips);
     S->clip_names = zalloc(L, sc->mNumAnimations * sizeof *S->clip_names);
-    int *chan = zalloc(L, (size_t)L->nn * sizeof *chan);
+    int *chan = zalloc(L, (size_t)L->nn * 2 * sizeof *chan);
+    int *tracked = chan ? chan + L->nn : NULL; /* nodes with position keys, ascending */
     if (!S->clips || !S->clip_names || !chan) {
         mb_free_(L->al, chan);
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
@@ -818,8 +819,14 @@ static mb_status build_clips(loader *L)
                                 a, frames, MB_MAX_FRAMES);
             goto out;
         }
+        /* Only nodes with position keys get a translation track: every other node holds
+         * its bind translation, which is its skeleton offset. */
+        int ntr = 0;
+        for (int i = 0; i < L->nn; ++i)
+            if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
+                tracked[ntr++] = i;
         mb_clip *clip;
-        st = mb_clip_alloc(L->nn, (int)frames, dt, 1, L->al, &clip);
+        st = mb_clip_alloc(L->nn, (int)frames, dt, tracked, ntr, L->al, &clip);
         if (st != MB_OK) {
             mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
                            a, frames, mb_status_str(st));
@@ -840,17 +847,13 @@ static mb_status build_clips(loader *L)
                 t = (double)f * grid;
             for (int i = 0; i < L->nn; ++i) {
                 float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
-                float *p = &tr[((size_t)f * (size_t)L->nn + (size_t)i) * 3];
                 memcpy(q, L->bind[i].rot, 4 * sizeof(float));
-                memcpy(p, L->bind[i].pos, 3 * sizeof(float));
-                if (chan[i] < 0)
-                    continue;
-                const struct aiNodeAnim *ch = an->mChannels[chan[i]];
-                if (ch->mNumRotationKeys > 0)
-                    sample_rot(ch, t, q);
-                if (ch->mNumPositionKeys > 0)
-                    sample_pos(ch, t, p);
+                if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
+                    sample_rot(an->mChannels[chan[i]], t, q);
             }
+            for (int k = 0; k < ntr; ++k)
+                sample_pos(an->mChannels[chan[tracked[k]]], t,
+                           &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3]);
         }
         mb_clip_make_continuous_(rot, L->nn, (int)frames);
     }

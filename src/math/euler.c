@@ -14,6 +14,9 @@
 static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
 static const unsigned char order_axes[6][3] = {
     {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+/* +1 for the even permutations of XYZ (XYZ, YZX, ZXY), -1 for the odd ones: a table, not
+ * a per-rotation test, because mixed orders made that test a mispredicted branch. */
+static const double order_parity[6] = {1.0, -1.0, -1.0, 1.0, 1.0, -1.0};
 
 const char *mb_euler_order_name(mb_euler_order o)
 {
@@ -69,59 +72,38 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
     mb_qmul_d_(t, q[2], out);
 }
 
-/* Taylor coefficients of sin(x deg) and cos(x deg) with pi/180 folded in; on
- * |x| <= 45 degrees (pi/4) degree 11 and 12 leave < 1e-11. */
-#define MB_D2R_ 0.017453292519943295
-#define MB_S1_ MB_D2R_
-#define MB_S3_ (-MB_S1_ * MB_D2R_ * MB_D2R_ / 6.0)
-#define MB_S5_ (-MB_S3_ * MB_D2R_ * MB_D2R_ / 20.0)
-#define MB_S7_ (-MB_S5_ * MB_D2R_ * MB_D2R_ / 42.0)
-#define MB_S9_ (-MB_S7_ * MB_D2R_ * MB_D2R_ / 72.0)
-#define MB_S11_ (-MB_S9_ * MB_D2R_ * MB_D2R_ / 110.0)
-#define MB_C2_ (-MB_D2R_ * MB_D2R_ / 2.0)
-#define MB_C4_ (-MB_C2_ * MB_D2R_ * MB_D2R_ / 12.0)
-#define MB_C6_ (-MB_C4_ * MB_D2R_ * MB_D2R_ / 30.0)
-#define MB_C8_ (-MB_C6_ * MB_D2R_ * MB_D2R_ / 56.0)
-#define MB_C10_ (-MB_C8_ * MB_D2R_ * MB_D2R_ / 90.0)
-#define MB_C12_ (-MB_C10_ * MB_D2R_ * MB_D2R_ / 132.0)
+/* The sin/cos kernel, compiled here for the build's baseline and in euler_avx2.c for AVX2
+ * (picked at run time, same results: no FMA, so every lane rounds as the scalar code). */
+#define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
+#include "math/euler_sincos.inc"
+
+static int sincos_half_deg(int m, const double *a, double *sn, double *cs)
+{
+#ifdef MB_EULER_HAVE_AVX2_
+    if (__builtin_cpu_supports("avx2"))
+        return mb_euler_sincos_half_deg_avx2_(m, a, sn, cs);
+#endif
+    return sincos_half_deg_generic(m, a, sn, cs);
+}
 
 void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
                                double *work, double (*out)[4])
 {
     double *restrict sn = work, *restrict cs = work + 3 * n;
     const double *restrict a = deg;
-    /* sin and cos of the half angles, branch-free (bit selects) so it vectorises. */
-    for (int t = 0; t < 3 * n; ++t) {
-        double x = 0.5 * a[t];
-        /* k = rint(x / 90) by the 1.5 * 2^52 trick; the low bits of tk are k mod 4. */
-        double tk = x * (1.0 / 90.0) + 6755399441055744.0;
-        double k = tk - 6755399441055744.0;
-        double r = x - k * 90.0; /* exact for |x| < 5e7: |r| <= 45 needs fewer bits than x */
-        double r2 = r * r;
-        double sp = r * (MB_S1_ + r2 * (MB_S3_ + r2 * (MB_S5_ + r2 * (MB_S7_ + r2 * (MB_S9_ + r2 * MB_S11_)))));
-        double cp = 1.0 + r2 * (MB_C2_ + r2 * (MB_C4_ + r2 * (MB_C6_ + r2 * (MB_C8_ + r2 * (MB_C10_ + r2 * MB_C12_)))));
-        uint64_t q, sb, cb;
-        memcpy(&q, &tk, 8);
-        memcpy(&sb, &sp, 8);
-        memcpy(&cb, &cp, 8);
-        /* sin(r + q 90deg): odd q swaps sin and cos; q = 2, 3 negate sin; q = 1, 2 cos. */
-        uint64_t odd = 0 - (q & 1u);
-        uint64_t so = ((cb & odd) | (sb & ~odd)) ^ ((q & 2u) << 62);
-        uint64_t co = ((sb & odd) | (cb & ~odd)) ^ (((q + 1u) & 2u) << 62);
-        memcpy(&sn[t], &so, 8);
-        memcpy(&cs[t], &co, 8);
-    }
-    for (int t = 0; t < 3 * n; ++t)
-        if (fabs(a[t]) > 1e8) { /* beyond exact reduction (and the 2^51 trick): libm */
-            sn[t] = sin(0.5 * a[t] * MB_D2R_);
-            cs[t] = cos(0.5 * a[t] * MB_D2R_);
-        }
+    if (sincos_half_deg(3 * n, a, sn, cs))
+        for (int t = 0; t < 3 * n; ++t)
+            if (fabs(a[t]) >= MB_EULER_LIBM_DEG_) { /* beyond exact reduction: libm */
+                sn[t] = sin(0.5 * a[t] * MB_D2R_);
+                cs[t] = cos(0.5 * a[t] * MB_D2R_);
+            }
     /* q = q0 q1 q2 about axes (i, j, k); e = +1 for the even orders XYZ, YZX, ZXY. */
     for (int t = 0; t < n; ++t) {
-        const unsigned char *ax = order_axes[order[t] < 6 ? order[t] : 0];
+        int o6 = order[t] < 6 ? order[t] : 0;
+        const unsigned char *ax = order_axes[o6];
         double s0 = sn[t], s1 = sn[n + t], s2 = sn[2 * n + t];
         double c0 = cs[t], c1 = cs[n + t], c2 = cs[2 * n + t];
-        double e = ((ax[1] - ax[0] + 3) % 3 == 1) ? 1.0 : -1.0;
+        double e = order_parity[o6];
         double *o = out[t];
         o[ax[0]] = s0 * c1 * c2 + e * c0 * s1 * s2;
         o[ax[1]] = c0 * s1 * c2 - e * s0 * c1 * s2;
@@ -129,7 +111,6 @@ void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *
         o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
     }
 }
-
 
 void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
 {

@@ -11,9 +11,18 @@ mb_euler_order mb_euler_order_from_axes_(int a0, int a1, int a2);
  * BVH reader: deg[k * n + i] is angle k (in the order's axis sequence) of rotation i,
  * order[i] its mb_euler_order; work holds 6 * n doubles; out[i] receives x, y, z, w.
  * sin/cos are a polynomial after an exact quarter-turn reduction, in double, vectorised
- * across the batch; within 1e-11 of the libm path (angles beyond +-1e8 degrees, where the
- * reduction is no longer exact, use libm). out may not alias deg or work. */
+ * across the batch; within 1e-11 of the libm path (angles of 2^26 degrees, about 6.7e7,
+ * or more, where the reduction is no longer exact, use libm). out may not alias deg or
+ * work. */
 void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
                                double *work, double (*out)[4]);
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* The sin/cos kernel of mb_quat_from_euler_deg_n_ for AVX2 (euler_avx2.c): call only when
+ * the CPU has AVX2. See euler_sincos.inc. */
+#define MB_EULER_HAVE_AVX2_ 1
+int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *restrict sn,
+                                   double *restrict cs);
+#endif
 
 #endif

@@ -135,17 +135,20 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     out->left_foot = out->right_foot = -1;
     out->first_frame = detect_tpose_frame(c);
 
-    /* Root: the first joint whose translation track moves. */
-    const float *tr = mb_clip_translations(c);
+    /* Root: the first joint whose translation moves. Only tracked joints can (the list is
+     * ascending, so the first found is the first joint). */
+    const int *tracked = mb_clip_translation_joints(c);
     out->root = 0;
-    for (int j = 0; tr && j < nj; ++j) {
-        if (!mb_skeleton_has_translation(s, j))
-            continue;
+    for (int t = 0; t < mb_clip_translation_count(c); ++t) {
+        int j = tracked[t];
+        const float *p0 = mb_clip_joint_translation(s, c, 0, j);
         int moves = 0;
-        for (int f = 1; f < nf && !moves; ++f)
+        for (int f = 1; f < nf && !moves; ++f) {
+            const float *p = mb_clip_joint_translation(s, c, f, j);
             for (int k = 0; k < 3; ++k)
-                if (tr[3 * ((size_t)f * nj + j) + k] != tr[3 * (size_t)j + k])
+                if (p[k] != p0[k])
                     moves = 1;
+        }
         if (moves) {
             out->root = j;
             break;

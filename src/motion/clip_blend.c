@@ -172,8 +172,13 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
         }
     }
 
-    int with_trans = mb_clip_translations(in0->clip) != NULL;
-    rc = mb_clip_alloc(nj, frames, ft, with_trans, &d->allocator, &clip);
+    /* The output is on the first input's skeleton, so it tracks that skeleton's joints with
+     * position channels: the only ones whose translation it can carry (and the BVH writer
+     * write). Inputs whose clips track other sets still blend correctly, since sampling
+     * gives an untracked joint its offset. */
+    int ntr;
+    const int *tracked = mb_skeleton_translation_joints(s0, &ntr);
+    rc = mb_clip_alloc(nj, frames, ft, tracked, ntr, &d->allocator, &clip);
     if (rc != MB_OK) {
         fail(err, rc, NULL, "cannot allocate the output clip");
         goto done;
@@ -274,9 +279,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
                     for (int c = 0; c < 4; ++c)
                         q[c] = -q[c];
             }
-            if (otr)
-                memcpy(otr + 3 * ((size_t)k * nj + j), outpose[j].pos, sizeof outpose[j].pos);
         }
+        for (int t = 0; t < ntr; ++t)
+            memcpy(otr + 3 * ((size_t)k * ntr + t), outpose[tracked[t]].pos, sizeof outpose[0].pos);
     }
 #undef PHASE
 

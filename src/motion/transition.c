@@ -43,9 +43,11 @@ static mb_status get_cycle(const mb_skeleton *s, const mb_clip *c, const mb_moti
     return st;
 }
 
+/* The output frames as they are made: rotations of every joint, translations of the nt
+ * tracked joints (the output skeleton's joints with position channels). */
 typedef struct frame_buf {
     float *rot, *pos;
-    int frames, cap, nj;
+    int frames, cap, nj, nt;
 } frame_buf;
 
 static int frame_buf_grow(frame_buf *b)
@@ -55,7 +57,8 @@ static int frame_buf_grow(frame_buf *b)
     if (!r)
         return 0;
     b->rot = r;
-    float *p = realloc(b->pos, (size_t)cap * b->nj * 3 * sizeof(float));
+    /* One spare float so that nt == 0 never asks realloc for 0 bytes. */
+    float *p = realloc(b->pos, ((size_t)cap * b->nt * 3 + 1) * sizeof(float));
     if (!p)
         return 0;
     b->pos = p;
@@ -157,7 +160,9 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
     mb_state_set *set = NULL;
     mb_controller *ctl = NULL;
     mb_xform *pose = NULL, *orig = NULL;
-    frame_buf fb = {NULL, NULL, 0, 0, nj};
+    int nt;
+    const int *tracked = mb_skeleton_translation_joints(s, &nt);
+    frame_buf fb = {NULL, NULL, 0, 0, nj, nt};
     mb_clip *clip = NULL;
     if ((rc = mb_state_set_create(&sd, &set, err)) != MB_OK)
         goto done;
@@ -244,7 +249,9 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
             rc = tfail(err, MB_NOMEM, NULL, "out of memory");
             goto done;
         }
-        float *fr = fb.rot + (size_t)fb.frames * nj * 4, *fp = fb.pos + (size_t)fb.frames * nj * 3;
+        float *fr = fb.rot + (size_t)fb.frames * nj * 4, *fp = fb.pos + (size_t)fb.frames * nt * 3;
+        for (int t = 0; t < nt; ++t)
+            memcpy(fp + 3 * t, pose[tracked[t]].pos, 3 * sizeof(float));
         for (int j = 0; j < nj; ++j) {
             float *r = fr + 4 * j;
             memcpy(r, pose[j].rot, 4 * sizeof(float));
@@ -254,7 +261,6 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
                     for (int c = 0; c < 4; ++c)
                         r[c] = -r[c];
             }
-            memcpy(fp + 3 * j, pose[j].pos, 3 * sizeof(float));
         }
         ++fb.frames;
 
@@ -280,13 +286,14 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
             break;
     }
 
-    rc = mb_clip_alloc(nj, fb.frames, fta, 1, &d->allocator, &clip);
+    rc = mb_clip_alloc(nj, fb.frames, fta, tracked, nt, &d->allocator, &clip);
     if (rc != MB_OK) {
         tfail(err, rc, NULL, "cannot allocate the output clip (%d frames)", fb.frames);
         goto done;
     }
     memcpy(mb_clip_rotations_mut(clip), fb.rot, (size_t)fb.frames * nj * 4 * sizeof(float));
-    memcpy(mb_clip_translations_mut(clip), fb.pos, (size_t)fb.frames * nj * 3 * sizeof(float));
+    if (nt > 0)
+        memcpy(mb_clip_translations_mut(clip), fb.pos, (size_t)fb.frames * nt * 3 * sizeof(float));
     if (res) {
         res->frames = fb.frames;
         res->transition_start = k_a;

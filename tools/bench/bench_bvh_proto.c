@@ -1030,17 +1030,25 @@ int main(int argc, char **argv)
             if (ang > maxang)
                 maxang = ang;
         }
-        size_t first_t = (size_t)-1;
-        for (size_t i = 0; rt && i < nq * 3; ++i) {
-            double d = fabs((double)rt[i] - (double)trans[i]);
-            if (d > 0 && first_t == (size_t)-1)
-                first_t = i;
+        /* The reader's clip tracks only the joints with position channels ([frame][T][3]);
+         * the replicas keep [frame][node][3]. Compare the tracked ones. */
+        size_t first_t = (size_t)-1, first_r = 0;
+        size_t ntr = (size_t)mb_clip_translation_count(ref);
+        const int *tj = mb_clip_translation_joints(ref);
+        for (size_t i = 0; rt && i < (nq / (size_t)nj) * ntr * 3; ++i) {
+            size_t f = i / 3 / ntr, k = i / 3 % ntr;
+            size_t full = (f * (size_t)nj + (size_t)tj[k]) * 3 + i % 3;
+            double d = fabs((double)rt[i] - (double)trans[full]);
+            if (d > 0 && first_t == (size_t)-1) {
+                first_t = full;
+                first_r = i;
+            }
             if (d > maxt)
                 maxt = d;
         }
         if (first_t != (size_t)-1)
             printf("  first translation difference at frame %zu node %zu axis %zu: %g vs %g\n",
-                   first_t / 3 / (size_t)nj, first_t / 3 % (size_t)nj, first_t % 3, rt[first_t],
+                   first_t / 3 / (size_t)nj, first_t / 3 % (size_t)nj, first_t % 3, rt[first_r],
                    trans[first_t]);
         printf("  %-32s values %s; quaternion max |diff| %.3g (%lld of %zu components differ), "
                "max angle %.3g rad; translations max |diff| %.3g\n",

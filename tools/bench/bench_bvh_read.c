@@ -81,7 +81,7 @@ static int64_t ordered(float f)
 typedef struct hist {
     long long n, ulp0, ulp1, big, both_nonfinite, status_bad;
     int64_t max_ulp;
-    char first_bad[96];
+    char first_bad[160]; /* a 40-byte token excerpt and a why[96] message */
 } hist;
 
 static void note_bad(hist *h, const char *tok, size_t n, const char *why)
@@ -157,7 +157,7 @@ static void compare_token(hist *h, parse_fn fn, const char *p, size_t n, const c
         ++h->ulp1;
     else {
         ++h->big;
-        char why[64];
+        char why[96]; /* room for the longest %lld and %.9g forms */
         snprintf(why, sizeof why, "%lld ulp (strtof %.9g, got %.9g)", (long long)d, ref, got);
         note_bad(h, p, n, why);
     }
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
     }
     counting cnt = {0, 0, 0};
     size_t track_bytes = 0, retained = 0;
-    int clip_joints = 0, clip_frames = 0, has_trans = 0;
+    int clip_joints = 0, clip_frames = 0, clip_tracked = 0;
     long faults = 0;
     if (do_reader) {
         mb_bvh_read_desc d;
@@ -518,7 +518,7 @@ int main(int argc, char **argv)
             retained = cnt.cur;
             clip_joints = mb_clip_joint_count(clip);
             clip_frames = mb_clip_frame_count(clip);
-            has_trans = mb_clip_translations(clip) != NULL;
+            clip_tracked = mb_clip_translation_count(clip);
             mb_clip_destroy(clip);
             mb_skeleton_destroy(skel);
         }
@@ -541,14 +541,14 @@ int main(int argc, char **argv)
                100.0 * parse_best * (text_mb / motion_mb) / reader_best);
 
     if (do_reader && clip_joints > 0) {
-        track_bytes = (size_t)clip_joints * (size_t)clip_frames * (has_trans ? 28u : 16u);
+        track_bytes = ((size_t)clip_joints * 16u + (size_t)clip_tracked * 12u) * (size_t)clip_frames;
         double target = (double)bt.len + 1.5 * (double)track_bytes;
         double used = (double)bt.len + (double)cnt.peak;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         printf("\nmemory (MB = 1e6 bytes)\n");
-        printf("  tracks: %d joints x %d frames x %d B           %10.1f MB\n", clip_joints,
-               clip_frames, has_trans ? 28 : 16, (double)track_bytes / 1e6);
+        printf("  tracks: %d frames x (%d joints x 16 B + %d tracked x 12 B) %5.1f MB\n",
+               clip_frames, clip_joints, clip_tracked, (double)track_bytes / 1e6);
         printf("  reader peak heap (counting allocator)     %10.1f MB  (%.3f x tracks, %ld "
                "allocations/run, %.1f MB kept by skeleton+clip)\n",
                (double)cnt.peak / 1e6, (double)cnt.peak / (double)track_bytes,

@@ -62,10 +62,12 @@ static mb_skeleton *make_skeleton(int nj)
     return s;
 }
 
-/* A looping clip: frame nf - 1 continues frame 0 (period nf - 1 frames). */
+/* A looping clip: frame nf - 1 continues frame 0 (period nf - 1 frames). Only the root
+ * (joint 0, the one joint with position channels) has a translation track. */
 static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, double seed)
 {
-    float *rot = malloc(sizeof(float) * 4 * (size_t)nj * nf), *tr = malloc(sizeof(float) * 3 * (size_t)nj * nf);
+    static const int root_only[1] = {0};
+    float *rot = malloc(sizeof(float) * 4 * (size_t)nj * nf), *tr = malloc(sizeof(float) * 3 * (size_t)nf);
     int period = nf - 1;
     for (int f = 0; f < nf; ++f)
         for (int j = 0; j < nj; ++j) {
@@ -77,9 +79,9 @@ static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, d
             for (int k = 0; k < 3; ++k)
                 q[k] = (float)(ax[k] / n * sin(0.5 * ang));
             q[3] = (float)cos(0.5 * ang);
-            float *t = tr + 3 * ((size_t)f * nj + j);
-            t[0] = t[1] = t[2] = 0.0f;
             if (j == 0) {
+                float *t = tr + 3 * (size_t)f;
+                t[0] = 0.0f;
                 t[1] = (float)(90.0 + 3.0 * sin(2.0 * ph));
                 t[2] = (float)(speed * f * ft);
             }
@@ -89,6 +91,8 @@ static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, d
     d.frame_count = nf;
     d.frame_time = ft;
     d.rotations = rot;
+    d.translation_joints = root_only;
+    d.translation_count = 1;
     d.translations = tr;
     mb_clip *c = NULL;
     if (mb_clip_create(&d, &c) != MB_OK)

@@ -49,25 +49,35 @@ static int load(const char *dir, const char *name, take *t)
  * path continues across the joins). */
 static mb_clip *tile(take *takes, int nt, int frames)
 {
-    int nj = mb_clip_joint_count(takes[0].c);
-    float *rot = malloc(sizeof(float) * 4 * (size_t)nj * frames), *tr = malloc(sizeof(float) * 3 * (size_t)nj * frames);
+    /* The takes share one skeleton, so one tracked set (ns joints); the root (joint 0)
+     * carries the path when it is tracked (slot rs). */
+    int nj = mb_clip_joint_count(takes[0].c), ns = mb_clip_translation_count(takes[0].c);
+    int rs = mb_clip_translation_slot(takes[0].c, 0);
+    for (int i = 1; i < nt; ++i)
+        if (mb_clip_translation_count(takes[i].c) != ns)
+            return NULL;
+    float *rot = malloc(sizeof(float) * 4 * (size_t)nj * frames), *tr = malloc(sizeof(float) * (3 * (size_t)ns * frames + 1));
     if (!rot || !tr)
         return NULL;
     int ti = 0, f = takes[0].first;
     float shift[3] = {0, 0, 0};
     for (int k = 0; k < frames; ++k) {
         const take *t = &takes[ti];
+        float *row = tr + 3 * (size_t)k * ns;
         memcpy(rot + 4 * (size_t)k * nj, mb_clip_rotations(t->c) + 4 * (size_t)f * nj, sizeof(float) * 4 * nj);
-        memcpy(tr + 3 * (size_t)k * nj, mb_clip_translations(t->c) + 3 * (size_t)f * nj, sizeof(float) * 3 * nj);
-        for (int a = 0; a < 3; a += 2)
-            tr[3 * (size_t)k * nj + a] += shift[a];
+        if (ns > 0)
+            memcpy(row, mb_clip_translations(t->c) + 3 * (size_t)f * ns, sizeof(float) * 3 * ns);
+        for (int a = 0; rs >= 0 && a < 3; a += 2)
+            row[3 * rs + a] += shift[a];
         if (++f >= mb_clip_frame_count(t->c)) {
-            const float *last = tr + 3 * (size_t)k * nj;
             ti = (ti + 1) % nt;
             f = takes[ti].first;
-            const float *start = mb_clip_translations(takes[ti].c) + 3 * (size_t)f * nj;
-            for (int a = 0; a < 3; a += 2)
-                shift[a] = last[a] - start[a];
+            if (rs >= 0) {
+                const float *last = row + 3 * rs;
+                const float *start = mb_clip_translations(takes[ti].c) + 3 * ((size_t)f * ns + rs);
+                for (int a = 0; a < 3; a += 2)
+                    shift[a] = last[a] - start[a];
+            }
         }
     }
     mb_clip_desc d = {0};
@@ -75,7 +85,9 @@ static mb_clip *tile(take *takes, int nt, int frames)
     d.frame_count = frames;
     d.frame_time = mb_clip_frame_time(takes[0].c);
     d.rotations = rot;
-    d.translations = tr;
+    d.translation_joints = mb_clip_translation_joints(takes[0].c);
+    d.translation_count = ns;
+    d.translations = ns > 0 ? tr : NULL;
     mb_clip *c = NULL;
     mb_clip_create(&d, &c);
     free(rot);

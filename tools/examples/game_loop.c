@@ -48,17 +48,22 @@ static mb_clip *make_idle(const mb_skeleton *s, const mb_clip *walk, const mb_mo
         }
     }
     int frames = (int)(1.0 / mb_clip_frame_time(walk)) + 1;
-    float *rot = malloc(sizeof(float) * 4 * (size_t)n * frames), *tr = malloc(sizeof(float) * 3 * (size_t)n * frames);
+    /* Translations are stored for the walk's tracked joints only (nt of them). */
+    int nt = mb_clip_translation_count(walk);
+    float *rot = malloc(sizeof(float) * 4 * (size_t)n * frames), *tr = malloc(sizeof(float) * (3 * (size_t)nt * frames + 1));
     for (int f = 0; f < frames; ++f) {
         memcpy(rot + 4 * (size_t)f * n, mb_clip_rotations(walk) + 4 * (size_t)best * n, sizeof(float) * 4 * n);
-        memcpy(tr + 3 * (size_t)f * n, mb_clip_translations(walk) + 3 * (size_t)best * n, sizeof(float) * 3 * n);
+        if (nt > 0)
+            memcpy(tr + 3 * (size_t)f * nt, mb_clip_translations(walk) + 3 * (size_t)best * nt, sizeof(float) * 3 * nt);
     }
     mb_clip_desc d = {0};
     d.joint_count = n;
     d.frame_count = frames;
     d.frame_time = mb_clip_frame_time(walk);
     d.rotations = rot;
-    d.translations = tr;
+    d.translation_joints = mb_clip_translation_joints(walk);
+    d.translation_count = nt;
+    d.translations = nt > 0 ? tr : NULL;
     mb_clip *idle = NULL;
     mb_clip_create(&d, &idle);
     free(p);

@@ -109,8 +109,14 @@ static void check_loaded(const mb_skeleton *s, const mb_clip *c)
         if (mb_skeleton_is_end_site(s, (int)(i % (size_t)n)))
             CHECK(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 1.0f);
     }
+    /* Translations: exactly the joints with position channels are tracked. */
+    int nt = mb_clip_translation_count(c), snt;
+    const int *tj = mb_clip_translation_joints(c), *sj = mb_skeleton_translation_joints(s, &snt);
+    CHECK(nt == snt && (nt == 0) == (tr == NULL));
+    for (int k = 0; k < nt; ++k)
+        CHECK(tj[k] == sj[k] && mb_clip_translation_slot(c, tj[k]) == k);
     if (tr)
-        for (size_t i = 0; i < 3 * total; ++i) {
+        for (size_t i = 0; i < 3 * (size_t)frames * (size_t)nt; ++i) {
             CHECK(isfinite(tr[i]));
             if (fabs(tr[i]) > max_abs)
                 max_abs = fabs(tr[i]);

@@ -508,12 +508,16 @@ static void pose_at(const gait *g, double t, qd local[J_COUNT], v3 *root, diag *
 
 /* ---------------------------------------------------------------- clip, stats, output */
 
-static mb_status make_clip(const gait *g, mb_clip **out, diag *dg)
+/* The clip on skeleton s: rotations of every joint, translations of the joints with
+ * position channels (the hips, carrying the root path). */
+static mb_status make_clip(const gait *g, const mb_skeleton *s, mb_clip **out, diag *dg)
 {
     int frames = (int)lround(CYCLES * g->period * FPS);
     size_t n = (size_t)frames * J_COUNT;
+    int nt;
+    const int *tracked = mb_skeleton_translation_joints(s, &nt);
     float *rot = malloc(n * 4 * sizeof *rot);
-    float *tr = malloc(n * 3 * sizeof *tr);
+    float *tr = malloc(((size_t)frames * (size_t)nt * 3 + 1) * sizeof *tr);
     if (!rot || !tr) {
         free(rot);
         free(tr);
@@ -528,11 +532,14 @@ static mb_status make_clip(const gait *g, mb_clip **out, diag *dg)
         pose_at(g, f / FPS, local, &root, dg);
         for (int j = 0; j < J_COUNT; ++j) {
             float *q = &rot[4 * ((size_t)f * J_COUNT + (size_t)j)];
-            float *p = &tr[3 * ((size_t)f * J_COUNT + (size_t)j)];
             q[0] = (float)local[j].x;
             q[1] = (float)local[j].y;
             q[2] = (float)local[j].z;
             q[3] = (float)local[j].w;
+        }
+        for (int t = 0; t < nt; ++t) {
+            int j = tracked[t];
+            float *p = &tr[3 * ((size_t)f * (size_t)nt + (size_t)t)];
             v3 pos = j == J_HIPS ? root : bone_off(j);
             p[0] = (float)pos.x;
             p[1] = (float)pos.y;
@@ -545,7 +552,9 @@ static mb_status make_clip(const gait *g, mb_clip **out, diag *dg)
     cd.frame_count = frames;
     cd.frame_time = 1.0 / FPS;
     cd.rotations = rot;
-    cd.translations = tr;
+    cd.translation_joints = tracked;
+    cd.translation_count = nt;
+    cd.translations = nt > 0 ? tr : NULL;
     mb_status st = mb_clip_create(&cd, out);
     free(rot);
     free(tr);
@@ -621,7 +630,7 @@ static int write_gait(const char *dir, const gait *g, const mb_skeleton *s, int 
 {
     diag dg;
     mb_clip *c = NULL;
-    mb_status st = make_clip(g, &c, &dg);
+    mb_status st = make_clip(g, s, &c, &dg);
     if (st != MB_OK) {
         fprintf(stderr, "mblend_gen: cannot build the %s clip: %s\n", g->name, mb_status_str(st));
         return 1;

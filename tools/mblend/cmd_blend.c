@@ -469,18 +469,23 @@ int mb_cmd_blend(int argc, char **argv)
         if (st == MB_OK && rf)
             st = report_frame(&rctx, 0, 0.0, layers, n, &d.out, &diag);
         if (st == MB_OK) {
-            float *rot = malloc((size_t)nj * 4 * sizeof *rot), *tr = malloc((size_t)nj * 3 * sizeof *tr);
+            /* Written on in[0].s: track its joints with position channels. */
+            int nt;
+            const int *tracked = mb_skeleton_translation_joints(in[0].s, &nt);
+            float *rot = malloc((size_t)nj * 4 * sizeof *rot), *tr = malloc(((size_t)nt * 3 + 1) * sizeof *tr);
             if (rot && tr) {
-                for (int j = 0; j < nj; ++j) {
+                for (int j = 0; j < nj; ++j)
                     memcpy(rot + 4 * j, outp_j[j].rot, 16);
-                    memcpy(tr + 3 * j, outp_j[j].pos, 12);
-                }
+                for (int t = 0; t < nt; ++t)
+                    memcpy(tr + 3 * t, outp_j[tracked[t]].pos, 12);
                 mb_clip_desc cd = {0};
                 cd.joint_count = nj;
                 cd.frame_count = 1;
                 cd.frame_time = mb_clip_frame_time(in[0].c);
                 cd.rotations = rot;
-                cd.translations = tr;
+                cd.translation_joints = tracked;
+                cd.translation_count = nt;
+                cd.translations = nt > 0 ? tr : NULL;
                 st = mb_clip_create(&cd, &result);
             } else {
                 st = MB_NOMEM;

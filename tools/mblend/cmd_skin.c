@@ -54,18 +54,18 @@ enum { OPT_OUTPUT = 1, OPT_MESH, OPT_AUTO, OPT_METHOD, OPT_FRAMES, OPT_SCALE, OP
 /* The frames [first, end) every step of a clip as a new clip (frame time * step). */
 static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_clip **out)
 {
-    int nj = mb_clip_joint_count(c);
+    int nj = mb_clip_joint_count(c), nt = mb_clip_translation_count(c);
     long n = (end - first + step - 1) / step;
     const float *rot = mb_clip_rotations(c), *tr = mb_clip_translations(c);
     float *r = malloc((size_t)n * (size_t)nj * 4 * sizeof(float));
-    float *t = tr ? malloc((size_t)n * (size_t)nj * 3 * sizeof(float)) : NULL;
+    float *t = nt > 0 ? malloc((size_t)n * (size_t)nt * 3 * sizeof(float)) : NULL;
     mb_status st = MB_NOMEM;
-    if (r && (!tr || t)) {
+    if (r && (nt == 0 || t)) {
         for (long i = 0; i < n; ++i) {
             size_t f = (size_t)(first + i * step);
             memcpy(&r[(size_t)i * (size_t)nj * 4], &rot[f * (size_t)nj * 4], (size_t)nj * 4 * sizeof(float));
-            if (tr)
-                memcpy(&t[(size_t)i * (size_t)nj * 3], &tr[f * (size_t)nj * 3], (size_t)nj * 3 * sizeof(float));
+            if (nt > 0)
+                memcpy(&t[(size_t)i * (size_t)nt * 3], &tr[f * (size_t)nt * 3], (size_t)nt * 3 * sizeof(float));
         }
         mb_clip_desc d;
         memset(&d, 0, sizeof d);
@@ -73,6 +73,8 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
         d.frame_count = (int)n;
         d.frame_time = mb_clip_frame_time(c) * (double)step;
         d.rotations = r;
+        d.translation_joints = mb_clip_translation_joints(c);
+        d.translation_count = nt;
         d.translations = t;
         st = mb_clip_create(&d, out);
     }

@@ -169,23 +169,27 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
             s->clip = mb_scene_clip(s->scene, ci);
             s->clip_name = mb_scene_clip_name(s->scene, ci);
         } else if (mb_scene_mesh(s->scene)) {
-            /* a still mesh: one frame of its bind pose */
-            int nj = mb_skeleton_joint_count(s->skel);
+            /* a still mesh: one frame of its bind pose (every node of a scene skeleton has
+             * position channels, so every translation is tracked) */
+            int nj = mb_skeleton_joint_count(s->skel), nt;
+            const int *tracked = mb_skeleton_translation_joints(s->skel, &nt);
             const mb_xform *bind = mb_mesh_bind_pose(mb_scene_mesh(s->scene));
-            float *rot = malloc((size_t)nj * 4 * sizeof(float)), *tr = malloc((size_t)nj * 3 * sizeof(float));
+            float *rot = malloc((size_t)nj * 4 * sizeof(float)), *tr = malloc(((size_t)nt * 3 + 1) * sizeof(float));
             mb_clip_desc cd;
             memset(&cd, 0, sizeof cd);
             cd.joint_count = nj;
             cd.frame_count = 1;
             cd.frame_time = 1.0 / 30.0;
             cd.rotations = rot;
-            cd.translations = tr;
+            cd.translation_joints = tracked;
+            cd.translation_count = nt;
+            cd.translations = nt > 0 ? tr : NULL;
             mb_status st = MB_NOMEM;
             if (rot && tr) {
-                for (int j = 0; j < nj; ++j) {
+                for (int j = 0; j < nj; ++j)
                     memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
-                    memcpy(&tr[3 * j], bind[j].pos, 3 * sizeof(float));
-                }
+                for (int t = 0; t < nt; ++t)
+                    memcpy(&tr[3 * t], bind[tracked[t]].pos, 3 * sizeof(float));
                 st = mb_clip_create(&cd, &s->mapped);
             }
             free(rot);
