@@ -9,7 +9,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$here/out}"
-"$here/scripts/setup.sh" "$here/build" -DMB_BUILD_TESTS=OFF >/dev/null
+# A fresh build skips the tests (scripts/test.sh builds them); an existing build keeps its
+# settings, so running the main job never turns a developer's tests off.
+if [ -f "$here/build/CMakeCache.txt" ]; then
+  "$here/scripts/setup.sh" "$here/build" >/dev/null
+else
+  "$here/scripts/setup.sh" "$here/build" -DMB_BUILD_TESTS=OFF >/dev/null
+fi
 mblend="$here/build/tools/mblend/mblend"
 mkdir -p "$out"
 
