@@ -1113,3 +1113,34 @@ Test(bvh_read, end_site_name_clash_with_a_real_joint)
         mb_skeleton_destroy(s);
     }
 }
+
+/* Some exporters glue the header values to their labels ("Frames:2", "Frame Time:0.5") or
+ * put a space before the colon; all spellings give the same clip. */
+Test(bvh_read, frames_and_frame_time_labels_in_every_spelling)
+{
+    static const char *const headers[] = {"Frames: 2\nFrame Time: 0.5\n",
+                                          "Frames:2\nFrame Time:0.5\n",
+                                          "frames:\t2\nFRAME TIME:0.5\n",
+                                          "Frames : 2\nFrame Time : 0.5\n"};
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; ++h) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition "
+                 "Zrotation\n}\nMOTION\n%s1 2 90\n3 4 0\n",
+                 headers[h]);
+        mb_skeleton *s;
+        mb_clip *c;
+        load_text_ok(text, &s, &c);
+        cr_expect_eq(mb_clip_frame_count(c), 2, "%s", headers[h]);
+        cr_expect_eq(mb_clip_frame_time(c), 0.5, "%s", headers[h]);
+        const float *t0 = mb_clip_joint_translation(s, c, 0, 0),
+                    *t1 = mb_clip_joint_translation(s, c, 1, 0);
+        cr_expect(t0[0] == 1.0f && t0[1] == 2.0f && t1[0] == 3.0f && t1[1] == 4.0f, "%s",
+                  headers[h]);
+        /* frame 0: 90 degrees about Z */
+        const float *q = mb_clip_rotations(c);
+        cr_expect(fabsf(q[2] - 0.70710678f) < 1e-6f && fabsf(q[3] - 0.70710678f) < 1e-6f);
+        mb_skeleton_destroy(s);
+        mb_clip_destroy(c);
+    }
+}

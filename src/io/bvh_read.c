@@ -122,6 +122,29 @@ static const char *excerpt(const char *t, size_t n, char buf[48])
     return buf;
 }
 
+/* Why a file that does not start with HIERARCHY is not BVH, when its first bytes say so:
+ * people hand a BVH reader the other files of a motion pipeline. "" when nothing is known. */
+static const char *not_bvh_hint(const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p);
+    if (n >= 4 && memcmp(p, "glTF", 4) == 0)
+        return " (a binary glTF file, not BVH: read it with mb_scene_read_file, or give it to "
+               "mblend info, skin or render)";
+    if ((n >= 18 && memcmp(p, "Kaydara FBX Binary", 18) == 0) ||
+        (n >= 5 && memcmp(p, "; FBX", 5) == 0))
+        return " (an FBX file, not BVH: read it with mb_scene_read_file, or give it to "
+               "mblend info, skin or render)";
+    if (n >= 5 && memcmp(p, "<?xml", 5) == 0)
+        return " (an XML file such as Collada, not BVH)";
+    size_t k = n < 64 ? n : 64;
+    for (size_t i = 0; i < k; ++i) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v'))
+            return " (binary data: not a BVH text file)";
+    }
+    return "";
+}
+
 /* ---------- lexing ---------- */
 
 static int is_space(char c)
@@ -225,6 +248,24 @@ static int tok_is(token t, const char *kw)
         if (a != b)
             return 0;
     }
+    return 1;
+}
+
+/* When t is kw followed by more characters ("Frames:2"), returns 1 and the rest as a token
+ * of its own (some exporters write no space after the colon). */
+static int tok_split_prefix(token t, const char *kw, token *rest)
+{
+    size_t n = strlen(kw);
+    if (t.n <= n)
+        return 0;
+    token head = t;
+    head.n = n;
+    if (!tok_is(head, kw))
+        return 0;
+    *rest = t;
+    rest->s += n;
+    rest->n -= n;
+    rest->column += (int)n;
     return 1;
 }
 
@@ -780,10 +821,11 @@ static void warn(parser *ps, mb_error *w, int line, int col, const char *fmt, ..
 
 /* A non-negative decimal integer token, at most limit (MB_LIMIT beyond it; digits past the
  * limit are not accumulated, so no overflow). *at receives the token for later messages. */
+/* Reads the integer in *at when at->n > 0 (already split off its label), else the next token. */
 static mb_status read_int_token(parser *ps, const char *what, long long limit, long long *out,
                                 token *at)
 {
-    token t = next_token(ps);
+    token t = at->n > 0 ? *at : next_token(ps);
     *at = t;
     char b[48];
     if (t.n == 0)
@@ -811,13 +853,15 @@ static mb_status read_int_token(parser *ps, const char *what, long long limit, l
     return MB_OK;
 }
 
-/* "Frames:" may be written "Frames:" or "Frames :"; "Frame Time:" likewise. */
-static mb_status expect_label(parser *ps, const char *word1, const char *word2)
+/* "Frames:" may be written "Frames:", "Frames :" or glued to its value ("Frames:2", then
+ * *rest is the value); "Frame Time:" likewise. rest->n is 0 when the value is not glued. */
+static mb_status expect_label(parser *ps, const char *word1, const char *word2, token *rest)
 {
     token t = next_token(ps);
     char b[48];
+    rest->n = 0;
     if (!word2) {
-        if (tok_is(t, "Frames:"))
+        if (tok_is(t, "Frames:") || tok_split_prefix(t, "Frames:", rest))
             return MB_OK;
         if (tok_is(t, word1)) {
             const char *save = ps->p;
@@ -833,7 +877,7 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2)
         }
     } else if (tok_is(t, word1)) {
         token u = next_token(ps);
-        if (tok_is(u, "Time:"))
+        if (tok_is(u, "Time:") || tok_split_prefix(u, "Time:", rest))
             return MB_OK;
         if (tok_is(u, "Time")) {
             const char *save = ps->p;
@@ -892,16 +936,16 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     char b[48];
     if (!tok_is(t, "MOTION"))
         return fail_no_motion(ps, t);
-    if ((st = expect_label(ps, "Frames", NULL)) != MB_OK)
+    token count_tok, time_tok;
+    if ((st = expect_label(ps, "Frames", NULL, &count_tok)) != MB_OK)
         return st;
     long long declared = 0;
-    token count_tok;
     if ((st = read_int_token(ps, "frame count", MB_MAX_FRAMES, &declared, &count_tok)) != MB_OK)
         return st;
     int frames_line = count_tok.line;
-    if ((st = expect_label(ps, "Frame", "Time")) != MB_OK)
+    if ((st = expect_label(ps, "Frame", "Time", &time_tok)) != MB_OK)
         return st;
-    t = next_token(ps);
+    t = time_tok.n > 0 ? time_tok : next_token(ps);
     double frame_time = 0.0;
     const char *next = NULL;
     if (t.n == 0)
@@ -1134,8 +1178,8 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
     if (!tok_is(t, "HIERARCHY")) {
         st = t.n == 0 ? fail_at(&ps, MB_PARSE, t.line, t.column, "empty file: expected HIERARCHY")
                       : fail_at(&ps, MB_PARSE, t.line, t.column,
-                                "expected HIERARCHY at the start of a BVH file, found '%s'",
-                                excerpt(t.s, t.n, b));
+                                "expected HIERARCHY at the start of a BVH file, found '%s'%s",
+                                excerpt(t.s, t.n, b), not_bvh_hint(ps.p - t.n, ps.end));
         goto out;
     }
     t = next_token(&ps);

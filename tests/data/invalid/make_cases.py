@@ -93,6 +93,9 @@ case("no_root", BASE.replace("ROOT Hips\n", ""))
 case("no_motion", HEAD)
 case("motion_misspelled", rep("MOTION", "MOTON"))
 case("binary_garbage", "\x7fELF\x02\x01\x01")
+case("binary_gltf_given_as_bvh", "glTF\x02\x00\x00\x00\x10\x00\x00\x00JSON{}")
+case("frames_glued_not_a_number", HEAD + "MOTION\nFrames:x3\nFrame Time: 0.0333333\n" + "".join(r + "\n" for r in ROWS))
+case("frame_time_glued_not_a_number", HEAD + "MOTION\nFrames:3\nFrame Time:0.03s\n" + "".join(r + "\n" for r in ROWS))
 
 # --- more edge cases ---
 case("no_channels_frames_nonzero", HEAD.replace("CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation", "CHANNELS 0")
