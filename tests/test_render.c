@@ -486,3 +486,103 @@ Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
     cr_assert_eq(RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh#x", "-o", obj).code, 1);
     remove_dir(d);
 }
+
+/* Two-input log/exp blend with weights (1/2, 1/2) is slerp(a, b, 1/2): the normalised sum of
+ * a and b (short arc), computed here in double. */
+static void half_way(const float a[4], const float b[4], double out[4])
+{
+    double s = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    double sign = s < 0 ? -1.0 : 1.0, n = 0;
+    for (int k = 0; k < 4; ++k) {
+        out[k] = a[k] + sign * b[k];
+        n += out[k] * out[k];
+    }
+    for (int k = 0; k < 4; ++k)
+        out[k] /= sqrt(n);
+}
+
+/* glTF clips go through `mblend blend` like BVH ones: Fox's Walk and Run (in-place loops, so
+ * the whole loops are the cycles) into a binary glTF with the fox's mesh. Checked against
+ * independent numbers: the output lasts (T_walk + T_run) / 2 (one frame of rounding), and its
+ * first frame (phase 0) is, for every joint below the hips, slerp(walk[0], run[0], 1/2). */
+Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char out[128], bvh[128], walk[4200], runs[4200];
+    snprintf(out, sizeof out, "%s/trot.glb", d);
+    snprintf(bvh, sizeof bvh, "%s/trot.bvh", d);
+    snprintf(walk, sizeof walk, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    snprintf(runs, sizeof runs, "%s#Run", mb_shared_path("mesh/Fox.glb"));
+    run_out r = RUN("blend", walk, runs, "-w", "1,1", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "the whole loop") != NULL, "%s", r.err);
+
+    mb_scene *src, *res;
+    mb_error err;
+    cr_assert_eq(mb_scene_read_file(mb_shared_path("mesh/Fox.glb"), NULL, &src, &err), MB_OK);
+    cr_assert_eq(mb_scene_read_file(out, NULL, &res, &err), MB_OK);
+    cr_assert_eq(mb_scene_clip_count(res), 1);
+    cr_assert_eq(mb_mesh_triangle_count(mb_scene_mesh(res)), 576);
+    const mb_clip *cw = mb_scene_clip(src, mb_scene_find_clip(src, "Walk"));
+    const mb_clip *cr = mb_scene_clip(src, mb_scene_find_clip(src, "Run"));
+    const mb_clip *ct = mb_scene_clip(res, 0);
+    double tw = (mb_clip_frame_count(cw) - 1) * mb_clip_frame_time(cw);
+    double tr = (mb_clip_frame_count(cr) - 1) * mb_clip_frame_time(cr);
+    double tt = mb_clip_frame_count(ct) * mb_clip_frame_time(ct);
+    cr_assert(fabs(tt - 0.5 * (tw + tr)) <= mb_clip_frame_time(ct) + 1e-9, "%g s vs %g s", tt,
+              0.5 * (tw + tr));
+
+    const mb_skeleton *ss = mb_scene_skeleton(src), *rs = mb_scene_skeleton(res);
+    int hips = mb_skeleton_find(ss, "b_Hip_01");
+    cr_assert_geq(hips, 0);
+    int ns = mb_skeleton_joint_count(ss), nr = mb_skeleton_joint_count(rs), checked = 0;
+    mb_xform *pw = calloc((size_t)ns, sizeof *pw), *pr = calloc((size_t)ns, sizeof *pr);
+    mb_xform *pt = calloc((size_t)nr, sizeof *pt);
+    cr_assert_eq(mb_clip_frame_pose(ss, cw, 0, (mb_pose){pw, ns}), MB_OK);
+    cr_assert_eq(mb_clip_frame_pose(ss, cr, 0, (mb_pose){pr, ns}), MB_OK);
+    cr_assert_eq(mb_clip_frame_pose(rs, ct, 0, (mb_pose){pt, nr}), MB_OK);
+    double worst = 0;
+    for (int j = hips + 1; j < ns; ++j) {
+        int below = 0;
+        for (int p = mb_skeleton_parents(ss)[j]; p >= 0; p = mb_skeleton_parents(ss)[p])
+            below |= p == hips;
+        int k = mb_skeleton_find(rs, mb_skeleton_name(ss, j));
+        if (!below || k < 0)
+            continue;
+        double want[4];
+        half_way(pw[j].rot, pr[j].rot, want);
+        /* rotation angle from the chord |want - q| = 2 sin(angle / 4) (acos of a dot near 1
+         * would resolve no better than 3e-4 rad in float) */
+        double dot = 0, c2 = 0;
+        for (int c = 0; c < 4; ++c)
+            dot += want[c] * pt[k].rot[c];
+        for (int c = 0; c < 4; ++c) {
+            double dc = want[c] - (dot < 0 ? -1.0 : 1.0) * pt[k].rot[c];
+            c2 += dc * dc;
+        }
+        double ang = 4.0 * asin(fmin(1.0, 0.5 * sqrt(c2)));
+        worst = fmax(worst, ang);
+        ++checked;
+    }
+    cr_assert_geq(checked, 20);
+    cr_assert(worst < 1e-5, "phase-0 joints off slerp(walk, run, 1/2) by %g rad", worst);
+    free(pw);
+    free(pr);
+    free(pt);
+    mb_scene_destroy(src);
+    mb_scene_destroy(res);
+
+    /* BVH output of the same blend: the fox's skeleton as a BVH file */
+    r = RUN("blend", walk, runs, "-w", "1,1", "-o", bvh);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    mb_skeleton *bs;
+    mb_clip *bc;
+    cr_assert_eq(mb_bvh_read_file(bvh, NULL, &bs, &bc, &err), MB_OK, "%s", err.text);
+    cr_assert_eq(mb_skeleton_find(bs, "b_LeftFoot02_018") >= 0, 1);
+    cr_assert_eq(mb_clip_frame_count(bc), mb_clip_frame_count(ct));
+    mb_skeleton_destroy(bs);
+    mb_clip_destroy(bc);
+    remove_dir(d);
+}

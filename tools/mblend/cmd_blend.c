@@ -10,7 +10,7 @@
 void mb_cmd_blend_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mblend blend IN... --weights W1,W2,... -o OUT.bvh [options]\n"
+            "usage: mblend blend IN... --weights W1,W2,... -o OUT.bvh|OUT.glb [options]\n"
             "\n"
             "Blend BVH clips (or single poses) on one skeleton with the log/exp method: per\n"
             "joint, a reference rotation from the top eigenvector of sum w q q^T, the inputs\n"
@@ -21,6 +21,8 @@ void mb_cmd_blend_usage(FILE *out)
             "  file.bvh@N      frame N, a pose (frames count from 0, the first motion line);\n"
             "                  with pose inputs OUT is a one-frame BVH of the blended pose\n"
             "  file.bvh@A:B    frames A to B-1 (half-open, as in mblend positions)\n"
+            "  file.glb#Walk   an animation of a glTF, FBX or other file read through assimp\n"
+            "                  (default: the first); @N and @A:B apply as above\n"
             "All inputs must share joint names and parents; offsets come from the first.\n"
             "\n"
             "Clips are blended in normalised time: every output frame samples every input at\n"
@@ -29,13 +31,17 @@ void mb_cmd_blend_usage(FILE *out)
             "integrated, so the result travels at the blended speed without sliding.\n"
             "\n"
             "options:\n"
-            "  -o, --output OUT     the BVH file to write (temporary file + rename)\n"
+            "  -o, --output OUT     the file to write (temporary file + rename): OUT.bvh, or\n"
+            "                       OUT.glb (skeleton, the first input's mesh or a generated\n"
+            "                       capsule skin, and the blend as an animation)\n"
             "  -w, --weights LIST   one non-negative weight per input, comma-separated;\n"
             "                       normalised to sum 1 (default: equal weights)\n"
             "  --cycle auto|none    auto (default for clips): find one gait cycle per input,\n"
             "                       from a left-foot touchdown to the next (the right foot for\n"
             "                       every input when a clip is too short), skipping the T-pose\n"
-            "                       frame 0 of cgspeed CMU files; the output loops.\n"
+            "                       frame 0 of cgspeed CMU files; in-place loops (the last frame\n"
+            "                       repeats the first, as glTF animations do) without touchdowns\n"
+            "                       are whole cycles; the output loops.\n"
             "                       none: stretch the given ranges (or whole clips) onto each\n"
             "                       other, both ends included\n"
             "  --range LIST         the cycle or range of each input, comma-separated, one per\n"
@@ -43,7 +49,7 @@ void mb_cmd_blend_usage(FILE *out)
             "                       e.g. 12:145,0.5s:1.2s; '-' keeps auto for that input\n"
             "  --feet L,R           foot joint names for cycle detection (default: by name,\n"
             "                       else the two lowest End Sites)\n"
-            "  --up x|y|z           the up axis (default: detected)\n"
+            "  --up x|y|z           the up axis (default: detected for BVH, y for glTF/FBX)\n"
             "  --method M           logexp (default), nlerp (what most engines do) or karcher\n"
             "                       (iterated geodesic mean)\n"
             "  --exact              solve every reference with LAPACKE (default: fast solver\n"
@@ -55,7 +61,8 @@ void mb_cmd_blend_usage(FILE *out)
             "  --lenient            accept Frames lines that disagree with the data\n"
             "  -h, --help           show this help\n"
             "\n"
-            "example: mblend blend data/bvh/walk.bvh data/bvh/run.bvh -w 0.5,0.5 -o jog.bvh\n");
+            "examples: mblend blend data/bvh/walk.bvh data/bvh/run.bvh -w 0.5,0.5 -o jog.bvh\n"
+            "          mblend blend Fox.glb#Walk Fox.glb#Run -o trot.glb\n");
 }
 
 enum {
@@ -73,11 +80,16 @@ enum {
 };
 
 typedef struct input {
-    char path[1024];
+    char path[1024]; /* as given, without @...: names the input in messages */
+    char file[1024];
+    char anim[256]; /* file.glb#Walk: the animation's name ("" = the first) */
     int kind; /* 0 whole clip, 1 pose @N, 2 range @A:B */
     long a, b;
-    mb_skeleton *s;
-    mb_clip *c;
+    mb_skeleton *own_s; /* a BVH input owns its skeleton and clip */
+    mb_clip *own_c;
+    mb_scene *scene;    /* a glTF/FBX/... input owns its scene */
+    const mb_skeleton *s;
+    const mb_clip *c;
     mb_motion_info info;
     mb_frame_range range;
     int has_range;
@@ -187,13 +199,98 @@ static void report_header(FILE *f, int compare)
             compare ? ",angle_to_nlerp_deg,angle_to_karcher_deg" : "");
 }
 
+/* Whether the last frame repeats the first: every rotation within 1 degree, every joint
+ * position (rest offsets included) within 1% of the body height. */
+static int clip_loops(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info)
+{
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    if (nf < 3)
+        return 0;
+    mb_xform *p = malloc(2 * (size_t)nj * sizeof *p);
+    int ok = p && mb_clip_frame_pose(s, c, 0, (mb_pose){p, nj}) == MB_OK &&
+             mb_clip_frame_pose(s, c, nf - 1, (mb_pose){p + nj, nj}) == MB_OK;
+    const double cos_half = cos(0.5 * 3.14159265358979 / 180.0); /* 1 degree */
+    double tol = 0.01 * (info->height > 0 ? info->height : 1.0);
+    for (int j = 0; ok && j < nj; ++j) {
+        const mb_xform *a = &p[j], *b = &p[nj + j];
+        double dot = 0, d2 = 0;
+        for (int k = 0; k < 4; ++k)
+            dot += (double)a->rot[k] * b->rot[k];
+        for (int k = 0; k < 3; ++k)
+            d2 += ((double)a->pos[k] - b->pos[k]) * ((double)a->pos[k] - b->pos[k]);
+        ok = fabs(dot) >= cos_half && d2 <= tol * tol;
+    }
+    free(p);
+    return ok;
+}
+
+/* Loads input i: a BVH file, or an animation of a scene read through assimp. */
+static int load_input(const char *cmd, input *it, int lenient)
+{
+    if (mb_cli_is_bvh(it->file)) {
+        if (it->anim[0])
+            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an "
+                                      "animation of a glTF or FBX file)", it->path);
+        int rc = mb_cli_load_bvh(it->file, lenient, &it->own_s, &it->own_c);
+        it->s = it->own_s;
+        it->c = it->own_c;
+        return rc;
+    }
+    int rc = mb_cli_load_scene(cmd, it->file, &it->scene);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    int count = mb_scene_clip_count(it->scene);
+    int ci = it->anim[0] ? mb_scene_find_clip(it->scene, it->anim) : 0;
+    if (ci < 0 || count == 0) {
+        fprintf(stderr, "%s: %s has no animation%s%s%s; it has:", cmd, it->file,
+                it->anim[0] ? " named '" : "", it->anim, it->anim[0] ? "'" : "");
+        for (int i = 0; i < count; ++i)
+            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(it->scene, i));
+        fprintf(stderr, "%s\n", count ? "" : " none");
+        return MB_EXIT_INPUT;
+    }
+    it->s = mb_scene_skeleton(it->scene);
+    it->c = mb_scene_clip(it->scene, ci);
+    return MB_EXIT_OK;
+}
+
+/* OUT.glb: the skeleton, a mesh and the blended clip as one binary glTF. The mesh is the
+ * first input's own (a glTF/FBX input); a BVH skeleton gets a generated capsule skin. */
+static int write_glb(const char *cmd, const char *outp, const input *first, const mb_clip *result)
+{
+    const mb_mesh *mesh = first->scene ? mb_scene_mesh(first->scene) : NULL;
+    mb_mesh *gen = NULL;
+    if (!mesh) {
+        mb_status st = mb_skin_generate(first->s, NULL, &gen);
+        if (st != MB_OK)
+            return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", first->path,
+                                      mb_status_str(st));
+        mesh = gen;
+    }
+    mb_gltf_write_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.skeleton = first->s;
+    gd.mesh = mesh;
+    gd.clip = result;
+    gd.clip_name = "blend";
+    mb_error e;
+    mb_status st = mb_gltf_write_file(outp, &gd, &e);
+    mb_mesh_destroy(gen);
+    if (st != MB_OK) {
+        mb_cli_print_error(&e);
+        return MB_EXIT_INPUT;
+    }
+    return MB_EXIT_OK;
+}
+
 /* ---------- main ---------- */
 
 static void free_inputs(input *in, int n)
 {
     for (int i = 0; i < n; ++i) {
-        mb_clip_destroy(in[i].c);
-        mb_skeleton_destroy(in[i].s);
+        mb_clip_destroy(in[i].own_c);
+        mb_skeleton_destroy(in[i].own_s);
+        mb_scene_destroy(in[i].scene);
     }
     free(in);
 }
@@ -257,6 +354,15 @@ int mb_cmd_blend(int argc, char **argv)
                 USAGE("bad input '%s'", a.arg);
             memcpy(it->path, a.arg, plen);
             it->path[plen] = '\0';
+            /* file.glb#Walk, unless a file is really called that */
+            strcpy(it->file, it->path);
+            char *hash = strrchr(it->file, '#');
+            if (hash && access(it->file, F_OK) != 0) {
+                if (strlen(hash + 1) >= sizeof it->anim)
+                    USAGE("animation name too long in '%s'", a.arg);
+                strcpy(it->anim, hash + 1);
+                *hash = '\0';
+            }
             if (at) {
                 const char *spec = at + 1, *colon = strchr(spec, ':');
                 char buf[64];
@@ -284,7 +390,8 @@ int mb_cmd_blend(int argc, char **argv)
     if (n == 0)
         USAGE("no input files");
     if (!outp)
-        USAGE("missing -o OUT.bvh");
+        USAGE("missing -o OUT.bvh (or OUT.glb)");
+    int glb = mb_cli_ends_with_ci(outp, ".glb");
     int poses = 0;
     for (int i = 0; i < n; ++i)
         poses += in[i].kind == 1;
@@ -325,10 +432,8 @@ int mb_cmd_blend(int argc, char **argv)
 
     /* Load and check every input. */
     for (int i = 0; i < n; ++i) {
-        if (mb_cli_load_bvh(in[i].path, lenient, &in[i].s, &in[i].c) != MB_EXIT_OK) {
-            rc = MB_EXIT_INPUT;
+        if ((rc = load_input(cmd, &in[i], lenient)) != MB_EXIT_OK)
             goto out;
-        }
         int nf = mb_clip_frame_count(in[i].c);
         if (in[i].kind == 1 && in[i].a >= nf)
             INPUT_ERR("%s has %d frames; frame %ld does not exist", in[i].path, nf, in[i].a);
@@ -376,7 +481,7 @@ int mb_cmd_blend(int argc, char **argv)
         }
         for (int i = 0; i < n; ++i) {
             mb_analyze_desc ad = {0};
-            ad.up_axis = up;
+            ad.up_axis = up ? up : in[i].scene ? 2 : 0; /* glTF (and assimp's output) is +Y up */
             ad.left_foot = feet_lr[0];
             ad.right_foot = feet_lr[1];
             if (mb_clip_frame_count(in[i].c) < 2)
@@ -400,6 +505,23 @@ int mb_cmd_blend(int argc, char **argv)
                 if (ok)
                     foot_ok = foot;
             }
+            /* In-place loops (typical of glTF/FBX animations: the root does not travel, so
+             * no foot is ever planted) have no touchdowns; when every input without a given
+             * range is such a loop, each whole loop is the cycle. */
+            int loops = foot_ok < 0;
+            for (int i = 0; i < n && loops; ++i)
+                loops = in[i].has_range || clip_loops(in[i].s, in[i].c, &in[i].info);
+            if (loops) {
+                for (int i = 0; i < n; ++i)
+                    if (!in[i].has_range) {
+                        in[i].range = (mb_frame_range){0, mb_clip_frame_count(in[i].c) - 1};
+                        fprintf(stderr, "%s: %s: no foot touchdowns, but the clip loops (its last "
+                                "frame repeats its first): the whole clip is the cycle\n",
+                                cmd, in[i].path);
+                        in[i].has_range = 2;
+                    }
+                foot_ok = 0;
+            }
             if (foot_ok < 0) {
                 mb_cli_print_error(&e);
                 fprintf(stderr, "%s: hint: --range A:B per input, or --cycle none to stretch whole clips\n", cmd);
@@ -413,7 +535,8 @@ int mb_cmd_blend(int argc, char **argv)
                 fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s\n", cmd, in[i].path,
                         in[i].range.start, in[i].range.end,
                         (in[i].range.end - in[i].range.start) * mb_clip_frame_time(in[i].c),
-                        in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""));
+                        in[i].has_range == 2 ? ", the whole loop"
+                        : in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""));
             }
         }
     }
@@ -523,7 +646,7 @@ int mb_cmd_blend(int argc, char **argv)
         bd.cyclic = cyclic;
         bd.method = method;
         bd.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
-        bd.up_axis = up;
+        bd.up_axis = up ? up : in[0].scene ? 2 : 0;
         bd.report = rf ? report_frame : NULL;
         bd.report_user = &rctx;
         if (mb_clip_blend(&bd, &result, &e) != MB_OK) {
@@ -545,7 +668,12 @@ int mb_cmd_blend(int argc, char **argv)
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
         }
     }
-    if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
+    if (glb) {
+        if ((rc = write_glb(cmd, outp, &in[0], result)) != MB_EXIT_OK) {
+            mb_clip_destroy(result);
+            goto out;
+        }
+    } else if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
         mb_clip_destroy(result);
         rc = MB_EXIT_INPUT;
