@@ -511,13 +511,19 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     if (!any_mask)
         for (int i = 0; i < k; ++i)
             wt[i] = (float)(wt[i] / wsum);
+    if (heaviest != 0) { /* the kernel starts its power iteration from input 0 */
+        const mb_xform *ts = src[0];
+        const float *tm = msrc[0];
+        float tw = wt[0];
+        src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
+        src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
+    }
     mb_blend_batch_ b;
     memset(&b, 0, sizeof b);
     b.k = k;
     b.src = src;
     b.mask = any_mask ? msrc : NULL;
     b.weight = wt;
-    b.heaviest = heaviest;
     b.max_angle = d->diag ? d->diag->max_angle : NULL;
     b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
     b.tol = KERNEL_TOL;

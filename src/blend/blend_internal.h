@@ -21,12 +21,13 @@
  * joints j0 .. j0 + count - 1, or fewer (it returns how many), never reading or writing
  * outside that range. */
 typedef struct mb_blend_batch_ {
-    int k;                       /* inputs, 1..MB_BLEND_MAX_LAYERS (zero-weight layers dropped) */
+    int k;                       /* inputs, 1..MB_BLEND_MAX_LAYERS (zero-weight layers dropped);
+                                    input 0 must have the largest layer weight (the power
+                                    iteration starts from it) */
     int j0, count;
     const mb_xform *const *src;  /* k inputs */
     const float *const *mask;    /* NULL, or k entries each NULL (no mask) or the mask values */
     const float *weight;         /* k layer weights; they sum to 1 when mask is NULL */
-    int heaviest;                /* index of the largest weight: the power iteration's start */
     mb_xform *dst;               /* may be exactly the memory of one input */
     float *max_angle;            /* optional diagnostics */
     /* Given references (bench only: times the log/exp step alone), in groups of W joints,

@@ -40,7 +40,6 @@ static inline VM m_or(VM a, VM b) { return _mm256_or_ps(a, b); }
 static inline VM m_not(VM a) { return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(-1))); }
 static inline unsigned m_bits(VM a) { return (unsigned)_mm256_movemask_ps(a); }
 static inline V v_sel(VM m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
-static inline V v_negif(V a, VM m) { return _mm256_xor_ps(a, _mm256_and_ps(m, _mm256_set1_ps(-0.0f))); }
 
 static inline __m256 load2(const mb_xform *lo, const mb_xform *hi)
 {

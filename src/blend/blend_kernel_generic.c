@@ -57,7 +57,6 @@ static inline unsigned m_bits(VM a)
     return r;
 }
 static inline V v_sel(VM m, V a, V b) { LANES_(m.b[l] ? a.f[l] : b.f[l]); }
-static inline V v_negif(V a, VM m) { LANES_(m.b[l] ? -a.f[l] : a.f[l]); }
 
 /* bit operations on the float representations (memcpy: no aliasing questions) */
 static inline float bits_op_(float a, float b, int op)

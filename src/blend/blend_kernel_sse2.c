@@ -31,7 +31,6 @@ static inline VM m_or(VM a, VM b) { return _mm_or_ps(a, b); }
 static inline VM m_not(VM a) { return _mm_xor_ps(a, _mm_castsi128_ps(_mm_set1_epi32(-1))); }
 static inline unsigned m_bits(VM a) { return (unsigned)_mm_movemask_ps(a); }
 static inline V v_sel(VM m, V a, V b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
-static inline V v_negif(V a, VM m) { return _mm_xor_ps(a, _mm_and_ps(m, _mm_set1_ps(-0.0f))); }
 
 static inline V v_sgn(V a) { return _mm_and_ps(a, _mm_set1_ps(-0.0f)); }
 static inline V v_xor(V a, V b) { return _mm_xor_ps(a, b); }
