@@ -457,6 +457,21 @@ const char *mb_blend_isa_name_(mb_blend_isa_ isa)
     return (unsigned)isa < (unsigned)MB_BLEND_ISA_COUNT_ ? names[isa] : NULL;
 }
 
+/* Trailing zero bits of a non-zero word. */
+static int mb_ctz32_(uint32_t x)
+{
+#if defined(__GNUC__)
+    return __builtin_ctz(x);
+#else
+    int n = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+
 /* The scalar path for the joints a kernel call handed back (bits of b->rej). */
 static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int done, int lanes)
 {
@@ -549,18 +564,28 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
                 return MB_NUMERIC;
     /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
     for (int j = 0; j < ns;) {
+        /* the run of accepted joints from j: up to the next set bit at or after j */
         int e = j;
-        while (e < ns && !(rejected[e / 32] >> (e % 32) & 1u))
-            ++e;
+        for (;;) {
+            uint32_t word = rejected[e / 32] >> (e % 32);
+            if (word) {
+                e += mb_ctz32_(word);
+                break;
+            }
+            e = (e / 32 + 1) * 32;
+            if (e >= ns)
+                break;
+        }
+        if (e > ns)
+            e = ns;
         if (e > j)
             memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
-        j = e;
-        while (j < ns && (rejected[j / 32] >> (j % 32) & 1u)) {
-            mb_status st = scalar_joint(c, j);
-            if (st != MB_OK)
-                return st;
-            ++j;
-        }
+        if (e >= ns)
+            break;
+        mb_status st = scalar_joint(c, e); /* a rejected joint */
+        if (st != MB_OK)
+            return st;
+        j = e + 1;
     }
 
     /* the rest, validated above, straight into the output */
