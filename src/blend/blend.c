@@ -1,12 +1,16 @@
-/* The N-way blend job: validate everything, then one pass over joints.
+/* The N-way blend job: validate, then one pass over joints.
  *
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
- * kernel (blend_kernel.inc: single precision, W joints per vector, power iteration with a
- * certified bound; AVX2+FMA chosen at run time where the CPU has it, else SSE2, else
- * portable C). Joints it cannot certify, the other methods, the exact solver and the gap
+ * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
+ * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
+ * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C). The kernel
+ * validates the values it reads, so the first STAGE_JOINTS joints are blended into a stack
+ * buffer and copied to the output only once the whole job is known to be valid (see
+ * run_kernel). Joints it cannot certify, the other methods, the exact solver and the gap
  * diagnostics take the scalar double-precision path below, whose reference comes from a
  * certified double power iteration or, where the bound says the relative gap may be below
- * the threshold, from LAPACKE. Nothing allocates; the kernel uses 16 KB of stack. */
+ * the threshold, from LAPACKE. Nothing allocates; the SIMD path uses about 25 KB of stack
+ * (16 KB kernel scratch, the 7 KB stage, the kernel's copy of the layer table). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -562,6 +566,8 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         for (int i = 0; i < k; ++i)
             if (!pose_values_exact_ok(src[i], ns))
                 return MB_NUMERIC;
+    if (d->diag) /* valid: from here on the job writes */
+        d->diag->low_gap_joints = 0;
     /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
     for (int j = 0; j < ns;) {
         /* the run of accepted joints from j: up to the next set bit at or after j */
@@ -617,11 +623,8 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_
     if (d->method == MB_BLEND_LOGEXP && !c.exact && !c.want_gap) {
         int lanes = 4;
         mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
-        if (kernel) {
-            if (d->diag)
-                d->diag->low_gap_joints = 0;
+        if (kernel)
             return run_kernel(&c, kernel, lanes, check);
-        }
         if (isa != MB_BLEND_ISA_AUTO_)
             return MB_INVALID_ARG; /* that ISA is not available here */
     }

@@ -14,6 +14,9 @@
  *              4-wide SSE2 kernel forced (what a CPU without AVX2 runs);
  *   log/exp    the kernel with the references given (gather, log map, tangent mean, exp,
  *              store: everything but the solver), references from LAPACKE;
+ *   check      the value pre-check mb_blend_run runs before writing on the joints past the
+ *              first 256 and on layers of weight 0 (the kernel validates the rest as it
+ *              reads it), on every input: not part of logexp at these sizes;
  *   lapacke    mb_blend_run with MB_EIGEN_LAPACKE (the exact path, scalar, double);
  * and the ratios to the SSE2 baseline, the share of joints the kernel handed to the scalar
  * path, and the largest angle between the default path and the LAPACKE path.
@@ -591,10 +594,12 @@ int main(int argc, char **argv)
     printf("\nbase: ozz-style nlerp, SSE2 (base-avx2: the same loop compiled for AVX2); logexp: "
            "mb_blend_run, default method and solver; logexp-sse2: the same with the SSE2 kernel "
            "forced; log/exp step: the kernel with the references given; check: the value "
-           "pre-check mb_blend_run's validation runs on every input (included in logexp); "
-           "lapacke: MB_EIGEN_LAPACKE. scalar: share of joints the kernel handed to the "
-           "double-precision path; iters: power-iteration steps per group of joints; maxdiff: "
-           "largest angle (degrees) between logexp and lapacke over these inputs.\n");
+           "pre-check mb_blend_run runs before writing on joints past the first 256 and on "
+           "layers of weight 0, on every input (not in logexp here: the kernel validates what it "
+           "reads); lapacke: MB_EIGEN_LAPACKE. scalar: share of joints the kernel handed to the "
+           "double-precision path; iters: matrix-vector products of the power iteration per "
+           "group of joints (0: closed form); maxdiff: largest angle (degrees) between logexp "
+           "and lapacke over these inputs. Times are thread CPU time.\n");
     if (status)
         fprintf(stderr, "bench_blend: a blend failed\n");
     return status;
