@@ -833,3 +833,82 @@ Test(blend, validation_value_rules)
         cr_assert_eq(run_blend(in, w, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &out, NULL), MB_NUMERIC);
     }
 }
+
+/* The SIMD path validates the values it reads and writes the first 256 joints through a
+ * stack buffer: a bad value anywhere (staged part, the joints after it, a layer of weight 0)
+ * must fail before anything is written, whatever the kernel, and a long job written over
+ * one of its inputs must equal the same job into another buffer. */
+#define LONG_J 300
+Test(blend, long_jobs_validate_before_writing)
+{
+    static mb_xform in[3][LONG_J], copy[3][LONG_J], out[LONG_J], ref[LONG_J], before[LONG_J];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < LONG_J; ++j) {
+            float d[4];
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, 0.8 * urand(), d);
+            memcpy(in[i][j].rot, d, sizeof d);
+            for (int c = 0; c < 3; ++c)
+                in[i][j].pos[c] = (float)(urand() - 0.5);
+        }
+    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+            continue;
+        mb_pose poses[3];
+        mb_blend_layer layers[3];
+        for (int i = 0; i < 3; ++i) {
+            poses[i] = (mb_pose){in[i], LONG_J};
+            layers[i] = (mb_blend_layer){&poses[i], (float)(0.2 + 0.3 * i), NULL};
+        }
+        mb_blend_desc d = {0};
+        d.layers = layers;
+        d.layer_count = 3;
+        d.out = (mb_pose){ref, LONG_J};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+        /* a bad value in the staged joints, after them, in a rotation or a translation */
+        const int where[4] = {3, 255, 256, LONG_J - 1};
+        for (int t = 0; t < 8; ++t) {
+            int j = where[t % 4], i = t % 3;
+            float *f = t < 4 ? &in[i][j].pos[t % 3] : &in[i][j].rot[t % 4];
+            float keep = *f;
+            *f = t % 2 ? NAN : INFINITY;
+            memset(out, 0x5a, sizeof out);
+            memcpy(before, out, sizeof out);
+            d.out = (mb_pose){out, LONG_J};
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC,
+                         "%s case %d", mb_blend_isa_name_((mb_blend_isa_)isa), t);
+            cr_assert(memcmp(out, before, sizeof out) == 0, "%s case %d: output written",
+                      mb_blend_isa_name_((mb_blend_isa_)isa), t);
+            *f = keep;
+        }
+        /* a zero rotation in the staged part; a layer of weight 0 with a bad value */
+        float keep[4];
+        memcpy(keep, in[1][100].rot, sizeof keep);
+        memset(in[1][100].rot, 0, sizeof keep);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC);
+        memcpy(in[1][100].rot, keep, sizeof keep);
+        float w2 = layers[2].weight, p2 = in[2][7].pos[1];
+        layers[2].weight = 0.0f;
+        in[2][7].pos[1] = NAN;
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC);
+        in[2][7].pos[1] = p2;
+        layers[2].weight = w2;
+        cr_assert(memcmp(out, before, sizeof out) == 0);
+        /* written over input 1: the same as into another buffer */
+        memcpy(copy, in, sizeof in);
+        for (int i = 0; i < 3; ++i)
+            poses[i].joints = copy[i];
+        d.out = (mb_pose){copy[1], LONG_J};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+        cr_assert(memcmp(copy[1], ref, sizeof ref) == 0, "%s: aliased long job differs",
+                  mb_blend_isa_name_((mb_blend_isa_)isa));
+        /* and against LAPACKE */
+        for (int i = 0; i < 3; ++i)
+            poses[i].joints = in[i];
+        d.out = (mb_pose){out, LONG_J};
+        d.solver = MB_EIGEN_LAPACKE;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        for (int j = 0; j < LONG_J; ++j)
+            cr_assert(qangle(out[j].rot, ref[j].rot) < 1e-5, "%s joint %d",
+                      mb_blend_isa_name_((mb_blend_isa_)isa), j);
+    }
+}

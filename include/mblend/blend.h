@@ -64,7 +64,10 @@ typedef struct mb_blend_desc {
 /* Runs the blend. Validates everything before writing: MB_INVALID_ARG for NULL views,
  * layer_count out of range, mismatched counts, a negative, NaN or infinite weight or
  * mask value, a zero weight total, an unknown method; MB_TOO_SMALL for short diag
- * arrays; MB_NUMERIC for non-finite pose values. Weights are normalised per joint; a
+ * arrays; MB_NUMERIC for non-finite pose values or a rotation with |q|^2 == 0 in float
+ * (every layer's values are checked, weight 0 or not). These argument errors are reported
+ * before any value error. On a validation error nothing is written (out and diag are left
+ * as they were). Weights are normalised per joint; a
  * joint whose masked weights are all zero takes layer 0's transform unchanged.
  * Deterministic: the same inputs in the same order give bit-identical output on one
  * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ

@@ -1,14 +1,19 @@
-/* The N-way blend job: validate everything, then one pass over joints.
+/* The N-way blend job: validate, then one pass over joints.
  *
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
- * kernel (blend_kernel.inc: single precision, W joints per vector, power iteration with a
- * certified bound; AVX2+FMA chosen at run time where the CPU has it, else SSE2, else
- * portable C). Joints it cannot certify, the other methods, the exact solver and the gap
+ * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
+ * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
+ * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C). The kernel
+ * validates the values it reads, so the first STAGE_JOINTS joints are blended into a stack
+ * buffer and copied to the output only once the whole job is known to be valid (see
+ * run_kernel). Joints it cannot certify, the other methods, the exact solver and the gap
  * diagnostics take the scalar double-precision path below, whose reference comes from a
  * certified double power iteration or, where the bound says the relative gap may be below
- * the threshold, from LAPACKE. Nothing allocates; the kernel uses 16 KB of stack. */
+ * the threshold, from LAPACKE. Nothing allocates; the SIMD path uses about 25 KB of stack
+ * (16 KB kernel scratch, the 7 KB stage, the kernel's copy of the layer table). */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "blend/blend_internal.h"
@@ -23,6 +28,8 @@
  * 1e-6 rad; below it the double path decides. */
 #define KERNEL_MIN_GAP 0.25f
 #define KERNEL_TOL 2e-6f
+/* Joints the SIMD path blends into a stack buffer while it validates them (7 KB). */
+#define STAGE_JOINTS 256
 
 /* The kernels read the translations of a group as 7 * W consecutive floats. */
 _Static_assert(sizeof(mb_xform) == 7 * sizeof(float), "mb_xform must be 7 packed floats");
@@ -257,9 +264,15 @@ static int pose_values_exact_ok(const mb_xform *x, int n)
     return 1;
 }
 
-/* check: the SIMD pre-check (NULL: exact rules only). It passes the usual poses at a
- * fraction of the blend's cost; anything it doubts is re-checked exactly. */
-static mb_status validate(const mb_blend_desc *d, mb_blend_check_fn_ check)
+/* The pose values of joints [j, j + n) of x: check is the SIMD pre-check (NULL: exact rules
+ * only); it passes the usual poses quickly, and anything it doubts is re-checked exactly. */
+static int values_ok(const mb_xform *x, int n, mb_blend_check_fn_ check)
+{
+    return n <= 0 || (check && check(x, n)) || pose_values_exact_ok(x, n);
+}
+
+/* Everything but the pose values (the SIMD path checks those as it reads them). */
+static mb_status validate_desc(const mb_blend_desc *d)
 {
     if (!d || !d->layers || !d->out.joints)
         return MB_INVALID_ARG;
@@ -288,8 +301,6 @@ static mb_status validate(const mb_blend_desc *d, mb_blend_check_fn_ check)
             if (bad)
                 return MB_INVALID_ARG;
         }
-        if (!(check && check(l->pose->joints, n)) && !pose_values_exact_ok(l->pose->joints, n))
-            return MB_NUMERIC;
     }
     if (!(total > 0.0))
         return MB_INVALID_ARG;
@@ -450,7 +461,43 @@ const char *mb_blend_isa_name_(mb_blend_isa_ isa)
     return (unsigned)isa < (unsigned)MB_BLEND_ISA_COUNT_ ? names[isa] : NULL;
 }
 
-static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes)
+/* Trailing zero bits of a non-zero word. */
+static int mb_ctz32_(uint32_t x)
+{
+#if defined(__GNUC__)
+    return __builtin_ctz(x);
+#else
+    int n = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+
+/* The scalar path for the joints a kernel call handed back (bits of b->rej). */
+static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int done, int lanes)
+{
+    for (int g = 0; g * lanes < done; ++g)
+        for (unsigned rej = b->rej[g]; rej; rej &= rej - 1) {
+            int l = 0;
+            while (!(rej >> l & 1u))
+                ++l;
+            mb_status st = scalar_joint(c, b->j0 + g * lanes + l);
+            if (st != MB_OK)
+                return st;
+        }
+    return MB_OK;
+}
+
+/* The SIMD path. Validation: the kernel checks the values it reads (batch.doubt), so the
+ * first STAGE_JOINTS joints are blended into a stack buffer and copied out only once the
+ * whole job is known to be valid; the joints after them, and layers of weight 0 (which
+ * the kernel does not read), are checked before anything is written. Where the kernel
+ * doubts, the exact rules decide. The output is written only after all of it. */
+static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes,
+                            mb_blend_check_fn_ check)
 {
     const mb_blend_desc *d = c->d;
     int n = d->out.count;
@@ -459,10 +506,18 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     float wt[MB_BLEND_MAX_LAYERS];
     double wsum = 0.0;
     int k = 0, any_mask = 0, heaviest = 0;
+    /* max_angle is an output the kernel writes directly: no stage then */
+    const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
         const mb_blend_layer *l = &d->layers[i];
-        if (!(l->weight > 0.0f))
-            continue; /* contributes nothing, not even a sign */
+        if (!(l->weight > 0.0f)) {
+            /* contributes nothing, not even a sign; its values are still checked */
+            if (!values_ok(l->pose->joints, n, check))
+                return MB_NUMERIC;
+            continue;
+        }
+        if (!values_ok(l->pose->joints + ns, n - ns, check))
+            return MB_NUMERIC;
         src[k] = l->pose->joints;
         msrc[k] = l->joint_weights;
         any_mask |= l->joint_weights != NULL;
@@ -475,30 +530,79 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     if (!any_mask)
         for (int i = 0; i < k; ++i)
             wt[i] = (float)(wt[i] / wsum);
+    if (heaviest != 0) { /* the kernel starts its power iteration from input 0 */
+        const mb_xform *ts = src[0];
+        const float *tm = msrc[0];
+        float tw = wt[0];
+        src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
+        src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
+    }
     mb_blend_batch_ b;
     memset(&b, 0, sizeof b);
     b.k = k;
     b.src = src;
     b.mask = any_mask ? msrc : NULL;
     b.weight = wt;
-    b.heaviest = heaviest;
-    b.dst = d->out.joints;
     b.max_angle = d->diag ? d->diag->max_angle : NULL;
     b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
     b.tol = KERNEL_TOL;
-    for (int j0 = 0; j0 < n;) {
+
+    /* the staged joints */
+    mb_xform stage[STAGE_JOINTS];
+    uint32_t rejected[STAGE_JOINTS / 32];
+    int doubt = 0;
+    memset(rejected, 0, sizeof rejected);
+    b.dst = stage;
+    for (int j0 = 0; j0 < ns;) {
+        b.j0 = j0;
+        b.count = ns - j0;
+        int done = kernel(&b, c->stats);
+        doubt |= b.doubt;
+        for (int g = 0; g * lanes < done; ++g)
+            rejected[(j0 + g * lanes) / 32] |= (uint32_t)b.rej[g] << ((j0 + g * lanes) % 32);
+        j0 += done;
+    }
+    if (doubt)
+        for (int i = 0; i < k; ++i)
+            if (!pose_values_exact_ok(src[i], ns))
+                return MB_NUMERIC;
+    if (d->diag) /* valid: from here on the job writes */
+        d->diag->low_gap_joints = 0;
+    /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
+    for (int j = 0; j < ns;) {
+        /* the run of accepted joints from j: up to the next set bit at or after j */
+        int e = j;
+        for (;;) {
+            uint32_t word = rejected[e / 32] >> (e % 32);
+            if (word) {
+                e += mb_ctz32_(word);
+                break;
+            }
+            e = (e / 32 + 1) * 32;
+            if (e >= ns)
+                break;
+        }
+        if (e > ns)
+            e = ns;
+        if (e > j)
+            memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
+        if (e >= ns)
+            break;
+        mb_status st = scalar_joint(c, e); /* a rejected joint */
+        if (st != MB_OK)
+            return st;
+        j = e + 1;
+    }
+
+    /* the rest, validated above, straight into the output */
+    b.dst = d->out.joints;
+    for (int j0 = ns; j0 < n;) {
         b.j0 = j0;
         b.count = n - j0;
         int done = kernel(&b, c->stats);
-        for (int g = 0; g * lanes < done; ++g)
-            for (unsigned rej = b.rej[g]; rej; rej &= rej - 1) {
-                int l = 0;
-                while (!(rej >> l & 1u))
-                    ++l;
-                mb_status st = scalar_joint(c, j0 + g * lanes + l);
-                if (st != MB_OK)
-                    return st;
-            }
+        mb_status st = run_rejected(c, &b, done, lanes);
+        if (st != MB_OK)
+            return st;
         j0 += done;
     }
     return MB_OK;
@@ -506,25 +610,29 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
 
 mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats)
 {
-    mb_status st = validate(d, mb_blend_checker_(isa));
+    mb_status st = validate_desc(d);
     if (st != MB_OK)
         return st;
+    mb_blend_check_fn_ check = mb_blend_checker_(isa);
     run_ctx c;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
     c.exact = d->solver == MB_EIGEN_LAPACKE;
     c.want_gap = d->diag && d->diag->eigen_gap;
     c.stats = stats;
-    if (d->diag)
-        d->diag->low_gap_joints = 0;
     if (d->method == MB_BLEND_LOGEXP && !c.exact && !c.want_gap) {
         int lanes = 4;
         mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
         if (kernel)
-            return run_kernel(&c, kernel, lanes);
+            return run_kernel(&c, kernel, lanes, check);
         if (isa != MB_BLEND_ISA_AUTO_)
             return MB_INVALID_ARG; /* that ISA is not available here */
     }
+    for (int i = 0; i < d->layer_count; ++i)
+        if (!values_ok(d->layers[i].pose->joints, d->out.count, check))
+            return MB_NUMERIC;
+    if (d->diag)
+        d->diag->low_gap_joints = 0;
     for (int j = 0; j < d->out.count; ++j) {
         st = scalar_joint(&c, j);
         if (st != MB_OK)

@@ -6,9 +6,10 @@
  * so that independent groups overlap in the CPU (the power iteration and the polynomials
  * are chains of dependent operations). A joint whose reference quaternion it cannot
  * certify (gap bound below min_gap, power iteration not converged, a fully masked joint,
- * a quaternion too small to normalise in float) is not written: its bit is set in rej[]
+ * a quaternion whose norm float cannot handle) is not written: its bit is set in rej[]
  * and the caller runs the double-precision scalar path for it, which falls back to
- * LAPACKE where the gap may be below the user's threshold. */
+ * LAPACKE where the gap may be below the user's threshold. The kernel also validates the
+ * values it reads (doubt), so that the caller need not pass over the inputs beforehand. */
 #ifndef MB_BLEND_INTERNAL_H
 #define MB_BLEND_INTERNAL_H
 
@@ -20,12 +21,13 @@
  * joints j0 .. j0 + count - 1, or fewer (it returns how many), never reading or writing
  * outside that range. */
 typedef struct mb_blend_batch_ {
-    int k;                       /* inputs, 1..MB_BLEND_MAX_LAYERS (zero-weight layers dropped) */
+    int k;                       /* inputs, 1..MB_BLEND_MAX_LAYERS (zero-weight layers dropped);
+                                    input 0 must have the largest layer weight (the power
+                                    iteration starts from it) */
     int j0, count;
     const mb_xform *const *src;  /* k inputs */
     const float *const *mask;    /* NULL, or k entries each NULL (no mask) or the mask values */
     const float *weight;         /* k layer weights; they sum to 1 when mask is NULL */
-    int heaviest;                /* index of the largest weight: the power iteration's start */
     mb_xform *dst;               /* may be exactly the memory of one input */
     float *max_angle;            /* optional diagnostics */
     /* Given references (bench only: times the log/exp step alone), in groups of W joints,
@@ -36,12 +38,17 @@ typedef struct mb_blend_batch_ {
     float tol;     /* and its eigenvector's angle bound |r| / (rho - lambda2 bound) <= this */
     /* out: bit l of rej[g] = joint j0 + g * W + l was not written */
     unsigned rej[MB_BLEND_BATCH_MAX_GROUPS];
+    /* out: 0 when every value the kernel read (all inputs of all handled joints, written
+     * or not) passes the job's value rules: every rotation has 1e-30 < |q|^2 < 3e38 and
+     * every weighted sum of translations is finite; 1 means "re-check exactly" */
+    int doubt;
 } mb_blend_batch_;
 
 /* Counters a kernel may add to (tests and bench). */
 typedef struct mb_blend_kstats_ {
     long groups;
-    long iterations;     /* power-iteration steps, summed over groups (not lanes) */
+    long iterations;     /* matrix-vector products of the power iteration, summed over
+                            groups (not lanes); 0 for the closed forms (one or two inputs) */
     long renormalised;   /* groups whose inputs needed the exact normalisation */
     long rejected_lanes; /* lanes handed back to the scalar path */
     long exact_joints;   /* joints whose reference came from LAPACKE (counted by blend.c) */
@@ -58,8 +65,8 @@ typedef enum mb_blend_isa_ {
     MB_BLEND_ISA_COUNT_
 } mb_blend_isa_;
 
-/* A fast pre-check of pose values for validate(): 1 when every float of x[0..n) is finite
- * and every rotation has 0 < |q|^2 < 3e38 in float; 0 means "re-check exactly". */
+/* A fast pre-check of pose values: 1 when every float of x[0..n) is finite and every
+ * rotation has 1e-30 < |q|^2 < 3e38 in float; 0 means "re-check exactly". */
 typedef int (*mb_blend_check_fn_)(const mb_xform *x, int n);
 
 /* The kernel for an ISA and its lane count (and its pre-check, out_check nullable); NULL

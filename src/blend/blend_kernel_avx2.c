@@ -16,6 +16,7 @@
 
 #define KW 8
 #define KERNEL_NAME mb_blend_kernel_avx2_
+#define KERNEL_SPECIALISE 1
 #define CHECK_NAME mb_blend_check_avx2_
 typedef __m256 V;
 typedef __m256 VM;
@@ -29,6 +30,7 @@ static inline V v_mul(V a, V b) { return _mm256_mul_ps(a, b); }
 static inline V v_div(V a, V b) { return _mm256_div_ps(a, b); }
 static inline V v_sqrt(V a) { return _mm256_sqrt_ps(a); }
 static inline V v_max(V a, V b) { return _mm256_max_ps(a, b); }
+static inline V v_min(V a, V b) { return _mm256_min_ps(a, b); }
 static inline V v_abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 static inline V v_fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 static inline V v_fnma(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
@@ -39,7 +41,6 @@ static inline VM m_or(VM a, VM b) { return _mm256_or_ps(a, b); }
 static inline VM m_not(VM a) { return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(-1))); }
 static inline unsigned m_bits(VM a) { return (unsigned)_mm256_movemask_ps(a); }
 static inline V v_sel(VM m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
-static inline V v_negif(V a, VM m) { return _mm256_xor_ps(a, _mm256_and_ps(m, _mm256_set1_ps(-0.0f))); }
 
 static inline __m256 load2(const mb_xform *lo, const mb_xform *hi)
 {
@@ -47,9 +48,10 @@ static inline __m256 load2(const mb_xform *lo, const mb_xform *hi)
                                 _mm_loadu_ps(hi->rot), 1);
 }
 
-/* 8 joints: two 4x4 transposes, one per 128-bit half (joints 0-3 low, 4-7 high). */
-static inline V v_xorsign(V a, V s) { return _mm256_xor_ps(a, _mm256_and_ps(s, _mm256_set1_ps(-0.0f))); }
+static inline V v_sgn(V a) { return _mm256_and_ps(a, _mm256_set1_ps(-0.0f)); }
+static inline V v_xor(V a, V b) { return _mm256_xor_ps(a, b); }
 
+/* 8 joints: two 4x4 transposes, one per 128-bit half (joints 0-3 low, 4-7 high). */
 static inline void gather_rot(const mb_xform *x, V q[4])
 {
     __m256 r04 = load2(&x[0], &x[4]), r15 = load2(&x[1], &x[5]);

@@ -1,11 +1,14 @@
 /* The group kernel in portable C, 4 joints at a time (compilers vectorise the lane loops
  * where they can). The fallback where no SIMD kernel is built, and a cross-check in tests. */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "blend/blend_internal.h"
 
 #define KW 4
 #define KERNEL_NAME mb_blend_kernel_generic_
+#define KERNEL_SPECIALISE 0
 #define CHECK_NAME mb_blend_check_generic_
 typedef struct V {
     float f[KW];
@@ -38,6 +41,7 @@ static inline V v_mul(V a, V b) { LANES_(a.f[l] * b.f[l]); }
 static inline V v_div(V a, V b) { LANES_(a.f[l] / b.f[l]); }
 static inline V v_sqrt(V a) { LANES_(sqrtf(a.f[l])); }
 static inline V v_max(V a, V b) { LANES_(b.f[l] > a.f[l] ? b.f[l] : a.f[l]); }
+static inline V v_min(V a, V b) { LANES_(b.f[l] < a.f[l] ? b.f[l] : a.f[l]); }
 static inline V v_abs(V a) { LANES_(fabsf(a.f[l])); }
 static inline V v_fma(V a, V b, V c) { LANES_(a.f[l] * b.f[l] + c.f[l]); }
 static inline V v_fnma(V a, V b, V c) { LANES_(c.f[l] - a.f[l] * b.f[l]); }
@@ -54,9 +58,19 @@ static inline unsigned m_bits(VM a)
     return r;
 }
 static inline V v_sel(VM m, V a, V b) { LANES_(m.b[l] ? a.f[l] : b.f[l]); }
-static inline V v_negif(V a, VM m) { LANES_(m.b[l] ? -a.f[l] : a.f[l]); }
 
-static inline V v_xorsign(V a, V s) { LANES_(signbit(s.f[l]) ? -a.f[l] : a.f[l]); }
+/* bit operations on the float representations (memcpy: no aliasing questions) */
+static inline float bits_op_(float a, float b, int op)
+{
+    uint32_t x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x = op ? x ^ y : x & y;
+    memcpy(&a, &x, sizeof a);
+    return a;
+}
+static inline V v_sgn(V a) { LANES_(bits_op_(a.f[l], -0.0f, 0)); }
+static inline V v_xor(V a, V b) { LANES_(bits_op_(a.f[l], b.f[l], 1)); }
 
 static inline void gather_rot(const mb_xform *x, V q[4])
 {

@@ -7,6 +7,7 @@
 
 #define KW 4
 #define KERNEL_NAME mb_blend_kernel_sse2_
+#define KERNEL_SPECIALISE 1
 #define CHECK_NAME mb_blend_check_sse2_
 typedef __m128 V;
 typedef __m128 VM;
@@ -20,6 +21,7 @@ static inline V v_mul(V a, V b) { return _mm_mul_ps(a, b); }
 static inline V v_div(V a, V b) { return _mm_div_ps(a, b); }
 static inline V v_sqrt(V a) { return _mm_sqrt_ps(a); }
 static inline V v_max(V a, V b) { return _mm_max_ps(a, b); }
+static inline V v_min(V a, V b) { return _mm_min_ps(a, b); }
 static inline V v_abs(V a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
 static inline V v_fma(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 static inline V v_fnma(V a, V b, V c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
@@ -30,9 +32,9 @@ static inline VM m_or(VM a, VM b) { return _mm_or_ps(a, b); }
 static inline VM m_not(VM a) { return _mm_xor_ps(a, _mm_castsi128_ps(_mm_set1_epi32(-1))); }
 static inline unsigned m_bits(VM a) { return (unsigned)_mm_movemask_ps(a); }
 static inline V v_sel(VM m, V a, V b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
-static inline V v_negif(V a, VM m) { return _mm_xor_ps(a, _mm_and_ps(m, _mm_set1_ps(-0.0f))); }
 
-static inline V v_xorsign(V a, V s) { return _mm_xor_ps(a, _mm_and_ps(s, _mm_set1_ps(-0.0f))); }
+static inline V v_sgn(V a) { return _mm_and_ps(a, _mm_set1_ps(-0.0f)); }
+static inline V v_xor(V a, V b) { return _mm_xor_ps(a, b); }
 
 static inline void gather_rot(const mb_xform *x, V q[4])
 {

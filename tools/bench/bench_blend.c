@@ -14,13 +14,21 @@
  *              4-wide SSE2 kernel forced (what a CPU without AVX2 runs);
  *   log/exp    the kernel with the references given (gather, log map, tangent mean, exp,
  *              store: everything but the solver), references from LAPACKE;
+ *   check      the value pre-check mb_blend_run runs before writing on the joints past the
+ *              first 256 and on layers of weight 0 (the kernel validates the rest as it
+ *              reads it), on every input: not part of logexp at these sizes;
  *   lapacke    mb_blend_run with MB_EIGEN_LAPACKE (the exact path, scalar, double);
  * and the ratios to the SSE2 baseline, the share of joints the kernel handed to the scalar
  * path, and the largest angle between the default path and the LAPACKE path.
- * Speed is printed, never asserted; the exit status is non-zero only if a blend fails.
+ * Times are the thread's CPU time (so the time the thread is descheduled on a shared
+ * machine does not count). Speed is printed, never asserted; the exit status is non-zero
+ * only if a blend fails.
  *
  * Options: --runs N (timed repetitions, default 15; best and median are printed),
- *          --quick (fewer repetitions and frames, for CI smoke runs). */
+ *          --quick (fewer repetitions and frames, for CI smoke runs),
+ *          --only clustered|spread, --k N, --joints N (one slice of the table),
+ *          --loop COLUMN N (no table: run one column N times on each selected slice, for
+ *          perf and callgrind; COLUMN is base, logexp, logexp-sse2, step, check, lapacke). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -403,10 +411,10 @@ static int calibrate(bench_ctx *c, int what, double target)
 {
     int calls = 1;
     for (;;) {
-        double t0 = bench_now();
+        double t0 = bench_cpu_now();
         for (int r = 0; r < calls; ++r)
             run_one(c, what, r % FRAMES);
-        double t = bench_now() - t0;
+        double t = bench_cpu_now() - t0;
         if (t > target || calls > (1 << 24))
             return t > 0 ? (int)(calls * target / t) + 1 : calls;
         calls *= 2;
@@ -422,14 +430,36 @@ static double angle_between(const float a[4], const float b[4])
 
 int main(int argc, char **argv)
 {
-    int runs = 15, quick = 0;
+    int runs = 15, quick = 0, only_dist = -1, only_k = 0, only_j = 0, loop_what = -1;
+    long loop_n = 0;
+    static const char *const loop_names[T_COUNT] = {"base", "base-avx2", "logexp", "logexp-sse2",
+                                                    "step", "check", "lapacke"};
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--runs") == 0 && a + 1 < argc)
             runs = atoi(argv[++a]);
         else if (strcmp(argv[a], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc && strcmp(argv[a + 1], "clustered") == 0)
+            only_dist = 0, ++a;
+        else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc && strcmp(argv[a + 1], "spread") == 0)
+            only_dist = 1, ++a;
+        else if (strcmp(argv[a], "--loop") == 0 && a + 2 < argc) {
+            for (int w = 0; w < T_COUNT; ++w)
+                if (strcmp(argv[a + 1], loop_names[w]) == 0)
+                    loop_what = w;
+            loop_n = atol(argv[a + 2]);
+            a += 2;
+            if (loop_what < 0) {
+                fprintf(stderr, "unknown column %s\n", argv[a - 1]);
+                return 2;
+            }
+        } else if (strcmp(argv[a], "--k") == 0 && a + 1 < argc)
+            only_k = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--joints") == 0 && a + 1 < argc)
+            only_j = atoi(argv[++a]);
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--runs N] [--quick] [--only clustered|spread] [--k N] "
+                            "[--joints N] [--loop COLUMN N]\n", argv[0]);
             return 2;
         }
     }
@@ -459,14 +489,28 @@ int main(int argc, char **argv)
     int status = 0;
     const int ks[3] = {2, 4, 8}, js[2] = {64, 256};
     for (int dist = 0; dist < 2; ++dist) {
+        if (only_dist >= 0 && dist != only_dist)
+            continue;
         double max_angle = dist == 0 ? 30.0 * PI / 180.0 : 90.0 * PI / 180.0;
         for (int ki = 0; ki < 3; ++ki)
             for (int ji = 0; ji < 2; ++ji) {
+                if ((only_k && ks[ki] != only_k) || (only_j && js[ji] != only_j))
+                    continue;
                 set s;
                 make_set(&s, ks[ki], js[ji], max_angle, lanes);
                 bench_ctx c = {&s, xalloc(sizeof(soa4) * (size_t)(s.nj / 4)),
                                xalloc(sizeof(mb_xform) * (size_t)s.nj), kernel,
                                mb_blend_checker_(MB_BLEND_ISA_AUTO_), lanes, 1};
+                if (loop_what >= 0) {
+                    for (long n = 0; n < loop_n; ++n)
+                        run_one(&c, loop_what, (int)(n % FRAMES));
+                    if (!c.ok)
+                        status = 1;
+                    free(c.soa_out);
+                    free(c.out);
+                    free_set(&s);
+                    continue;
+                }
                 /* accuracy against the exact path, and the kernel's statistics */
                 mb_xform *exact = xalloc(sizeof(mb_xform) * (size_t)s.nj);
                 double max_diff = 0;
@@ -505,10 +549,10 @@ int main(int argc, char **argv)
                             samples[w][r] = NAN;
                             continue;
                         }
-                        double t0 = bench_now();
+                        double t0 = bench_cpu_now();
                         for (int n = 0; n < calls[w]; ++n)
                             run_one(&c, w, n % FRAMES);
-                        samples[w][r] = (bench_now() - t0) * 1e9 / calls[w] / s.nj;
+                        samples[w][r] = (bench_cpu_now() - t0) * 1e9 / calls[w] / s.nj;
                     }
                 for (int w = 0; w < T_COUNT; ++w) {
                     t[w].best = calls[w] ? bench_min(samples[w], runs) : NAN;
@@ -550,10 +594,12 @@ int main(int argc, char **argv)
     printf("\nbase: ozz-style nlerp, SSE2 (base-avx2: the same loop compiled for AVX2); logexp: "
            "mb_blend_run, default method and solver; logexp-sse2: the same with the SSE2 kernel "
            "forced; log/exp step: the kernel with the references given; check: the value "
-           "pre-check mb_blend_run's validation runs on every input (included in logexp); "
-           "lapacke: MB_EIGEN_LAPACKE. scalar: share of joints the kernel handed to the "
-           "double-precision path; iters: power-iteration steps per group of joints; maxdiff: "
-           "largest angle (degrees) between logexp and lapacke over these inputs.\n");
+           "pre-check mb_blend_run runs before writing on joints past the first 256 and on "
+           "layers of weight 0, on every input (not in logexp here: the kernel validates what it "
+           "reads); lapacke: MB_EIGEN_LAPACKE. scalar: share of joints the kernel handed to the "
+           "double-precision path; iters: matrix-vector products of the power iteration per "
+           "group of joints (0: closed form); maxdiff: largest angle (degrees) between logexp "
+           "and lapacke over these inputs. Times are thread CPU time.\n");
     if (status)
         fprintf(stderr, "bench_blend: a blend failed\n");
     return status;
