@@ -530,7 +530,8 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     const mb_clip *ct = mb_scene_clip(res, 0);
     double tw = (mb_clip_frame_count(cw) - 1) * mb_clip_frame_time(cw);
     double tr = (mb_clip_frame_count(cr) - 1) * mb_clip_frame_time(cr);
-    double tt = mb_clip_frame_count(ct) * mb_clip_frame_time(ct);
+    int frames = mb_clip_frame_count(ct);
+    double tt = frames * mb_clip_frame_time(ct);
     cr_assert(fabs(tt - 0.5 * (tw + tr)) <= mb_clip_frame_time(ct) + 1e-9, "%g s vs %g s", tt,
               0.5 * (tw + tr));
 
@@ -581,7 +582,7 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     mb_clip *bc;
     cr_assert_eq(mb_bvh_read_file(bvh, NULL, &bs, &bc, &err), MB_OK, "%s", err.text);
     cr_assert_eq(mb_skeleton_find(bs, "b_LeftFoot02_018") >= 0, 1);
-    cr_assert_eq(mb_clip_frame_count(bc), mb_clip_frame_count(ct));
+    cr_assert_eq(mb_clip_frame_count(bc), frames);
     mb_skeleton_destroy(bs);
     mb_clip_destroy(bc);
     remove_dir(d);
