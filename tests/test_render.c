@@ -487,6 +487,20 @@ Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
     remove_dir(d);
 }
 
+/* Rotation angle between unit quaternions a (double) and b (float), from the chord
+ * |a - b| = 2 sin(angle / 4) (acos of a dot near 1 resolves no better than 3e-4 rad in float). */
+static double quat_angle(const double a[4], const float b[4])
+{
+    double dot = 0, c2 = 0;
+    for (int c = 0; c < 4; ++c)
+        dot += a[c] * b[c];
+    for (int c = 0; c < 4; ++c) {
+        double d = a[c] - (dot < 0 ? -1.0 : 1.0) * b[c];
+        c2 += d * d;
+    }
+    return 4.0 * asin(fmin(1.0, 0.5 * sqrt(c2)));
+}
+
 /* Two-input log/exp blend with weights (1/2, 1/2) is slerp(a, b, 1/2): the normalised sum of
  * a and b (short arc), computed here in double. */
 static void half_way(const float a[4], const float b[4], double out[4])
@@ -554,16 +568,7 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
             continue;
         double want[4];
         half_way(pw[j].rot, pr[j].rot, want);
-        /* rotation angle from the chord |want - q| = 2 sin(angle / 4) (acos of a dot near 1
-         * would resolve no better than 3e-4 rad in float) */
-        double dot = 0, c2 = 0;
-        for (int c = 0; c < 4; ++c)
-            dot += want[c] * pt[k].rot[c];
-        for (int c = 0; c < 4; ++c) {
-            double dc = want[c] - (dot < 0 ? -1.0 : 1.0) * pt[k].rot[c];
-            c2 += dc * dc;
-        }
-        double ang = 4.0 * asin(fmin(1.0, 0.5 * sqrt(c2)));
+        double ang = quat_angle(want, pt[k].rot);
         worst = fmax(worst, ang);
         ++checked;
     }
@@ -585,5 +590,57 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     cr_assert_eq(mb_clip_frame_count(bc), frames);
     mb_skeleton_destroy(bs);
     mb_clip_destroy(bc);
+    remove_dir(d);
+}
+
+/* `mblend transition` takes glTF animations too and writes .glb: Fox Run -> Walk at 0.5 s.
+ * Up to the transition the output plays A unchanged: every joint below the hips of output
+ * frames 0..59 equals Run's frame (same 120 fps grid). */
+Test(cli_transition, gltf_run_to_walk_into_glb)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char out[128], a[4200], b[4200];
+    snprintf(out, sizeof out, "%s/fox_rw.glb", d);
+    snprintf(a, sizeof a, "%s#Run", mb_shared_path("mesh/Fox.glb"));
+    snprintf(b, sizeof b, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    run_out r = RUN("transition", a, b, "--at", "0.5", "--duration", "0.3", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "A frame 60 (0.500 s)") != NULL, "%s", r.err);
+    mb_scene *src, *res;
+    mb_error err;
+    cr_assert_eq(mb_scene_read_file(mb_shared_path("mesh/Fox.glb"), NULL, &src, &err), MB_OK);
+    cr_assert_eq(mb_scene_read_file(out, NULL, &res, &err), MB_OK);
+    cr_assert_eq(mb_scene_clip_count(res), 1);
+    cr_assert_str_eq(mb_scene_clip_name(res, 0), "transition");
+    cr_assert_eq(mb_mesh_triangle_count(mb_scene_mesh(res)), 576);
+    const mb_skeleton *ss = mb_scene_skeleton(src), *rs = mb_scene_skeleton(res);
+    const mb_clip *run = mb_scene_clip(src, mb_scene_find_clip(src, "Run"));
+    const mb_clip *ct = mb_scene_clip(res, 0);
+    cr_assert_float_eq(mb_clip_frame_time(ct), mb_clip_frame_time(run), 1e-9);
+    int hips = mb_skeleton_find(ss, "b_Hip_01");
+    int ns = mb_skeleton_joint_count(ss), nr = mb_skeleton_joint_count(rs);
+    mb_xform *pa = calloc((size_t)ns, sizeof *pa), *pt = calloc((size_t)nr, sizeof *pt);
+    double worst = 0;
+    for (int f = 0; f < 60; ++f) {
+        cr_assert_eq(mb_clip_frame_pose(ss, run, f, (mb_pose){pa, ns}), MB_OK);
+        cr_assert_eq(mb_clip_frame_pose(rs, ct, f, (mb_pose){pt, nr}), MB_OK);
+        for (int j = hips + 1; j < ns; ++j) {
+            int below = 0;
+            for (int p = mb_skeleton_parents(ss)[j]; p >= 0; p = mb_skeleton_parents(ss)[p])
+                below |= p == hips;
+            int k = mb_skeleton_find(rs, mb_skeleton_name(ss, j));
+            if (!below || k < 0)
+                continue;
+            double q[4] = {pa[j].rot[0], pa[j].rot[1], pa[j].rot[2], pa[j].rot[3]};
+            worst = fmax(worst, quat_angle(q, pt[k].rot));
+        }
+    }
+    cr_assert(worst < 1e-5, "A's part of the transition is off Run by %g rad", worst);
+    free(pa);
+    free(pt);
+    mb_scene_destroy(src);
+    mb_scene_destroy(res);
     remove_dir(d);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
 {
@@ -254,6 +255,88 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
     if (si.scaled_nodes > 0)
         fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
                 si.scaled_nodes);
+    return MB_EXIT_OK;
+}
+
+int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out)
+{
+    memset(out, 0, sizeof *out);
+    if (strlen(spec) >= sizeof out->file)
+        return mb_cli_usage_error(cmd, "path too long: '%s'", spec);
+    strcpy(out->file, spec);
+    char *hash = strrchr(out->file, '#');
+    if (hash && access(out->file, F_OK) != 0) {
+        if (strlen(hash + 1) >= sizeof out->anim)
+            return mb_cli_usage_error(cmd, "animation name too long in '%s'", spec);
+        strcpy(out->anim, hash + 1);
+        *hash = '\0';
+    }
+    int rc;
+    if (mb_cli_is_bvh(out->file)) {
+        if (out->anim[0])
+            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an "
+                                      "animation of a glTF or FBX file)", spec);
+        rc = mb_cli_load_bvh(out->file, lenient, &out->own_s, &out->own_c);
+        out->s = out->own_s;
+        out->c = out->own_c;
+        return rc;
+    }
+    if ((rc = mb_cli_load_scene(cmd, out->file, &out->scene)) != MB_EXIT_OK)
+        return rc;
+    int count = mb_scene_clip_count(out->scene);
+    int ci = out->anim[0] ? mb_scene_find_clip(out->scene, out->anim) : 0;
+    if (ci < 0 || count == 0) {
+        fprintf(stderr, "%s: %s has no animation%s%s%s; it has:", cmd, out->file,
+                out->anim[0] ? " named '" : "", out->anim, out->anim[0] ? "'" : "");
+        for (int i = 0; i < count; ++i)
+            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(out->scene, i));
+        fprintf(stderr, "%s\n", count ? "" : " none");
+        mb_cli_clip_close(out);
+        return MB_EXIT_INPUT;
+    }
+    out->s = mb_scene_skeleton(out->scene);
+    out->c = mb_scene_clip(out->scene, ci);
+    out->up_axis = 2;
+    return MB_EXIT_OK;
+}
+
+void mb_cli_clip_close(mb_cli_clip *c)
+{
+    mb_clip_destroy(c->own_c);
+    mb_skeleton_destroy(c->own_s);
+    mb_scene_destroy(c->scene);
+    c->own_c = NULL;
+    c->own_s = NULL;
+    c->scene = NULL;
+    c->s = NULL;
+    c->c = NULL;
+}
+
+int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
+                     const mb_clip *clip, const char *name)
+{
+    const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
+    mb_mesh *gen = NULL;
+    if (!mesh) {
+        mb_status st = mb_skin_generate(src->s, NULL, &gen);
+        if (st != MB_OK)
+            return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
+                                      mb_status_str(st));
+        mesh = gen;
+    }
+    mb_gltf_write_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.skeleton = src->s;
+    gd.mesh = mesh;
+    gd.clip = clip;
+    gd.clip_name = name;
+    mb_error e;
+    mb_status st = mb_gltf_write_file(outp, &gd, &e);
+    mb_mesh_destroy(gen);
+    if (st != MB_OK) {
+        mb_cli_print_error(&e);
+        return MB_EXIT_INPUT;
+    }
     return MB_EXIT_OK;
 }
 

@@ -105,6 +105,29 @@ int mb_cli_is_bvh(const char *path);
  * MB_EXIT_OK or MB_EXIT_INPUT. */
 int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out);
 
+/* A clip from the command line: "file.bvh", or "file.glb#Anim" (any assimp format; default
+ * the first animation; '#' splits only when no file has the whole name). */
+typedef struct mb_cli_clip {
+    char file[1024];
+    char anim[256];          /* "" = the first animation */
+    mb_skeleton *own_s;      /* a BVH file: its skeleton and clip */
+    mb_clip *own_c;
+    mb_scene *scene;         /* a scene: owns what s and c point to */
+    const mb_skeleton *s;
+    const mb_clip *c;
+    int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
+} mb_cli_clip;
+
+/* Opens spec; errors go to stderr (prefixed with cmd where they are not file:line:col).
+ * Returns MB_EXIT_OK, MB_EXIT_USAGE or MB_EXIT_INPUT; on failure *out holds nothing. */
+int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out);
+void mb_cli_clip_close(mb_cli_clip *c);
+
+/* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
+ * scene with a mesh); a BVH skeleton gets a generated capsule skin. */
+int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
+                     const mb_clip *clip, const char *name);
+
 /* ---------- poses ---------- */
 
 /* World matrices of one frame (frame < 0: the rest pose) into world (joint_count entries),

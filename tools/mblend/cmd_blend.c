@@ -81,13 +81,9 @@ enum {
 
 typedef struct input {
     char path[1024]; /* as given, without @...: names the input in messages */
-    char file[1024];
-    char anim[256]; /* file.glb#Walk: the animation's name ("" = the first) */
     int kind; /* 0 whole clip, 1 pose @N, 2 range @A:B */
     long a, b;
-    mb_skeleton *own_s; /* a BVH input owns its skeleton and clip */
-    mb_clip *own_c;
-    mb_scene *scene;    /* a glTF/FBX/... input owns its scene */
+    mb_cli_clip src;  /* the loaded file (owns what s and c point to) */
     const mb_skeleton *s;
     const mb_clip *c;
     mb_motion_info info;
@@ -224,74 +220,12 @@ static int clip_loops(const mb_skeleton *s, const mb_clip *c, const mb_motion_in
     return ok;
 }
 
-/* Loads input i: a BVH file, or an animation of a scene read through assimp. */
-static int load_input(const char *cmd, input *it, int lenient)
-{
-    if (mb_cli_is_bvh(it->file)) {
-        if (it->anim[0])
-            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an "
-                                      "animation of a glTF or FBX file)", it->path);
-        int rc = mb_cli_load_bvh(it->file, lenient, &it->own_s, &it->own_c);
-        it->s = it->own_s;
-        it->c = it->own_c;
-        return rc;
-    }
-    int rc = mb_cli_load_scene(cmd, it->file, &it->scene);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    int count = mb_scene_clip_count(it->scene);
-    int ci = it->anim[0] ? mb_scene_find_clip(it->scene, it->anim) : 0;
-    if (ci < 0 || count == 0) {
-        fprintf(stderr, "%s: %s has no animation%s%s%s; it has:", cmd, it->file,
-                it->anim[0] ? " named '" : "", it->anim, it->anim[0] ? "'" : "");
-        for (int i = 0; i < count; ++i)
-            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(it->scene, i));
-        fprintf(stderr, "%s\n", count ? "" : " none");
-        return MB_EXIT_INPUT;
-    }
-    it->s = mb_scene_skeleton(it->scene);
-    it->c = mb_scene_clip(it->scene, ci);
-    return MB_EXIT_OK;
-}
-
-/* OUT.glb: the skeleton, a mesh and the blended clip as one binary glTF. The mesh is the
- * first input's own (a glTF/FBX input); a BVH skeleton gets a generated capsule skin. */
-static int write_glb(const char *cmd, const char *outp, const input *first, const mb_clip *result)
-{
-    const mb_mesh *mesh = first->scene ? mb_scene_mesh(first->scene) : NULL;
-    mb_mesh *gen = NULL;
-    if (!mesh) {
-        mb_status st = mb_skin_generate(first->s, NULL, &gen);
-        if (st != MB_OK)
-            return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", first->path,
-                                      mb_status_str(st));
-        mesh = gen;
-    }
-    mb_gltf_write_desc gd;
-    memset(&gd, 0, sizeof gd);
-    gd.skeleton = first->s;
-    gd.mesh = mesh;
-    gd.clip = result;
-    gd.clip_name = "blend";
-    mb_error e;
-    mb_status st = mb_gltf_write_file(outp, &gd, &e);
-    mb_mesh_destroy(gen);
-    if (st != MB_OK) {
-        mb_cli_print_error(&e);
-        return MB_EXIT_INPUT;
-    }
-    return MB_EXIT_OK;
-}
-
 /* ---------- main ---------- */
 
 static void free_inputs(input *in, int n)
 {
-    for (int i = 0; i < n; ++i) {
-        mb_clip_destroy(in[i].own_c);
-        mb_skeleton_destroy(in[i].own_s);
-        mb_scene_destroy(in[i].scene);
-    }
+    for (int i = 0; i < n; ++i)
+        mb_cli_clip_close(&in[i].src);
     free(in);
 }
 
@@ -354,15 +288,6 @@ int mb_cmd_blend(int argc, char **argv)
                 USAGE("bad input '%s'", a.arg);
             memcpy(it->path, a.arg, plen);
             it->path[plen] = '\0';
-            /* file.glb#Walk, unless a file is really called that */
-            strcpy(it->file, it->path);
-            char *hash = strrchr(it->file, '#');
-            if (hash && access(it->file, F_OK) != 0) {
-                if (strlen(hash + 1) >= sizeof it->anim)
-                    USAGE("animation name too long in '%s'", a.arg);
-                strcpy(it->anim, hash + 1);
-                *hash = '\0';
-            }
             if (at) {
                 const char *spec = at + 1, *colon = strchr(spec, ':');
                 char buf[64];
@@ -432,8 +357,10 @@ int mb_cmd_blend(int argc, char **argv)
 
     /* Load and check every input. */
     for (int i = 0; i < n; ++i) {
-        if ((rc = load_input(cmd, &in[i], lenient)) != MB_EXIT_OK)
+        if ((rc = mb_cli_clip_open(cmd, in[i].path, lenient, &in[i].src)) != MB_EXIT_OK)
             goto out;
+        in[i].s = in[i].src.s;
+        in[i].c = in[i].src.c;
         int nf = mb_clip_frame_count(in[i].c);
         if (in[i].kind == 1 && in[i].a >= nf)
             INPUT_ERR("%s has %d frames; frame %ld does not exist", in[i].path, nf, in[i].a);
@@ -481,7 +408,7 @@ int mb_cmd_blend(int argc, char **argv)
         }
         for (int i = 0; i < n; ++i) {
             mb_analyze_desc ad = {0};
-            ad.up_axis = up ? up : in[i].scene ? 2 : 0; /* glTF (and assimp's output) is +Y up */
+            ad.up_axis = up ? up : in[i].src.up_axis;
             ad.left_foot = feet_lr[0];
             ad.right_foot = feet_lr[1];
             if (mb_clip_frame_count(in[i].c) < 2)
@@ -646,7 +573,7 @@ int mb_cmd_blend(int argc, char **argv)
         bd.cyclic = cyclic;
         bd.method = method;
         bd.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
-        bd.up_axis = up ? up : in[0].scene ? 2 : 0;
+        bd.up_axis = up ? up : in[0].src.up_axis;
         bd.report = rf ? report_frame : NULL;
         bd.report_user = &rctx;
         if (mb_clip_blend(&bd, &result, &e) != MB_OK) {
@@ -669,7 +596,7 @@ int mb_cmd_blend(int argc, char **argv)
         }
     }
     if (glb) {
-        if ((rc = write_glb(cmd, outp, &in[0], result)) != MB_EXIT_OK) {
+        if ((rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend")) != MB_EXIT_OK) {
             mb_clip_destroy(result);
             goto out;
         }

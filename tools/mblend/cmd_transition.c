@@ -11,16 +11,20 @@
 void mb_cmd_transition_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mblend transition A.bvh B.bvh --at SECONDS|auto --duration SECONDS -o OUT.bvh [options]\n"
+            "usage: mblend transition A B --at SECONDS|auto --duration SECONDS -o OUT.bvh|OUT.glb [options]\n"
             "\n"
             "Write one continuous clip: A up to the transition, the transition, then the rest\n"
             "of B. B is rotated about the up axis and moved so its root continues A's path and\n"
             "heading (no jump, no turn on the spot), and resampled to A's frame time. The\n"
             "output starts at A's first motion frame (the T-pose frame 0 of cgspeed CMU files\n"
             "is skipped). A and B must share joint names and parents; offsets come from A.\n"
+            "A and B are BVH files or animations of glTF/FBX/... files (file.glb#Walk;\n"
+            "default: the first animation).\n"
             "\n"
             "options:\n"
-            "  -o, --output OUT       the BVH file to write (temporary file + rename)\n"
+            "  -o, --output OUT       the file to write (temporary file + rename): OUT.bvh, or\n"
+            "                         OUT.glb (skeleton, A's mesh or a generated capsule skin,\n"
+            "                         and the clip as an animation)\n"
             "  --at SECONDS|auto      time in A (file time, frame 0 = 0 s) of the last frame\n"
             "                         before the transition. auto: the best transition point\n"
             "                         (the frame pair whose windows of joint positions match\n"
@@ -47,7 +51,7 @@ void mb_cmd_transition_usage(FILE *out)
             "                         and speed, foot heights and horizontal speeds, then\n"
             "                         '# summary' lines with the quality metrics (root step,\n"
             "                         angular speed and foot skate ratios against the inputs)\n"
-            "  --up x|y|z             the up axis (default: detected)\n"
+            "  --up x|y|z             the up axis (default: detected for BVH, y for glTF/FBX)\n"
             "  --lenient              accept Frames lines that disagree with the data\n"
             "  -h, --help             show this help\n"
             "\n"
@@ -184,8 +188,11 @@ int mb_cmd_transition(int argc, char **argv)
     double at = 0.0, duration = -1.0, b_start = 0.0, s_from = 0.0, s_to = 0.0, window = 0.0;
     mb_transition_mode mode = MB_TRANSITION_CROSSFADE;
     mb_fade_curve curve = MB_CURVE_SMOOTHSTEP;
-    mb_skeleton *sk[2] = {NULL, NULL};
-    mb_clip *cl[2] = {NULL, NULL}, *result = NULL;
+    mb_cli_clip src[2];
+    memset(src, 0, sizeof src);
+    const mb_skeleton *sk[2] = {NULL, NULL};
+    const mb_clip *cl[2] = {NULL, NULL};
+    mb_clip *result = NULL;
     FILE *rf = NULL;
     char rtmp[1100] = "";
     frame_log lg;
@@ -267,11 +274,12 @@ int mb_cmd_transition(int argc, char **argv)
     if (duration < 0.0)
         USAGE("missing --duration SECONDS");
 
-    for (int i = 0; i < 2; ++i)
-        if (mb_cli_load_bvh(paths[i], lenient, &sk[i], &cl[i]) != MB_EXIT_OK) {
-            rc = MB_EXIT_INPUT;
+    for (int i = 0; i < 2; ++i) {
+        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
             goto out;
-        }
+        sk[i] = src[i].s;
+        cl[i] = src[i].c;
+    }
     int diff;
     if (!mb_skeleton_same_topology(sk[0], sk[1], &diff)) {
         int na = mb_skeleton_joint_count(sk[0]), nb = mb_skeleton_joint_count(sk[1]);
@@ -288,7 +296,7 @@ int mb_cmd_transition(int argc, char **argv)
         if (mb_clip_frame_count(cl[i]) < 2)
             INPUT_ERR("%s has fewer than 2 frames", paths[i]);
         mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? up : info[0].up_axis + 1;
+        ad.up_axis = i == 0 ? (up ? up : src[0].up_axis) : info[0].up_axis + 1;
         if (mb_motion_analyze(sk[i], cl[i], &ad, paths[i], &info[i], &e) != MB_OK) {
             mb_cli_print_error(&e);
             rc = MB_EXIT_INPUT;
@@ -404,7 +412,10 @@ int mb_cmd_transition(int argc, char **argv)
     qd.at = bd.at;
     qd.duration = duration;
     int qok = mb_transition_measure(&qd, &q) == MB_OK;
-    if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
+    if (mb_cli_ends_with_ci(outp, ".glb")) {
+        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition")) != MB_EXIT_OK)
+            goto out;
+    } else if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;
         goto out;
@@ -436,10 +447,8 @@ out:
     free(lg.time_a);
     free(lg.time_b);
     mb_clip_destroy(result);
-    for (int i = 0; i < 2; ++i) {
-        mb_clip_destroy(cl[i]);
-        mb_skeleton_destroy(sk[i]);
-    }
+    for (int i = 0; i < 2; ++i)
+        mb_cli_clip_close(&src[i]);
     return rc;
 #undef USAGE
 #undef INPUT_ERR
