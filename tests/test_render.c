@@ -501,6 +501,15 @@ static double quat_angle(const double a[4], const float b[4])
     return 4.0 * asin(fmin(1.0, 0.5 * sqrt(c2)));
 }
 
+/* The joint of rs named like joint j of ss when j lies below joint top of ss, else -1. */
+static int same_joint_below(const mb_skeleton *ss, const mb_skeleton *rs, int j, int top)
+{
+    for (int p = mb_skeleton_parents(ss)[j]; p >= 0; p = mb_skeleton_parents(ss)[p])
+        if (p == top)
+            return mb_skeleton_find(rs, mb_skeleton_name(ss, j));
+    return -1;
+}
+
 /* Two-input log/exp blend with weights (1/2, 1/2) is slerp(a, b, 1/2): the normalised sum of
  * a and b (short arc), computed here in double. */
 static void half_way(const float a[4], const float b[4], double out[4])
@@ -560,11 +569,8 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     cr_assert_eq(mb_clip_frame_pose(rs, ct, 0, (mb_pose){pt, nr}), MB_OK);
     double worst = 0;
     for (int j = hips + 1; j < ns; ++j) {
-        int below = 0;
-        for (int p = mb_skeleton_parents(ss)[j]; p >= 0; p = mb_skeleton_parents(ss)[p])
-            below |= p == hips;
-        int k = mb_skeleton_find(rs, mb_skeleton_name(ss, j));
-        if (!below || k < 0)
+        int k = same_joint_below(ss, rs, j, hips);
+        if (k < 0)
             continue;
         double want[4];
         half_way(pw[j].rot, pr[j].rot, want);
@@ -627,11 +633,8 @@ Test(cli_transition, gltf_run_to_walk_into_glb)
         cr_assert_eq(mb_clip_frame_pose(ss, run, f, (mb_pose){pa, ns}), MB_OK);
         cr_assert_eq(mb_clip_frame_pose(rs, ct, f, (mb_pose){pt, nr}), MB_OK);
         for (int j = hips + 1; j < ns; ++j) {
-            int below = 0;
-            for (int p = mb_skeleton_parents(ss)[j]; p >= 0; p = mb_skeleton_parents(ss)[p])
-                below |= p == hips;
-            int k = mb_skeleton_find(rs, mb_skeleton_name(ss, j));
-            if (!below || k < 0)
+            int k = same_joint_below(ss, rs, j, hips);
+            if (k < 0)
                 continue;
             double q[4] = {pa[j].rot[0], pa[j].rot[1], pa[j].rot[2], pa[j].rot[3]};
             worst = fmax(worst, quat_angle(q, pt[k].rot));
