@@ -18,7 +18,7 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
             snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
             snprintf(err->text, sizeof err->text,
                      "cannot find the feet (no joint named like LeftFoot/RightFoot and fewer "
-                     "than two End Sites): name them with --feet L,R or give --range A:B");
+                     "than two End Sites): name the feet or give the cycle's frames");
         }
         return MB_MISMATCH;
     }
@@ -64,7 +64,7 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
             snprintf(err->source, sizeof err->source, "%s", source ? source : "<clip>");
             snprintf(err->text, sizeof err->text,
                      "no full gait cycle: the %s foot '%s' touches down %d time%s; give the "
-                     "cycle with --range A:B or choose the feet with --feet L,R",
+                     "cycle's frames or name other feet",
                      foot == 0 ? "left" : "right",
                      mb_skeleton_name(s, foot == 0 ? info->left_foot : info->right_foot), n,
                      n == 1 ? "" : "s");

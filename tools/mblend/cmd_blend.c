@@ -451,7 +451,8 @@ int mb_cmd_blend(int argc, char **argv)
             }
             if (foot_ok < 0) {
                 mb_cli_print_error(&e);
-                fprintf(stderr, "%s: hint: --range A:B per input, or --cycle none to stretch whole clips\n", cmd);
+                fprintf(stderr, "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
+                        "whole clips\n", cmd);
                 rc = MB_EXIT_INPUT;
                 goto out;
             }

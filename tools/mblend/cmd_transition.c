@@ -397,6 +397,9 @@ int mb_cmd_transition(int argc, char **argv)
     mb_transition_result res;
     if (mb_transition_build(&bd, &result, &res, &e) != MB_OK) {
         mb_cli_print_error(&e);
+        if (e.code == MB_MISMATCH && (sync || b_phase))
+            fprintf(stderr, "%s: hint: --sync and --b-start phase need foot touchdowns in both "
+                    "clips (in-place clips have none): leave them out\n", cmd);
         rc = MB_EXIT_INPUT;
         goto out;
     }
