@@ -647,3 +647,51 @@ Test(cli_transition, gltf_run_to_walk_into_glb)
     mb_scene_destroy(res);
     remove_dir(d);
 }
+
+/* A glTF loop whose last key runs on into its first (CesiumMan: no repeated end key, no
+ * feet named like feet) is one whole cycle of frame_count frames; blending the clip with
+ * itself must give the clip back: every output frame k equals input frame k below the
+ * moving root (< 1e-5 rad), and the output has the same number of frames. */
+Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char out[128];
+    snprintf(out, sizeof out, "%s/cesium.glb", d);
+    const char *in = mb_shared_path("mesh/CesiumMan.glb");
+    run_out r = RUN("blend", in, in, "-w", "1,3", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "runs on into its first") != NULL, "%s", r.err);
+    mb_scene *src, *res;
+    mb_error err;
+    cr_assert_eq(mb_scene_read_file(in, NULL, &src, &err), MB_OK);
+    cr_assert_eq(mb_scene_read_file(out, NULL, &res, &err), MB_OK);
+    const mb_skeleton *ss = mb_scene_skeleton(src), *rs = mb_scene_skeleton(res);
+    const mb_clip *ci = mb_scene_clip(src, 0), *co = mb_scene_clip(res, 0);
+    cr_assert_eq(mb_clip_frame_count(co), mb_clip_frame_count(ci));
+    int top = mb_skeleton_find(ss, "Skeleton_torso_joint_1");
+    cr_assert_geq(top, 0);
+    int ns = mb_skeleton_joint_count(ss), nr = mb_skeleton_joint_count(rs), checked = 0;
+    mb_xform *pa = calloc((size_t)ns, sizeof *pa), *pt = calloc((size_t)nr, sizeof *pt);
+    double worst = 0;
+    for (int f = 0; f < mb_clip_frame_count(ci); ++f) {
+        cr_assert_eq(mb_clip_frame_pose(ss, ci, f, (mb_pose){pa, ns}), MB_OK);
+        cr_assert_eq(mb_clip_frame_pose(rs, co, f, (mb_pose){pt, nr}), MB_OK);
+        for (int j = top + 1; j < ns; ++j) {
+            int k = same_joint_below(ss, rs, j, top);
+            if (k < 0)
+                continue;
+            double q[4] = {pa[j].rot[0], pa[j].rot[1], pa[j].rot[2], pa[j].rot[3]};
+            worst = fmax(worst, quat_angle(q, pt[k].rot));
+            ++checked;
+        }
+    }
+    cr_assert_gt(checked, 100);
+    cr_assert(worst < 1e-5, "the blend of CesiumMan with itself is off by %g rad", worst);
+    free(pa);
+    free(pt);
+    mb_scene_destroy(src);
+    mb_scene_destroy(res);
+    remove_dir(d);
+}

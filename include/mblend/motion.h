@@ -78,7 +78,10 @@ typedef struct mb_clip_blend_desc {
     int input_count;           /* 1..MB_BLEND_MAX_LAYERS */
     /* Non-zero: every range is one cycle (its end continues its start); the output is
      * one loopable cycle of sum w_i T_i seconds whose frame k samples every input at
-     * phase k / frames. Zero: ranges are stretched onto each other, both ends included. */
+     * phase k / frames. A cyclic range may end at frame_count: the clip is then a loop
+     * whose period is its frame count (its last frame continues into frame 0, as glTF
+     * loops without a repeated end key do), sampled with MB_WRAP_LOOP.
+     * Zero: ranges are stretched onto each other, both ends included. */
     int cyclic;
     mb_blend_method method;
     mb_eigen_solver solver;

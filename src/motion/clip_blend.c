@@ -72,6 +72,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
     mb_xform *outpose = NULL;
     float *gaps = NULL, *angles = NULL;
     int cyclic = d->cyclic != 0;
+    /* Loop wrap is the clamp inside a range; it differs only for a range ending at
+     * frame_count, whose end continues into frame 0. */
+    const mb_wrap wrap = cyclic ? MB_WRAP_LOOP : MB_WRAP_CLAMP;
 
     /* Ranges, durations and analysis. */
     double total_len = 0.0;
@@ -82,8 +85,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
         double ft = mb_clip_frame_time(in->clip);
         is->start = in->range.start;
         is->end = in->range.end == 0 ? (cyclic ? nf - 1 : nf) : in->range.end;
-        /* Cyclic ranges sample frame `end` (it continues `start`), so it must exist. */
-        int last = cyclic ? is->end : is->end - 1;
+        /* Cyclic ranges sample frame `end` (it continues `start`), so it must exist, or be
+         * frame_count for a clip that loops back to frame 0 (sampled with MB_WRAP_LOOP). */
+        int last = cyclic ? (is->end == nf ? nf - 1 : is->end) : is->end - 1;
         if (is->start < 0 || is->end <= is->start || last >= nf || (!cyclic && is->end - is->start < 1)) {
             rc = fail(err, MB_INVALID_ARG, in->source,
                       "frame range %d:%d does not fit a clip of %d frames%s", in->range.start,
@@ -151,7 +155,7 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
             double ph = PHASE(k);
             if (!cyclic && ph > 1.0)
                 ph = 1.0;
-            rc = mb_clip_sample(in->skeleton, in->clip, st[i].t0 + ph * st[i].len, MB_WRAP_CLAMP, p);
+            rc = mb_clip_sample(in->skeleton, in->clip, st[i].t0 + ph * st[i].len, wrap, p);
             if (rc != MB_OK) {
                 fail(err, rc, in->source, "sampling failed");
                 goto done;
@@ -216,7 +220,7 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
             const mb_clip_input *in = &d->inputs[i];
             poses[i].joints = st[i].pose;
             poses[i].count = nj;
-            rc = mb_clip_sample(in->skeleton, in->clip, st[i].t0 + ph * st[i].len, MB_WRAP_CLAMP, poses[i]);
+            rc = mb_clip_sample(in->skeleton, in->clip, st[i].t0 + ph * st[i].len, wrap, poses[i]);
             if (rc != MB_OK)
                 goto done;
             height += st[i].w * st[i].root[4 * k + up];

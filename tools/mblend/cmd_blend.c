@@ -195,29 +195,45 @@ static void report_header(FILE *f, int compare)
             compare ? ",angle_to_nlerp_deg,angle_to_karcher_deg" : "");
 }
 
-/* Whether the last frame repeats the first: every rotation within 1 degree, every joint
- * position (rest offsets included) within 1% of the body height. */
+/* How a clip loops: 1 when its last frame repeats its first (every rotation within 1
+ * degree, every joint position within 1% of the body height), 2 when its last frame runs on
+ * into its first (the step from the last frame to the first is no larger than 1.5 times the
+ * clip's largest frame-to-frame step, for every joint), 0 when it does not loop. */
 static int clip_loops(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info)
 {
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
     if (nf < 3)
         return 0;
     mb_xform *p = malloc(2 * (size_t)nj * sizeof *p);
-    int ok = p && mb_clip_frame_pose(s, c, 0, (mb_pose){p, nj}) == MB_OK &&
-             mb_clip_frame_pose(s, c, nf - 1, (mb_pose){p + nj, nj}) == MB_OK;
-    const double cos_half = cos(0.5 * 3.14159265358979 / 180.0); /* 1 degree */
-    double tol = 0.01 * (info->height > 0 ? info->height : 1.0);
-    for (int j = 0; ok && j < nj; ++j) {
-        const mb_xform *a = &p[j], *b = &p[nj + j];
-        double dot = 0, d2 = 0;
-        for (int k = 0; k < 4; ++k)
-            dot += (double)a->rot[k] * b->rot[k];
-        for (int k = 0; k < 3; ++k)
-            d2 += ((double)a->pos[k] - b->pos[k]) * ((double)a->pos[k] - b->pos[k]);
-        ok = fabs(dot) >= cos_half && d2 <= tol * tol;
+    double *step = calloc(2 * (size_t)nj, sizeof *step); /* largest step: angle, distance */
+    double h = info->height > 0 ? info->height : 1.0;
+    int ok = p && step && mb_clip_frame_pose(s, c, 0, (mb_pose){p, nj}) == MB_OK;
+    int repeats = 1, runs_on = 1;
+    /* frames f - 1 (in p + nj) and f (in p), for f = 1 .. nf, frame nf being frame 0 again */
+    for (int f = 1; ok && f <= nf; ++f) {
+        memcpy(p + nj, p, (size_t)nj * sizeof *p);
+        ok = mb_clip_frame_pose(s, c, f % nf, (mb_pose){p, nj}) == MB_OK;
+        for (int j = 0; ok && j < nj; ++j) {
+            const mb_xform *a = &p[nj + j], *b = &p[j];
+            double dot = 0, d2 = 0;
+            for (int k = 0; k < 4; ++k)
+                dot += (double)a->rot[k] * b->rot[k];
+            for (int k = 0; k < 3; ++k)
+                d2 += ((double)a->pos[k] - b->pos[k]) * ((double)a->pos[k] - b->pos[k]);
+            double ang = 2.0 * acos(fmin(1.0, fabs(dot))), dist = sqrt(d2);
+            if (f < nf) {
+                step[2 * j] = fmax(step[2 * j], ang);
+                step[2 * j + 1] = fmax(step[2 * j + 1], dist);
+                continue;
+            }
+            /* f == nf: the last frame against frame 0 */
+            repeats &= ang <= 3.14159265358979 / 180.0 && dist <= 0.01 * h;
+            runs_on &= ang <= 1.5 * step[2 * j] + 2e-3 && dist <= 1.5 * step[2 * j + 1] + 1e-3 * h;
+        }
     }
     free(p);
-    return ok;
+    free(step);
+    return !ok ? 0 : repeats ? 1 : runs_on ? 2 : 0;
 }
 
 /* ---------- main ---------- */
@@ -435,16 +451,18 @@ int mb_cmd_blend(int argc, char **argv)
             /* In-place loops (typical of glTF/FBX animations: the root does not travel, so
              * no foot is ever planted) have no touchdowns; when every input without a given
              * range is such a loop, each whole loop is the cycle. */
-            int loops = foot_ok < 0;
+            int loops = foot_ok < 0, kind[MB_BLEND_MAX_LAYERS] = {0};
             for (int i = 0; i < n && loops; ++i)
-                loops = in[i].has_range || clip_loops(in[i].s, in[i].c, &in[i].info);
+                loops = in[i].has_range || (kind[i] = clip_loops(in[i].s, in[i].c, &in[i].info));
             if (loops) {
                 for (int i = 0; i < n; ++i)
                     if (!in[i].has_range) {
-                        in[i].range = (mb_frame_range){0, mb_clip_frame_count(in[i].c) - 1};
+                        int nf = mb_clip_frame_count(in[i].c);
+                        /* a repeated last frame closes the cycle; else frame nf is frame 0 */
+                        in[i].range = (mb_frame_range){0, kind[i] == 1 ? nf - 1 : nf};
                         fprintf(stderr, "%s: %s: no foot touchdowns, but the clip loops (its last "
-                                "frame repeats its first): the whole clip is the cycle\n",
-                                cmd, in[i].path);
+                                "frame %s its first): the whole clip is the cycle\n", cmd,
+                                in[i].path, kind[i] == 1 ? "repeats" : "runs on into");
                         in[i].has_range = 2;
                     }
                 foot_ok = 0;
@@ -458,7 +476,7 @@ int mb_cmd_blend(int argc, char **argv)
             }
             for (int i = 0; i < n; ++i) {
                 /* A cycle samples frame END (it continues START). */
-                if (in[i].has_range && in[i].range.end >= mb_clip_frame_count(in[i].c))
+                if (in[i].has_range == 1 && in[i].range.end >= mb_clip_frame_count(in[i].c))
                     in[i].range.end = mb_clip_frame_count(in[i].c) - 1;
                 fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s\n", cmd, in[i].path,
                         in[i].range.start, in[i].range.end,
