@@ -831,3 +831,70 @@ Test(cli_blend, errors)
     remove(out);
     rmdir(dir);
 }
+
+/* ---------------------------------------------------------------- input specs and outputs */
+
+/* A BVH from a pipe (no .bvh name, cannot be sniffed and read again) still loads; empty
+ * parts of FILE#Animation are usage errors; outputs other than .bvh/.glb are refused; a
+ * report goes into place only with the output, with fopen's permissions. */
+Test(cli_specs, pipes_empty_parts_output_names_and_reports)
+{
+    const char *d = scratch();
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *run = MB_PROJECT_DIR "/data/bvh/run.bvh";
+    char fifo[4096], spec[4200], rep[4096], out[4096];
+    snprintf(fifo, sizeof fifo, "%s/walk_pipe", d);
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+    pid_t writer = fork();
+    cr_assert_geq(writer, 0);
+    if (writer == 0) { /* feeds the pipe once the reader opens it */
+        size_t n;
+        char *text = slurp(walk, &n);
+        int fd = open(fifo, O_WRONLY);
+        ssize_t w = text && fd >= 0 ? write(fd, text, n) : -1;
+        _exit(w == (ssize_t)n ? 0 : 1);
+    }
+    run_result r = RUN("info", "--no-table", fifo);
+    int ws;
+    waitpid(writer, &ws, 0);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "22 joints + 5 End Sites") != NULL, "%s", r.out);
+    run_free(&r);
+
+    snprintf(spec, sizeof spec, "%s#", walk);
+    r = RUN("info", spec);
+    cr_assert_eq(r.code, 1);
+    cr_assert(strstr(r.err, "empty animation name") != NULL, "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", "#Walk", "#Walk", "-o", "x.bvh");
+    cr_assert_eq(r.code, 1);
+    cr_assert(strstr(r.err, "no file before '#'") != NULL, "%s", r.err);
+    run_free(&r);
+
+    snprintf(out, sizeof out, "%s/jog.gltf", d);
+    r = RUN("blend", walk, run, "-o", out);
+    cr_assert_eq(r.code, 1);
+    cr_assert(strstr(r.err, "must end in .bvh or .glb") != NULL, "%s", r.err);
+    run_free(&r);
+    r = RUN("transition", walk, run, "--at", "1", "--duration", "0.5", "-o", out);
+    cr_assert_eq(r.code, 1);
+    run_free(&r);
+    cr_assert_neq(access(out, F_OK), 0, "a refused output was written");
+
+    /* the output cannot be written: no report either */
+    snprintf(rep, sizeof rep, "%s/jog.csv", d);
+    snprintf(out, sizeof out, "%s/missing/jog.bvh", d);
+    r = RUN("blend", walk, run, "--report", rep, "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    run_free(&r);
+    cr_assert_neq(access(rep, F_OK), 0, "the report of a failed blend was left behind");
+    /* success: the report is there, readable as fopen would make it */
+    snprintf(out, sizeof out, "%s/jog.bvh", d);
+    r = RUN("blend", walk, run, "--report", rep, "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(rep, &st), 0);
+    mode_t mask = umask(0);
+    umask(mask);
+    cr_assert_eq(st.st_mode & 0777, 0666 & ~mask, "report mode %o", (unsigned)(st.st_mode & 0777));
+}

@@ -128,12 +128,12 @@ static const char *not_bvh_hint(const char *p, const char *end)
 {
     size_t n = (size_t)(end - p);
     if (n >= 4 && memcmp(p, "glTF", 4) == 0)
-        return " (a binary glTF file, not BVH: read it with mb_scene_read_file, or give it to "
-               "mblend info, skin or render)";
+        return " (a binary glTF file, not BVH: read it with mb_scene_read_file; mblend reads "
+               "it under a .glb name)";
     if ((n >= 18 && memcmp(p, "Kaydara FBX Binary", 18) == 0) ||
         (n >= 5 && memcmp(p, "; FBX", 5) == 0))
-        return " (an FBX file, not BVH: read it with mb_scene_read_file, or give it to "
-               "mblend info, skin or render)";
+        return " (an FBX file, not BVH: read it with mb_scene_read_file; mblend reads it "
+               "under a .fbx name)";
     if (n >= 5 && memcmp(p, "<?xml", 5) == 0)
         return " (an XML file such as Collada, not BVH)";
     size_t k = n < 64 ? n : 64;

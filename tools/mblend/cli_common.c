@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
@@ -220,14 +221,20 @@ int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_cl
 
 int mb_cli_is_bvh(const char *path)
 {
-    if (mb_cli_ends_with_ci(path, ".bvh"))
-        return 1;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return mb_cli_ends_with_ci(path, ".bvh"); /* the loader says what is missing */
+    if (!S_ISREG(st.st_mode))
+        return 1; /* a pipe cannot be sniffed and read again: BVH, as always */
     FILE *f = fopen(path, "rb");
     if (!f)
-        return 0;
+        return mb_cli_ends_with_ci(path, ".bvh");
     char head[64];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
+    /* (assimp picks its importer by the name too, so a .bvh name always means BVH here) */
+    if (mb_cli_ends_with_ci(path, ".bvh"))
+        return 1;
     size_t i = n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     while (i < n && isspace((unsigned char)head[i]))
         ++i;
@@ -236,6 +243,32 @@ int mb_cli_is_bvh(const char *path)
     while (k + 1 < sizeof key && i + k < n && toupper((unsigned char)head[i + k]) == key[k])
         ++k;
     return k + 1 == sizeof key;
+}
+
+int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
+                      char *anim, size_t anim_size)
+{
+    struct stat st;
+    const char *hash = strrchr(spec, '#');
+    size_t len = strlen(spec);
+    anim[0] = '\0';
+    if (!hash || (stat(spec, &st) == 0 && S_ISREG(st.st_mode)) || strchr(hash + 1, '/')) {
+        if (len >= file_size)
+            return mb_cli_usage_error(cmd, "path too long: '%s'", spec);
+        memcpy(file, spec, len + 1);
+        return MB_EXIT_OK;
+    }
+    if (hash == spec)
+        return mb_cli_usage_error(cmd, "'%s': no file before '#' (FILE#Animation)", spec);
+    if (hash[1] == '\0')
+        return mb_cli_usage_error(cmd, "'%s': empty animation name after '#' (FILE#Animation; "
+                                  "leave out '#' for the first animation)", spec);
+    if ((size_t)(hash - spec) >= file_size || strlen(hash + 1) >= anim_size)
+        return mb_cli_usage_error(cmd, "path or animation name too long: '%s'", spec);
+    memcpy(file, spec, (size_t)(hash - spec));
+    file[hash - spec] = '\0';
+    strcpy(anim, hash + 1);
+    return MB_EXIT_OK;
 }
 
 int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
@@ -261,17 +294,10 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
 int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out)
 {
     memset(out, 0, sizeof *out);
-    if (strlen(spec) >= sizeof out->file)
-        return mb_cli_usage_error(cmd, "path too long: '%s'", spec);
-    strcpy(out->file, spec);
-    char *hash = strrchr(out->file, '#');
-    if (hash && access(out->file, F_OK) != 0) {
-        if (strlen(hash + 1) >= sizeof out->anim)
-            return mb_cli_usage_error(cmd, "animation name too long in '%s'", spec);
-        strcpy(out->anim, hash + 1);
-        *hash = '\0';
-    }
-    int rc;
+    int rc = mb_cli_split_spec(cmd, spec, out->file, sizeof out->file, out->anim,
+                               sizeof out->anim);
+    if (rc != MB_EXIT_OK)
+        return rc;
     if (mb_cli_is_bvh(out->file)) {
         if (out->anim[0])
             return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an "
@@ -338,6 +364,33 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
         return MB_EXIT_INPUT;
     }
     return MB_EXIT_OK;
+}
+
+FILE *mb_cli_report_open(const char *path, char *tmp, size_t tmp_size)
+{
+    if (snprintf(tmp, tmp_size, "%s.tmp.XXXXXX", path) >= (int)tmp_size) {
+        tmp[0] = '\0';
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    FILE *f = NULL;
+    if (fd >= 0) {
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+        f = fdopen(fd, "w");
+    }
+    if (!f) {
+        int saved = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        tmp[0] = '\0';
+        errno = saved;
+    }
+    return f;
 }
 
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,

@@ -96,9 +96,16 @@ void mb_cli_print_warning(const mb_error *w);
 int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip);
 
 /* Whether a file is read as BVH: its name ends in .bvh, or its text starts with HIERARCHY
- * (after an optional UTF-8 byte order mark and white space, any case). Everything else goes
- * to assimp. */
+ * (after an optional UTF-8 byte order mark and white space, any case); a pipe or device is
+ * too (it cannot be sniffed and read again). Everything else goes to assimp. */
 int mb_cli_is_bvh(const char *path);
+
+/* Splits "FILE#Animation" into file and anim ("" when there is no '#'). No split when spec
+ * names a regular file as it stands, or when the part after the last '#' holds a '/' (a
+ * directory name). An empty file or animation name is a usage error (printed; returns
+ * MB_EXIT_USAGE), as is a part too long for its buffer. */
+int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
+                      char *anim, size_t anim_size);
 
 /* Reads a glTF/FBX/... scene through assimp (an error when the build has none); errors, and
  * warnings about cut influences and dropped scales, go to stderr prefixed with cmd. Returns
@@ -127,6 +134,12 @@ void mb_cli_clip_close(mb_cli_clip *c);
  * scene with a mesh); a BVH skeleton gets a generated capsule skin. */
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name);
+
+/* Opens a CSV report as a temporary file beside path (tmp receives its name; the caller
+ * renames it over path once the command's output is written, or unlinks it), with the
+ * permissions a plain fopen would give (mkstemp alone gives 0600). NULL with errno set and
+ * tmp[0] == '\0' on failure, also when path is too long for tmp (ENAMETOOLONG). */
+FILE *mb_cli_report_open(const char *path, char *tmp, size_t tmp_size);
 
 /* ---------- poses ---------- */
 

@@ -333,6 +333,8 @@ int mb_cmd_blend(int argc, char **argv)
     if (!outp)
         USAGE("missing -o OUT.bvh (or OUT.glb)");
     int glb = mb_cli_ends_with_ci(outp, ".glb");
+    if (!glb && !mb_cli_ends_with_ci(outp, ".bvh"))
+        USAGE("the output must end in .bvh or .glb, got '%s'", outp);
     int poses = 0;
     for (int i = 0; i < n; ++i)
         poses += in[i].kind == 1;
@@ -490,15 +492,8 @@ int mb_cmd_blend(int argc, char **argv)
     FILE *rf = NULL;
     char rtmp[1100] = "";
     if (report) {
-        if (snprintf(rtmp, sizeof rtmp, "%s.tmp.XXXXXX", report) >= (int)sizeof rtmp)
-            USAGE("--report path too long");
-        int fd = mkstemp(rtmp);
-        if (fd < 0 || !(rf = fdopen(fd, "w"))) {
-            if (fd >= 0)
-                close(fd);
-            rtmp[0] = '\0';
+        if (!(rf = mb_cli_report_open(report, rtmp, sizeof rtmp)))
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
-        }
         report_header(rf, compare);
     }
     int nj = mb_skeleton_joint_count(in[0].s);
@@ -605,24 +600,33 @@ int mb_cmd_blend(int argc, char **argv)
         }
     }
     free(scratch);
+    /* The report is complete; it goes into place only once the output is written, so a
+     * failure leaves neither. */
     if (rf) {
         int bad = ferror(rf) != 0;
         bad |= fclose(rf) != 0;
-        if (bad || rename(rtmp, report) != 0) {
+        if (bad) {
             unlink(rtmp);
             mb_clip_destroy(result);
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
         }
     }
     if (glb) {
-        if ((rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend")) != MB_EXIT_OK) {
-            mb_clip_destroy(result);
-            goto out;
-        }
+        rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend");
     } else if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
-        mb_clip_destroy(result);
         rc = MB_EXIT_INPUT;
+    }
+    if (rc == MB_EXIT_OK && rf && rename(rtmp, report) != 0) {
+        int saved = errno;
+        unlink(rtmp);
+        mb_clip_destroy(result);
+        INPUT_ERR("wrote %s, but cannot write report '%s': %s", outp, report, strerror(saved));
+    }
+    if (rc != MB_EXIT_OK) {
+        if (rf)
+            unlink(rtmp);
+        mb_clip_destroy(result);
         goto out;
     }
     fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, outp, mb_clip_frame_count(result),

@@ -240,12 +240,20 @@ int mb_cmd_info(int argc, char **argv)
     }
     if (!path)
         return mb_cli_usage_error(cmd, "missing FILE");
-    if (!mb_cli_is_bvh(path))
+    char file[4096], anim[256];
+    int rc = mb_cli_split_spec(cmd, path, file, sizeof file, anim, sizeof anim);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    if (!mb_cli_is_bvh(file))
         return info_scene(cmd, path, table);
+    if (anim[0])
+        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an animation "
+                                  "of a glTF or FBX file)", path);
+    path = file;
 
     mb_skeleton *s = NULL;
     mb_clip *c = NULL;
-    int rc = mb_cli_load_bvh(path, lenient, &s, &c);
+    rc = mb_cli_load_bvh(path, lenient, &s, &c);
     if (rc != MB_EXIT_OK)
         return rc;
 

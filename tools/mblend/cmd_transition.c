@@ -268,7 +268,9 @@ int mb_cmd_transition(int argc, char **argv)
     if (npaths != 2)
         USAGE("need two inputs, A.bvh and B.bvh");
     if (!outp)
-        USAGE("missing -o OUT.bvh");
+        USAGE("missing -o OUT.bvh (or OUT.glb)");
+    if (!mb_cli_ends_with_ci(outp, ".bvh") && !mb_cli_ends_with_ci(outp, ".glb"))
+        USAGE("the output must end in .bvh or .glb, got '%s'", outp);
     if (at_auto < 0)
         USAGE("missing --at SECONDS|auto");
     if (duration < 0.0)
@@ -365,17 +367,8 @@ int mb_cmd_transition(int argc, char **argv)
     if (kb < 0)
         kb = (int)floor(b_start / ftb + 0.5);
 
-    if (report) {
-        if (snprintf(rtmp, sizeof rtmp, "%s.tmp.XXXXXX", report) >= (int)sizeof rtmp)
-            USAGE("--report path too long");
-        int fd = mkstemp(rtmp);
-        if (fd < 0 || !(rf = fdopen(fd, "w"))) {
-            if (fd >= 0)
-                close(fd);
-            rtmp[0] = '\0';
-            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
-        }
-    }
+    if (report && !(rf = mb_cli_report_open(report, rtmp, sizeof rtmp)))
+        INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     mb_transition_build_desc bd = {0};
     bd.skeleton = sk[0];
     bd.a = cl[0];

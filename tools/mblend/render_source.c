@@ -5,17 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_common.h"
 #include "render.h"
 
 
-static int file_exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 void mb_src_close(mb_src *s)
 {
@@ -127,13 +121,9 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
 {
     memset(s, 0, sizeof *s);
     char *path = s->path, clip[256] = "";
-    snprintf(path, sizeof s->path, "%s", spec);
-    const char *hash = strrchr(spec, '#');
-    if (!file_exists(spec) && hash) {
-        snprintf(path, sizeof s->path, "%.*s", (int)(hash - spec), spec);
-        snprintf(clip, sizeof clip, "%s", hash + 1);
-    }
-    int rc;
+    int rc = mb_cli_split_spec(cmd, spec, path, sizeof s->path, clip, sizeof clip);
+    if (rc != MB_EXIT_OK)
+        return rc;
     if (mb_cli_is_bvh(path)) {
         if (clip[0])
             return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
