@@ -898,3 +898,28 @@ Test(cli_specs, pipes_empty_parts_output_names_and_reports)
     umask(mask);
     cr_assert_eq(st.st_mode & 0777, 0666 & ~mask, "report mode %o", (unsigned)(st.st_mode & 0777));
 }
+
+/* A file whose name holds '@' is taken whole when it exists; '@N' after it still picks a pose. */
+Test(cli_specs, at_sign_in_a_file_name)
+{
+    const char *d = scratch();
+    char named[4096], pose[4200], out[4096];
+    snprintf(named, sizeof named, "%s/take@2.bvh", d);
+    snprintf(pose, sizeof pose, "%s@3", named);
+    snprintf(out, sizeof out, "%s/o.bvh", d);
+    size_t n;
+    char *text = slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &n);
+    cr_assert_not_null(text);
+    FILE *f = fopen(named, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+    free(text);
+    run_result r = RUN("blend", named, MB_PROJECT_DIR "/data/bvh/run.bvh", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", pose, MB_PROJECT_DIR "/data/bvh/run.bvh@4", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "1 frame") != NULL, "%s", r.err);
+    run_free(&r);
+}

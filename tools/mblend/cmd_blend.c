@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -298,7 +299,10 @@ int mb_cmd_blend(int argc, char **argv)
             if (n == MB_BLEND_MAX_LAYERS)
                 USAGE("at most %d inputs", MB_BLEND_MAX_LAYERS);
             input *it = &in[n++];
-            const char *at = strrchr(a.arg, '@');
+            /* file@N, file@A:B; a file really called "x@3.bvh" is taken whole */
+            struct stat whole;
+            const char *at = stat(a.arg, &whole) == 0 && S_ISREG(whole.st_mode)
+                                 ? NULL : strrchr(a.arg, '@');
             size_t plen = at ? (size_t)(at - a.arg) : strlen(a.arg);
             if (plen == 0 || plen >= sizeof it->path)
                 USAGE("bad input '%s'", a.arg);
