@@ -7,33 +7,13 @@
 #include <unistd.h>
 
 #include "mblend/mblend.h"
+#include "test_clip_file.h"
+#include "test_run_cli.h"
 #include "test_util.h"
 
 #undef M_PI
 #define M_PI 3.14159265358979323846
 
-typedef struct clip_file {
-    mb_skeleton *s;
-    mb_clip *c;
-    mb_motion_info info;
-} clip_file;
-
-static clip_file load(const char *rel)
-{
-    clip_file f;
-    mb_error e;
-    char path[512];
-    snprintf(path, sizeof path, "bvh/%s", rel);
-    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
-    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
-    return f;
-}
-
-static void unload(clip_file *f)
-{
-    mb_clip_destroy(f->c);
-    mb_skeleton_destroy(f->s);
-}
 
 /* World position of joint j at time t by FK of the two nearest frames, lerped. */
 static void pos_at(const mb_skeleton *s, const mb_clip *c, int j, double t, double out[3])
@@ -66,7 +46,7 @@ typedef struct cloud {
     double (*p)[3];
 } cloud;
 
-static cloud make_cloud(const clip_file *cf, int f, int S, double window)
+static cloud make_cloud(const mb_test_clip *cf, int f, int S, double window)
 {
     const mb_skeleton *s = cf->s;
     int nj = mb_skeleton_joint_count(s), root = cf->info.root;
@@ -152,7 +132,7 @@ static double brute_cost(const cloud *a, const cloud *b, double ga, double gb)
     return best;
 }
 
-static mb_match_desc base_desc(const clip_file *a, const clip_file *b)
+static mb_match_desc base_desc(const mb_test_clip *a, const mb_test_clip *b)
 {
     mb_match_desc d = {0};
     d.skeleton_a = a->s;
@@ -166,7 +146,7 @@ static mb_match_desc base_desc(const clip_file *a, const clip_file *b)
 
 Test(match, agrees_with_brute_force_over_the_rotation)
 {
-    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh");
     double fa = mb_clip_frame_time(a.c), fb = mb_clip_frame_time(b.c);
     int S = 4;
     double W = 0.1;
@@ -221,14 +201,14 @@ Test(match, agrees_with_brute_force_over_the_rotation)
         free(ca[i].p);
     for (int j = 0; j < 32; ++j)
         free(cb[j].p);
-    unload(&a);
-    unload(&b);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
 }
 
 /* The reported (theta, dx, dz) carries B's window onto A's with the reported cost. */
 Test(match, reported_alignment_carries_b_onto_a)
 {
-    clip_file a = load("cmu_09_01_run.bvh"), b = load("cmu_09_12_walk_navigate_long.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_09_01_run.bvh"), b = mb_test_clip_load("cmu_09_12_walk_navigate_long.bvh");
     mb_match_desc d = base_desc(&a, &b);
     d.window = 0.2;
     d.window_samples = 5;
@@ -253,14 +233,14 @@ Test(match, reported_alignment_carries_b_onto_a)
         for (int q = 0; q < k; ++q)
             cr_assert(abs(p[q].a - p[k].a) >= 12 || abs(p[q].b - p[k].b) >= 12);
     }
-    unload(&a);
-    unload(&b);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
 }
 
 /* B = A turned by 90 degrees about up and moved: every frame finds itself at zero cost. */
 Test(match, finds_a_turned_and_moved_copy)
 {
-    clip_file a = load("bandai2_walk_normal_001.bvh");
+    mb_test_clip a = mb_test_clip_load("bandai2_walk_normal_001.bvh");
     int n = mb_skeleton_joint_count(a.s), nf = mb_clip_frame_count(a.c), root = a.info.root;
     cr_assert_eq(mb_skeleton_parents(a.s)[root], 0, "Bandai: the root sits under a static dummy");
     /* turn and move the dummy (joint 0), so the whole body turns about the origin */
@@ -289,7 +269,7 @@ Test(match, finds_a_turned_and_moved_copy)
     cd.translation_joints = mb_clip_translation_joints(a.c);
     cd.translation_count = nt;
     cd.translations = tr;
-    clip_file b = {a.s, NULL, a.info};
+    mb_test_clip b = {a.s, NULL, a.info};
     cr_assert_eq(mb_clip_create(&cd, &b.c), MB_OK);
     mb_match_desc d = base_desc(&a, &b);
     d.info_b = NULL; /* analysed: same ground */
@@ -307,12 +287,12 @@ Test(match, finds_a_turned_and_moved_copy)
     mb_clip_destroy(b.c);
     free(rot);
     free(tr);
-    unload(&a);
+    mb_test_clip_unload(&a);
 }
 
 Test(match, sgemm_and_dgemm_agree)
 {
-    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_02_walk.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh"), b = mb_test_clip_load("cmu_02_02_walk.bvh");
     mb_match_desc d = base_desc(&a, &b);
     mb_match_pair ps[5], pd[5];
     int ns = 0, nd = 0;
@@ -326,13 +306,13 @@ Test(match, sgemm_and_dgemm_agree)
         cr_assert_eq(ps[k].b, pd[k].b, "pair %d", k);
         cr_assert_float_eq(ps[k].cost, pd[k].cost, 1e-5 * pd[k].cost);
     }
-    unload(&a);
-    unload(&b);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
 }
 
 Test(match, rejects_bad_arguments)
 {
-    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh"), z = load("bandai2_walk_normal_001.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh"), z = mb_test_clip_load("bandai2_walk_normal_001.bvh");
     mb_match_desc d = base_desc(&a, &b);
     mb_match_pair p[2];
     int found = 7;
@@ -353,50 +333,12 @@ Test(match, rejects_bad_arguments)
     d = base_desc(&a, &z);
     d.info_b = NULL;
     cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_MISMATCH);
-    unload(&a);
-    unload(&b);
-    unload(&z);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
+    mb_test_clip_unload(&z);
 }
 
 /* ---------------------------------------------------------------- CLI */
-
-#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
-
-/* The tools are optional (MB_BUILD_TOOLS): without the binary the CLI tests are skipped,
- * visibly, not passed. */
-static void need_cli(void)
-{
-    if (access(CLI, X_OK) != 0)
-        cr_skip_test("%s not built (MB_BUILD_TOOLS=OFF?)", CLI);
-}
-
-static int run_cli(const char *const *args, const char *out_path)
-{
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE *o = freopen(out_path, "w", stdout);
-        FILE *q = freopen("/dev/null", "w", stderr);
-        (void)o;
-        (void)q;
-        int argc = 0;
-        while (args[argc])
-            ++argc;
-        char **argv = calloc((size_t)argc + 2, sizeof *argv);
-        argv[0] = (char *)CLI;
-        for (int i = 0; i < argc; ++i)
-            argv[i + 1] = (char *)args[i];
-        execv(CLI, argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    cr_assert(WIFEXITED(st));
-    cr_assert_neq(WEXITSTATUS(st), 127, "cannot run %s (built?)", CLI);
-    return WEXITSTATUS(st);
-}
-#define RUN(out, ...) run_cli((const char *const[]){__VA_ARGS__, NULL}, out)
 
 Test(cli_match, prints_the_best_pairs)
 {

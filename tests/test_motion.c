@@ -2,30 +2,9 @@
 #include <math.h>
 
 #include "mblend/mblend.h"
+#include "test_clip_file.h"
 #include "test_util.h"
 
-typedef struct clip_file {
-    mb_skeleton *s;
-    mb_clip *c;
-    mb_motion_info info;
-} clip_file;
-
-static clip_file load(const char *rel)
-{
-    clip_file f;
-    mb_error e;
-    char path[512];
-    snprintf(path, sizeof path, "bvh/%s", rel);
-    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
-    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
-    return f;
-}
-
-static void unload(clip_file *f)
-{
-    mb_clip_destroy(f->c);
-    mb_skeleton_destroy(f->s);
-}
 
 /* World position of joint j at one frame of a clip. */
 static void world_pos(const mb_skeleton *s, const mb_clip *c, int frame, int j, double out[3])
@@ -46,7 +25,7 @@ static void world_pos(const mb_skeleton *s, const mb_clip *c, int frame, int j, 
 
 Test(sample, frames_interpolation_and_wrap)
 {
-    clip_file f = load("cmu_02_03_run.bvh");
+    mb_test_clip f = mb_test_clip_load("cmu_02_03_run.bvh");
     int n = mb_skeleton_joint_count(f.s), nf = mb_clip_frame_count(f.c);
     double ft = mb_clip_frame_time(f.c);
     mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *m = malloc(sizeof *m * n);
@@ -81,21 +60,21 @@ Test(sample, frames_interpolation_and_wrap)
     free(a);
     free(b);
     free(m);
-    unload(&f);
+    mb_test_clip_unload(&f);
 }
 
 /* ---------- analysis ---------- */
 
 Test(analyze, real_files)
 {
-    clip_file cmu = load("cmu_02_01_walk.bvh");
+    mb_test_clip cmu = mb_test_clip_load("cmu_02_01_walk.bvh");
     cr_assert_eq(cmu.info.up_axis, 1);
     cr_assert_eq(cmu.info.first_frame, 1, "cgspeed T-pose frame 0 not detected");
     cr_assert_str_eq(mb_skeleton_name(cmu.s, cmu.info.left_foot), "LeftFoot");
     cr_assert_str_eq(mb_skeleton_name(cmu.s, cmu.info.right_foot), "RightFoot");
-    unload(&cmu);
+    mb_test_clip_unload(&cmu);
 
-    clip_file bandai = load("bandai2_walk_normal_001.bvh");
+    mb_test_clip bandai = mb_test_clip_load("bandai2_walk_normal_001.bvh");
     cr_assert_eq(bandai.info.up_axis, 1);
     cr_assert_str_eq(mb_skeleton_name(bandai.s, bandai.info.root), "Hips",
                      "the static joint_Root dummy is not the moving root");
@@ -103,22 +82,22 @@ Test(analyze, real_files)
     cr_assert_str_eq(mb_skeleton_name(bandai.s, bandai.info.left_foot), "Foot_L");
     /* a person of about 1.4 to 1.8 m, in cm */
     cr_assert(bandai.info.height > 120 && bandai.info.height < 185, "height %g", bandai.info.height);
-    unload(&bandai);
+    mb_test_clip_unload(&bandai);
 
-    clip_file zup = load("animdraw_fair1_dab_zup.bvh");
+    mb_test_clip zup = mb_test_clip_load("animdraw_fair1_dab_zup.bvh");
     cr_assert_eq(zup.info.up_axis, 2);
-    unload(&zup);
+    mb_test_clip_unload(&zup);
 
-    clip_file pymo = load("pymo_walk_rootoffset_xyz.bvh");
+    mb_test_clip pymo = mb_test_clip_load("pymo_walk_rootoffset_xyz.bvh");
     cr_assert_eq(pymo.info.first_frame, 0);
     cr_assert(fabs(pymo.info.ground) < 5.0, "feet land on y~0 (REPLACE semantics), got %g",
               pymo.info.ground);
-    unload(&pymo);
+    mb_test_clip_unload(&pymo);
 }
 
 Test(analyze, given_feet_and_errors)
 {
-    clip_file f = load("cmu_02_03_run.bvh");
+    mb_test_clip f = mb_test_clip_load("cmu_02_03_run.bvh");
     mb_analyze_desc d = {0};
     d.left_foot = "LeftToeBase";
     d.right_foot = "RightToeBase";
@@ -133,7 +112,7 @@ Test(analyze, given_feet_and_errors)
     d.up_axis = 3;
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
     cr_assert_eq(mi.up_axis, 2);
-    unload(&f);
+    mb_test_clip_unload(&f);
 }
 
 /* ---------- cycles ---------- */
@@ -148,7 +127,7 @@ Test(cycle, found_on_walks_and_runs)
                  {"bandai2_walk_normal_001.bvh", 0.9, 1.3}, {"bandai2_run_normal_001.bvh", 0.6, 0.9},
                  {"bandai2_run_normal_002.bvh", 0.6, 0.9},  {"pymo_walk_rootoffset_xyz.bvh", 0.8, 1.3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        clip_file f = load(cases[i].file);
+        mb_test_clip f = mb_test_clip_load(cases[i].file);
         mb_frame_range r;
         mb_error e;
         cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 0, cases[i].file, &r, &e), MB_OK,
@@ -162,13 +141,13 @@ Test(cycle, found_on_walks_and_runs)
         cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL), MB_OK);
         cr_assert(lc[r.start] && !lc[r.start - 1], "%s: no touchdown at %d", cases[i].file, r.start);
         free(lc);
-        unload(&f);
+        mb_test_clip_unload(&f);
     }
 }
 
 Test(cycle, short_take_reports_clearly)
 {
-    clip_file f = load("cmu_09_01_run.bvh"); /* 1.2 s: less than two left touchdowns */
+    mb_test_clip f = mb_test_clip_load("cmu_09_01_run.bvh"); /* 1.2 s: less than two left touchdowns */
     mb_frame_range r;
     mb_error e;
     mb_status st = mb_motion_find_cycle(f.s, f.c, &f.info, 0, "cmu_09_01_run.bvh", &r, &e);
@@ -176,13 +155,13 @@ Test(cycle, short_take_reports_clearly)
     cr_assert(strstr(e.text, "LeftFoot") && strstr(e.text, "touches down 1 time") && strstr(e.text, "cycle's frames"), "%s", e.text);
     /* the right foot has a full cycle */
     cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 1, "cmu_09_01_run.bvh", &r, &e), MB_OK, "%s", e.text);
-    unload(&f);
+    mb_test_clip_unload(&f);
 }
 
 /* ---------- the clip blend ---------- */
 
 typedef struct blend_setup {
-    clip_file a, b;
+    mb_test_clip a, b;
     mb_frame_range ra, rb;
 } blend_setup;
 
@@ -190,8 +169,8 @@ static blend_setup setup_pair(const char *fa, const char *fb)
 {
     blend_setup s;
     mb_error e;
-    s.a = load(fa);
-    s.b = load(fb);
+    s.a = mb_test_clip_load(fa);
+    s.b = mb_test_clip_load(fb);
     cr_assert_eq(mb_motion_find_cycle(s.a.s, s.a.c, &s.a.info, 0, fa, &s.ra, &e), MB_OK, "%s", e.text);
     cr_assert_eq(mb_motion_find_cycle(s.b.s, s.b.c, &s.b.info, 0, fb, &s.rb, &e), MB_OK, "%s", e.text);
     return s;
@@ -247,8 +226,8 @@ Test(clip_blend, weight_one_reproduces_the_input_cycle)
     double dout = root_travel(s.a.s, out, root, 1, 0, len - 1);
     cr_assert(fabs(din - dout) < 1e-3 * din + 1e-3, "travel %g vs %g", din, dout);
     mb_clip_destroy(out);
-    unload(&s.a);
-    unload(&s.b);
+    mb_test_clip_unload(&s.a);
+    mb_test_clip_unload(&s.b);
 }
 
 Test(clip_blend, half_and_half_is_between_in_speed_and_length)
@@ -274,14 +253,14 @@ Test(clip_blend, half_and_half_is_between_in_speed_and_length)
                   sets[si][0], v, va, vb);
         cr_assert(fabs(v - expect) < 0.05 * expect, "%s: speed %g, expected about %g", sets[si][0], v, expect);
         mb_clip_destroy(out);
-        unload(&s.a);
-        unload(&s.b);
+        mb_test_clip_unload(&s.a);
+        mb_test_clip_unload(&s.b);
     }
 }
 
 Test(clip_blend, topology_mismatch_names_the_joint)
 {
-    clip_file a = load("cmu_02_01_walk.bvh"), b = load("bandai2_run_normal_001.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_01_walk.bvh"), b = mb_test_clip_load("bandai2_run_normal_001.bvh");
     mb_clip_input in[2] = {{a.s, a.c, "walk.bvh", {1, 100}, 0.5f, &a.info},
                            {b.s, b.c, "run.bvh", {1, 20}, 0.5f, &b.info}};
     mb_clip_blend_desc d = {0};
@@ -299,8 +278,8 @@ Test(clip_blend, topology_mismatch_names_the_joint)
     in[1].range = (mb_frame_range){1, 50};
     in[1].weight = -1.0f;
     cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
-    unload(&a);
-    unload(&b);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
 }
 
 /* Sampling agrees with a textbook double-precision slerp for frames close together (the

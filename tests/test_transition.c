@@ -11,30 +11,10 @@
 #include "mblend/mblend.h"
 #include "motion/inertialize_internal.h"
 #include "motion/rootmotion_internal.h"
+#include "test_clip_file.h"
+#include "test_run_cli.h"
 #include "test_util.h"
 
-typedef struct clip_file {
-    mb_skeleton *s;
-    mb_clip *c;
-    mb_motion_info info;
-} clip_file;
-
-static clip_file load(const char *rel)
-{
-    clip_file f;
-    mb_error e;
-    char path[512];
-    snprintf(path, sizeof path, "bvh/%s", rel);
-    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
-    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
-    return f;
-}
-
-static void unload(clip_file *f)
-{
-    mb_clip_destroy(f->c);
-    mb_skeleton_destroy(f->s);
-}
 
 /* World positions [frame][joint][3] of a whole clip, by FK through the public API. */
 static float *positions(const mb_skeleton *s, const mb_clip *c)
@@ -87,7 +67,7 @@ typedef struct metrics {
 } metrics;
 
 typedef struct built {
-    clip_file a, b;
+    mb_test_clip a, b;
     mb_clip *out;
     mb_transition_result res;
     double at, dur;
@@ -193,8 +173,8 @@ static metrics measure(const built *t)
 static built build(const char *fa, const char *fb, double dur, mb_transition_mode mode, int sync)
 {
     built t;
-    t.a = load(fa);
-    t.b = load(fb);
+    t.a = mb_test_clip_load(fa);
+    t.b = mb_test_clip_load(fb);
     t.dur = dur;
     double fta = mb_clip_frame_time(t.a.c), ftb = mb_clip_frame_time(t.b.c);
     int nfa = mb_clip_frame_count(t.a.c);
@@ -236,8 +216,8 @@ static built build(const char *fa, const char *fb, double dur, mb_transition_mod
 static void free_built(built *t)
 {
     mb_clip_destroy(t->out);
-    unload(&t->a);
-    unload(&t->b);
+    mb_test_clip_unload(&t->a);
+    mb_test_clip_unload(&t->b);
 }
 
 /* The three criteria, checked here; the library's own measurement must agree. */
@@ -285,7 +265,7 @@ Test(quality, bandai_run_to_walk_inertialize) { check_quality("bandai2_run_norma
 /* A transition from a clip to itself at the same phase changes nothing. */
 static void same_clip(mb_transition_mode mode, int sync)
 {
-    clip_file a = load("cmu_02_03_run.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh");
     double ft = mb_clip_frame_time(a.c);
     int n = mb_skeleton_joint_count(a.s), nf = mb_clip_frame_count(a.c), f0 = a.info.first_frame;
     mb_transition_build_desc d = {0};
@@ -322,7 +302,7 @@ static void same_clip(mb_transition_mode mode, int sync)
     free(w);
     free(v);
     mb_clip_destroy(out);
-    unload(&a);
+    mb_test_clip_unload(&a);
 }
 
 Test(transition, same_clip_same_phase_changes_nothing_crossfade) { same_clip(MB_TRANSITION_CROSSFADE, 0); }
@@ -382,7 +362,7 @@ Test(transition, root_alignment_bandai) { root_alignment("bandai2_run_normal_001
 /* B at half A's frame rate: the output keeps A's frame time and B's motion, sampled. */
 Test(transition, clips_at_different_frame_rates)
 {
-    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh");
     int n = mb_skeleton_joint_count(b.s), nfb = mb_clip_frame_count(b.c), half = (nfb + 1) / 2;
     int nt = mb_clip_translation_count(b.c);
     cr_assert_gt(nt, 0);
@@ -455,13 +435,13 @@ Test(transition, clips_at_different_frame_rates)
     free(tr);
     mb_clip_destroy(out);
     mb_clip_destroy(b60);
-    unload(&a);
-    unload(&b);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
 }
 
 Test(transition, rejects_bad_requests)
 {
-    clip_file a = load("cmu_02_03_run.bvh"), b = load("cmu_02_01_walk.bvh"), z = load("bandai2_walk_normal_001.bvh");
+    mb_test_clip a = mb_test_clip_load("cmu_02_03_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh"), z = mb_test_clip_load("bandai2_walk_normal_001.bvh");
     double ft = mb_clip_frame_time(a.c);
     mb_transition_build_desc d = {0};
     mb_clip *out = (mb_clip *)&d;
@@ -498,9 +478,9 @@ Test(transition, rejects_bad_requests)
     d.cycle_a.end = 100000;
     cr_assert_eq(mb_transition_build(&d, &out, NULL, &e), MB_INVALID_ARG);
     cr_assert(strstr(e.text, "cycle"), "%s", e.text);
-    unload(&a);
-    unload(&b);
-    unload(&z);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
+    mb_test_clip_unload(&z);
 }
 
 /* ---------------------------------------------------------------- inertialization curve */
@@ -530,44 +510,6 @@ Test(inertialize, quintic_reaches_zero_smoothly_without_overshoot)
 }
 
 /* ---------------------------------------------------------------- CLI */
-
-#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
-
-/* The tools are optional (MB_BUILD_TOOLS): without the binary the CLI tests are skipped,
- * visibly, not passed. */
-static void need_cli(void)
-{
-    if (access(CLI, X_OK) != 0)
-        cr_skip_test("%s not built (MB_BUILD_TOOLS=OFF?)", CLI);
-}
-
-static int run_cli(const char *const *args, const char *out_path)
-{
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        FILE *o = freopen(out_path, "w", stdout);
-        FILE *q = freopen("/dev/null", "w", stderr);
-        (void)o;
-        (void)q;
-        int argc = 0;
-        while (args[argc])
-            ++argc;
-        char **argv = calloc((size_t)argc + 2, sizeof *argv);
-        argv[0] = (char *)CLI;
-        for (int i = 0; i < argc; ++i)
-            argv[i + 1] = (char *)args[i];
-        execv(CLI, argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    cr_assert(WIFEXITED(st));
-    cr_assert_neq(WEXITSTATUS(st), 127, "cannot run %s (built?)", CLI);
-    return WEXITSTATUS(st);
-}
-#define RUN(out, ...) run_cli((const char *const[]){__VA_ARGS__, NULL}, out)
 
 static char *slurp(const char *path)
 {
