@@ -338,6 +338,22 @@ void mb_cli_clip_close(mb_cli_clip *c)
     c->c = NULL;
 }
 
+int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
+                         const char *name_b, const mb_skeleton *b)
+{
+    int diff;
+    if (mb_skeleton_same_topology(a, b, &diff))
+        return MB_EXIT_OK;
+    int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
+    if (diff >= na || diff >= nb)
+        return mb_cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
+                                  "share a skeleton", name_b, nb, name_a, na);
+    return mb_cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
+                              "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
+                              mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
+                              mb_skeleton_parents(b)[diff]);
+}
+
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name)
 {

@@ -130,6 +130,12 @@ typedef struct mb_cli_clip {
 int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out);
 void mb_cli_clip_close(mb_cli_clip *c);
 
+/* Whether b has a's skeleton (joint names and parents; offsets may differ). Otherwise prints
+ * the first difference (joint counts, or the joint with its names and parents on both
+ * sides) and returns MB_EXIT_INPUT. name_a and name_b name the inputs in the message. */
+int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
+                         const char *name_b, const mb_skeleton *b);
+
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
  * scene with a mesh); a BVH skeleton gets a generated capsule skin. */
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,

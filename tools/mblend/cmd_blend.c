@@ -392,16 +392,9 @@ int mb_cmd_blend(int argc, char **argv)
             in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
             in[i].has_range = 1;
         }
-        int diff;
-        if (i > 0 && !mb_skeleton_same_topology(in[0].s, in[i].s, &diff)) {
-            int na = mb_skeleton_joint_count(in[0].s), nb = mb_skeleton_joint_count(in[i].s);
-            if (diff >= na || diff >= nb)
-                INPUT_ERR("%s has %d joints and End Sites, %s has %d: they must share a skeleton",
-                          in[i].path, nb, in[0].path, na);
-            INPUT_ERR("%s and %s differ at joint %d: '%s' (parent %d) vs '%s' (parent %d)", in[0].path,
-                      in[i].path, diff, mb_skeleton_name(in[0].s, diff), mb_skeleton_parents(in[0].s)[diff],
-                      mb_skeleton_name(in[i].s, diff), mb_skeleton_parents(in[i].s)[diff]);
-        }
+        if (i > 0 && (rc = mb_cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) !=
+                         MB_EXIT_OK)
+            goto out;
     }
 
     int cyclic = cycle_auto != 0;

@@ -282,15 +282,8 @@ int mb_cmd_transition(int argc, char **argv)
         sk[i] = src[i].s;
         cl[i] = src[i].c;
     }
-    int diff;
-    if (!mb_skeleton_same_topology(sk[0], sk[1], &diff)) {
-        int na = mb_skeleton_joint_count(sk[0]), nb = mb_skeleton_joint_count(sk[1]);
-        if (diff >= na || diff >= nb)
-            INPUT_ERR("%s has %d joints and End Sites, %s has %d: they must share a skeleton", paths[1], nb,
-                      paths[0], na);
-        INPUT_ERR("%s and %s differ at joint %d: '%s' vs '%s'", paths[0], paths[1], diff,
-                  mb_skeleton_name(sk[0], diff), mb_skeleton_name(sk[1], diff));
-    }
+    if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
+        goto out;
     mb_motion_info info[2];
     mb_error e;
     memset(&e, 0, sizeof e);
