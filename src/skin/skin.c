@@ -89,36 +89,13 @@ INLINE_ float *at_mut(float *base, int stride, int v)
     return (float *)((char *)base + (size_t)v * (size_t)stride);
 }
 
-/* Indices and raw weights of vertex v; returns 1 / sum (a zero sum: first weight 1). */
-INLINE_ float load_raw(const mb_skin_desc *d, int v, int n, int u8, int idx[4], float w[4])
-{
-    float sum = 0.0f;
-    for (int k = 0; k < n; ++k) {
-        size_t i = (size_t)v * (size_t)n + (size_t)k;
-        if (u8) {
-            idx[k] = ((const uint8_t *)d->joint_indices)[i];
-            w[k] = (float)((const uint16_t *)d->joint_weights)[i];
-        } else {
-            idx[k] = ((const uint16_t *)d->joint_indices)[i];
-            w[k] = ((const float *)d->joint_weights)[i];
-        }
-        sum += w[k];
-    }
-    if (sum > 0.0f)
-        return 1.0f / sum;
-    w[0] = 1.0f;
-    for (int k = 1; k < n; ++k)
-        w[k] = 0.0f;
-    return 1.0f;
-}
-
 INLINE_ void lbs_g(const mb_skin_desc *d, int begin, int end, int n, int u8, int normals)
 {
     const float *pal = &d->palette[0][0];
     for (int v = begin; v < end; ++v) {
         int idx[4];
         float w[4], m[16];
-        float inv = load_raw(d, v, n, u8, idx, w);
+        float inv = mb_skin_load_raw_(d, v, n, u8, idx, w);
         const float *p0 = pal + (size_t)idx[0] * 16;
         for (int c = 0; c < 16; ++c)
             m[c] = w[0] * p0[c];
@@ -153,7 +130,7 @@ INLINE_ void dqs_g(const mb_skin_desc *d, int begin, int end, int n, int u8, int
     for (int v = begin; v < end; ++v) {
         int idx[4];
         float w[4], b[8];
-        (void)load_raw(d, v, n, u8, idx, w); /* the scale drops out */
+        (void)mb_skin_load_raw_(d, v, n, u8, idx, w); /* the scale drops out */
         const float *q0 = dq + (size_t)idx[0] * 8;
         for (int c = 0; c < 8; ++c)
             b[c] = w[0] * q0[c];

@@ -2,6 +2,9 @@
 #ifndef MB_SKIN_INTERNAL_H
 #define MB_SKIN_INTERNAL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "mblend/skin.h"
 
 /* A kernel skins vertices [begin, end) of a validated desc. The portable kernel handles
@@ -20,6 +23,45 @@ void mb_skin_kernel_avx2_(const mb_skin_desc *d, int begin, int end);
  * while another thread skins. Returns the kernel that will run (1 or 2). */
 int mb_skin_force_kernel_(int which);
 
+
+#if defined(__GNUC__)
+#define MB_SKIN_INLINE_ static inline __attribute__((always_inline))
+#else
+#define MB_SKIN_INLINE_ static inline
+#endif
+
+/* The scale for n raw weights summing to sum: 1 / sum; a zero sum makes the first weight 1
+ * and the others 0 (the vertex follows its first joint), scale 1. */
+MB_SKIN_INLINE_ float mb_skin_weight_scale_(float w[4], int n, float sum)
+{
+    if (sum > 0.0f)
+        return 1.0f / sum;
+    w[0] = 1.0f;
+    for (int k = 1; k < n; ++k)
+        w[k] = 0.0f;
+    return 1.0f;
+}
+
+/* Indices and raw weights of vertex v (n influences, either format); returns their scale
+ * (mb_skin_weight_scale_). Every kernel reads its influences through this (the AVX2 one
+ * widens four unorm16 weights at once, then scales them here as well). */
+MB_SKIN_INLINE_ float mb_skin_load_raw_(const mb_skin_desc *d, int v, int n, int u8, int idx[4],
+                                        float w[4])
+{
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k) {
+        size_t i = (size_t)v * (size_t)n + (size_t)k;
+        if (u8) {
+            idx[k] = ((const uint8_t *)d->joint_indices)[i];
+            w[k] = (float)((const uint16_t *)d->joint_weights)[i];
+        } else {
+            idx[k] = ((const uint16_t *)d->joint_indices)[i];
+            w[k] = ((const float *)d->joint_weights)[i];
+        }
+        sum += w[k];
+    }
+    return mb_skin_weight_scale_(w, n, sum);
+}
 
 /* Defines entry(d, begin, end), dispatching on method, index format, influence count and
  * normals to lbs_fn / dqs_fn(d, begin, end, influences, u8, normals) called with constant

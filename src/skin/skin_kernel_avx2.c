@@ -52,40 +52,22 @@ INLINE void store3(float *p, __m128 v)
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
 }
 
-/* Indices and raw weights of vertex v, n influences; returns 1 / sum (a zero sum makes the
- * first weight 1). */
+/* Indices and raw weights of vertex v, n influences; returns their scale. Four unorm16
+ * weights are widened in one step; everything else is the shared loader. */
 INLINE float load_inf(const mb_skin_desc *d, int v, int n, int u8, int idx[4], float w[4])
 {
+    if (!u8 || n != 4)
+        return mb_skin_load_raw_(d, v, n, u8, idx, w);
+    const uint8_t *ji = (const uint8_t *)d->joint_indices + (size_t)v * 4u;
+    const uint16_t *jw = (const uint16_t *)d->joint_weights + (size_t)v * 4u;
+    __m128i wi = _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)jw));
+    _mm_storeu_ps(w, _mm_cvtepi32_ps(wi));
     float sum = 0.0f;
-    if (u8) {
-        const uint8_t *ji = (const uint8_t *)d->joint_indices + (size_t)v * (size_t)n;
-        const uint16_t *jw = (const uint16_t *)d->joint_weights + (size_t)v * (size_t)n;
-        if (n == 4) {
-            __m128i wi = _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)jw));
-            __m128 wf = _mm_cvtepi32_ps(wi);
-            _mm_storeu_ps(w, wf);
-        } else {
-            for (int k = 0; k < n; ++k)
-                w[k] = (float)jw[k];
-        }
-        for (int k = 0; k < n; ++k)
-            idx[k] = ji[k];
-    } else {
-        const uint16_t *ji = (const uint16_t *)d->joint_indices + (size_t)v * (size_t)n;
-        const float *jw = (const float *)d->joint_weights + (size_t)v * (size_t)n;
-        for (int k = 0; k < n; ++k) {
-            idx[k] = ji[k];
-            w[k] = jw[k];
-        }
-    }
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < 4; ++k) {
+        idx[k] = ji[k];
         sum += w[k];
-    if (sum > 0.0f)
-        return 1.0f / sum;
-    w[0] = 1.0f;
-    for (int k = 1; k < n; ++k)
-        w[k] = 0.0f;
-    return 1.0f;
+    }
+    return mb_skin_weight_scale_(w, 4, sum);
 }
 
 INLINE __m128 fold(__m256 t) { return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1)); }
