@@ -58,6 +58,20 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* Writes prefix then the bytes of src into dst. */
+static void copy_with_prefix(const char *src, const char *dst, const char *prefix)
+{
+    size_t n;
+    char *text = slurp(src, &n);
+    cr_assert_not_null(text, "cannot read %s", src);
+    FILE *f = fopen(dst, "wb");
+    cr_assert_not_null(f, "cannot write %s", dst);
+    fputs(prefix, f);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+    free(text);
+}
+
 static char scratch_dir[256];
 
 /* A fresh empty directory for this test's files. */
@@ -294,16 +308,9 @@ Test(cli_info, bvh_recognised_by_content_and_junk_rejected)
     char txt[4096], junk[4096];
     snprintf(txt, sizeof txt, "%s/walk.txt", d);
     snprintf(junk, sizeof junk, "%s/junk.glb", d);
-    size_t n;
-    char *text = slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &n);
-    cr_assert_not_null(text);
-    FILE *f = fopen(txt, "wb");
-    cr_assert_not_null(f);
-    fputs("\xEF\xBB\xBF \r\n", f); /* a BOM and a blank line before HIERARCHY */
-    fwrite(text, 1, n, f);
-    fclose(f);
-    free(text);
-    f = fopen(junk, "wb");
+    /* a BOM and a blank line before HIERARCHY */
+    copy_with_prefix(MB_PROJECT_DIR "/data/bvh/walk.bvh", txt, "\xEF\xBB\xBF \r\n");
+    FILE *f = fopen(junk, "wb");
     cr_assert_not_null(f);
     fputs("glTF\x02\x00\x00\x00 not really", f);
     fclose(f);
@@ -907,14 +914,7 @@ Test(cli_specs, at_sign_in_a_file_name)
     snprintf(named, sizeof named, "%s/take@2.bvh", d);
     snprintf(pose, sizeof pose, "%s@3", named);
     snprintf(out, sizeof out, "%s/o.bvh", d);
-    size_t n;
-    char *text = slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &n);
-    cr_assert_not_null(text);
-    FILE *f = fopen(named, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(text, 1, n, f), n);
-    fclose(f);
-    free(text);
+    copy_with_prefix(MB_PROJECT_DIR "/data/bvh/walk.bvh", named, "");
     run_result r = RUN("blend", named, MB_PROJECT_DIR "/data/bvh/run.bvh", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     run_free(&r);

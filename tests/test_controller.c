@@ -7,35 +7,13 @@
 
 #include "mblend/mblend.h"
 #include "motion/rootmotion_internal.h"
+#include "test_clip_file.h"
 #include "test_util.h"
-
-typedef struct clip_file {
-    mb_skeleton *s;
-    mb_clip *c;
-    mb_motion_info info;
-} clip_file;
-
-static clip_file load(const char *rel)
-{
-    clip_file f;
-    mb_error e;
-    char path[512];
-    snprintf(path, sizeof path, "bvh/%s", rel);
-    cr_assert_eq(mb_bvh_read_file(mb_shared_path(path), NULL, &f.s, &f.c, &e), MB_OK, "%s", e.text);
-    cr_assert_eq(mb_motion_analyze(f.s, f.c, NULL, rel, &f.info, &e), MB_OK, "%s", e.text);
-    return f;
-}
-
-static void unload(clip_file *f)
-{
-    mb_clip_destroy(f->c);
-    mb_skeleton_destroy(f->s);
-}
 
 /* walk (0), run (1), and a blend space "locomotion" (2) of both on speed, all looping;
  * a played-once walk (3). The CMU 02 clips share one header. */
 typedef struct fixture {
-    clip_file walk, run;
+    mb_test_clip walk, run;
     mb_state_set *set;
     int nj;
 } fixture;
@@ -43,8 +21,8 @@ typedef struct fixture {
 static fixture make_fixture(void)
 {
     fixture fx;
-    fx.walk = load("cmu_02_01_walk.bvh");
-    fx.run = load("cmu_02_03_run.bvh");
+    fx.walk = mb_test_clip_load("cmu_02_01_walk.bvh");
+    fx.run = mb_test_clip_load("cmu_02_03_run.bvh");
     fx.nj = mb_skeleton_joint_count(fx.walk.s);
     static mb_state_clip walk_c, run_c, loco_c[2], once_c;
     memset(&walk_c, 0, sizeof walk_c);
@@ -76,8 +54,8 @@ static fixture make_fixture(void)
 static void free_fixture(fixture *fx)
 {
     mb_state_set_destroy(fx->set);
-    unload(&fx->walk);
-    unload(&fx->run);
+    mb_test_clip_unload(&fx->walk);
+    mb_test_clip_unload(&fx->run);
 }
 
 static mb_controller *make_ctl(const fixture *fx, int state, int max_tracks)
