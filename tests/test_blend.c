@@ -834,6 +834,64 @@ Test(blend, validation_value_rules)
     }
 }
 
+/* Inputs a little off unit length, in each band of the kernel's normalisation: within
+ * UNIT_TOL_ (used as they are), within 1e-4 (first-order series) and beyond (square root).
+ * Each band must give the blend of the unit inputs within 1e-6 rad (measured: 2.5e-7); the
+ * same job using a 4.5e-5-off input as it is is 1e-5 rad off, so the test sees a wrong band. */
+Test(blend, near_unit_inputs_blend_as_unit)
+{
+    static const double scales[] = {1 + 1e-7, 1 - 1e-7, 1 + 4.5e-5, 1 - 4.5e-5, 1.25, 0.5};
+    const int n = 40, L = 4;
+    pose_buf unit[4], scaled[4], ref, out;
+    float centers[MAXJ * 4], w[4] = {0.4f, 0.3f, 0.2f, 0.1f};
+    random_pose(&ref, n, NULL, PI);
+    for (int j = 0; j < n; ++j)
+        memcpy(&centers[4 * j], ref.x[j].rot, 16);
+    for (int i = 0; i < L; ++i) {
+        random_pose(&unit[i], n, centers, 1.0);
+        for (int j = 0; j < n; ++j) { /* unit to float rounding */
+            double s2 = 0;
+            for (int k = 0; k < 4; ++k)
+                s2 += (double)unit[i].x[j].rot[k] * unit[i].x[j].rot[k];
+            for (int k = 0; k < 4; ++k)
+                unit[i].x[j].rot[k] = (float)(unit[i].x[j].rot[k] / sqrt(s2));
+        }
+    }
+    pose_init(&ref, n);
+    cr_assert_eq(run_blend(unit, w, L, MB_BLEND_LOGEXP, MB_EIGEN_LAPACKE, &ref, NULL), MB_OK);
+    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+            continue;
+        for (size_t sc = 0; sc < sizeof scales / sizeof scales[0]; ++sc) {
+            mb_blend_layer layers[4];
+            for (int i = 0; i < L; ++i) {
+                scaled[i] = unit[i];
+                pose_init(&scaled[i], n);
+                /* one input off and the others unit: a common scale would cancel out */
+                for (int j = 0; i == 0 && j < n; ++j)
+                    for (int k = 0; k < 4; ++k)
+                        scaled[i].x[j].rot[k] = (float)(unit[i].x[j].rot[k] * scales[sc]);
+                layers[i] = (mb_blend_layer){&scaled[i].p, w[i], NULL};
+            }
+            pose_init(&out, n);
+            mb_blend_desc d = {0};
+            d.layers = layers;
+            d.layer_count = L;
+            d.out = out.p;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            double worst = 0;
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(out.x[j].rot, ref.x[j].rot);
+                worst = e > worst ? e : worst;
+            }
+            cr_log_info("%s, input 0 scaled by 1%+g: worst %.2g rad", mb_blend_isa_name_(isa),
+                        scales[sc] - 1, worst);
+            cr_assert(worst < 1e-6, "%s scale 1%+g: %g rad", mb_blend_isa_name_(isa),
+                      scales[sc] - 1, worst);
+        }
+    }
+}
+
 /* The SIMD path validates the values it reads and writes the first 256 joints through a
  * stack buffer: a bad value anywhere (staged part, the joints after it, a layer of weight 0)
  * must fail before anything is written, whatever the kernel, and a long job written over
