@@ -18,6 +18,7 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
+#include "test_skin_pose.h"
 #include "test_util.h"
 
 #if defined(__has_include)
@@ -72,38 +73,15 @@ static mb_scene *load(const char *rel) { return load_path(mb_shared_path(rel)); 
 static void skin_at(const mb_skeleton *sk, const mb_mesh *m, const mb_clip *c, double t,
                     mb_skin_method method, float *outp, float *outn)
 {
-    int nj = mb_skeleton_joint_count(sk), np = mb_mesh_skin_joint_count(m);
+    int nj = mb_skeleton_joint_count(sk);
     mb_xform *pose = malloc((size_t)nj * sizeof *pose);
-    float(*world)[16] = malloc((size_t)nj * sizeof *world);
-    float(*pal)[16] = malloc((size_t)np * sizeof *pal);
-    float(*dq)[8] = malloc((size_t)np * sizeof *dq);
-    mb_pose pp = {pose, nj};
+    cr_assert_not_null(pose);
     if (c)
-        cr_assert_eq(mb_clip_sample(sk, c, t, MB_WRAP_CLAMP, pp), MB_OK);
+        cr_assert_eq(mb_clip_sample(sk, c, t, MB_WRAP_CLAMP, (mb_pose){pose, nj}), MB_OK);
     else
         memcpy(pose, mb_mesh_bind_pose(m), (size_t)nj * sizeof *pose);
-    cr_assert_eq(mb_fk(sk, &pp, world, nj), MB_OK);
-    mb_skin_palette_desc pd = {(const float(*)[16])world, nj,
-                               (const float(*)[16])mb_mesh_inverse_binds(m), mb_mesh_skin_joints(m),
-                               np, pal, np};
-    cr_assert_eq(mb_skin_palette_run(&pd), MB_OK);
-    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, np, dq), MB_OK);
-    mb_skin_desc d;
-    memset(&d, 0, sizeof d);
-    mb_skin_desc_from_mesh(m, &d);
-    d.method = method;
-    d.palette = (const float(*)[16])pal;
-    d.dq_palette = (const float(*)[8])dq;
-    d.palette_count = np;
-    d.out_positions = outp;
-    d.out_normals = outn;
-    if (!outn)
-        d.normals = NULL;
-    cr_assert_eq(mb_skin_run(&d), MB_OK);
+    mb_test_skin_pose(sk, m, pose, method, outp, outn);
     free(pose);
-    free(world);
-    free(pal);
-    free(dq);
 }
 
 static double dist3f(const float *a, const double *b)

@@ -12,6 +12,7 @@
 
 #include "mblend/mblend.h"
 #include "skin/skin_internal.h"
+#include "test_skin_pose.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
@@ -529,38 +530,6 @@ static void rig_free(rig *r)
     free(r->world);
 }
 
-/* Skins mesh m for a local pose; out arrays are [vertex][3]. */
-static void skin_pose(const mb_skeleton *s, const mb_mesh *m, const mb_xform *local,
-                      mb_skin_method method, float *outp, float *outn)
-{
-    int nj = mb_skeleton_joint_count(s), np = mb_mesh_skin_joint_count(m);
-    float(*world)[16] = malloc((size_t)nj * sizeof *world);
-    float(*pal)[16] = malloc((size_t)np * sizeof *pal);
-    float(*dq)[8] = malloc((size_t)np * sizeof *dq);
-    mb_pose pose = {(mb_xform *)local, nj};
-    cr_assert_eq(mb_fk(s, &pose, world, nj), MB_OK);
-    mb_skin_palette_desc pd = {(const float(*)[16])world, nj,
-                               (const float(*)[16])mb_mesh_inverse_binds(m), mb_mesh_skin_joints(m),
-                               np, pal, np};
-    cr_assert_eq(mb_skin_palette_run(&pd), MB_OK);
-    cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, np, dq), MB_OK);
-    mb_skin_desc d;
-    memset(&d, 0, sizeof d);
-    cr_assert_eq(mb_skin_desc_from_mesh(m, &d), MB_OK);
-    d.method = method;
-    d.palette = (const float(*)[16])pal;
-    d.dq_palette = (const float(*)[8])dq;
-    d.palette_count = np;
-    d.out_positions = outp;
-    d.out_normals = outn;
-    if (!outn)
-        d.normals = NULL;
-    cr_assert_eq(mb_skin_run(&d), MB_OK);
-    free(world);
-    free(pal);
-    free(dq);
-}
-
 /* A random mesh skinned to a rig in its bind pose: inverse binds from the bind world. */
 static mb_mesh *random_mesh(const rig *r, int nv, int inf, float spread)
 {
@@ -629,7 +598,7 @@ Test(skin, bind_pose_reproduces_the_mesh)
     float *op = malloc((size_t)nv * 3 * sizeof(float)), *on = malloc((size_t)nv * 3 * sizeof(float));
     double size = mb_mesh_get_info(m).size, worst[2] = {0, 0}, worstn[2] = {0, 0};
     for (int meth = 0; meth < 2; ++meth) {
-        skin_pose(r.s, m, mb_mesh_bind_pose(m), (mb_skin_method)meth, op, on);
+        mb_test_skin_pose(r.s, m, mb_mesh_bind_pose(m), (mb_skin_method)meth, op, on);
         for (int v = 0; v < nv; ++v) {
             double p[3], n[3];
             for (int c = 0; c < 3; ++c) {
@@ -664,8 +633,8 @@ Test(skin, single_influence_vertices_are_rigid_and_lbs_equals_dqs)
     }
     float *lp = malloc((size_t)nv * 3 * sizeof(float)), *dp = malloc((size_t)nv * 3 * sizeof(float));
     float *ln = malloc((size_t)nv * 3 * sizeof(float)), *dn = malloc((size_t)nv * 3 * sizeof(float));
-    skin_pose(r.s, m, pose, MB_SKIN_LBS, lp, ln);
-    skin_pose(r.s, m, pose, MB_SKIN_DQS, dp, dn);
+    mb_test_skin_pose(r.s, m, pose, MB_SKIN_LBS, lp, ln);
+    mb_test_skin_pose(r.s, m, pose, MB_SKIN_DQS, dp, dn);
     double size = mb_mesh_get_info(m).size, worst = 0, worst_rigid = 0;
     const float *bp = mb_mesh_positions(m);
     const uint16_t *ji = mb_mesh_joint_indices(m);
@@ -727,7 +696,7 @@ Test(skin, whole_skeleton_rigid_motion_moves_every_vertex_rigidly)
     float *op = malloc((size_t)nv * 3 * sizeof(float)), *on = malloc((size_t)nv * 3 * sizeof(float));
     double size = mb_mesh_get_info(m).size;
     for (int meth = 0; meth < 2; ++meth) {
-        skin_pose(r.s, m, pose, (mb_skin_method)meth, op, on);
+        mb_test_skin_pose(r.s, m, pose, (mb_skin_method)meth, op, on);
         double worst = 0, worstn = 0;
         for (int v = 0; v < nv; ++v) {
             double ref[3], refn[3];
@@ -822,8 +791,8 @@ Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
     double angle = 150.0 * PI / 180.0;
     pose[1].rot[2] = (float)sin(angle / 2);
     pose[1].rot[3] = (float)cos(angle / 2);
-    skin_pose(s, m, pose, MB_SKIN_LBS, lp, NULL);
-    skin_pose(s, m, pose, MB_SKIN_DQS, dp, NULL);
+    mb_test_skin_pose(s, m, pose, MB_SKIN_LBS, lp, NULL);
+    mb_test_skin_pose(s, m, pose, MB_SKIN_DQS, dp, NULL);
     double lbs_min = INFINITY, dqs_min = INFINITY, dqs_max = 0;
     for (int r = 0; r < CW_RINGS; ++r) {
         lbs_min = fmin(lbs_min, ring_area(lp, r) / ring_area(pos, r));
@@ -1010,7 +979,7 @@ Test(generate, capsules_around_every_bone)
     /* the rest pose (the default bind) reproduces the mesh */
     float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
     for (int meth = 0; meth < 2; ++meth) {
-        skin_pose(s, m, rest, (mb_skin_method)meth, op, NULL);
+        mb_test_skin_pose(s, m, rest, (mb_skin_method)meth, op, NULL);
         for (int v = 0; v < info.vertex_count; ++v) {
             double q[3] = {p[3 * v], p[3 * v + 1], p[3 * v + 2]};
             cr_assert(dist3(q, &op[3 * v]) <= 1e-5 * info.size);
@@ -1022,7 +991,7 @@ Test(generate, capsules_around_every_bone)
     for (int f = 0; f < mb_clip_frame_count(c); f += 17) {
         cr_assert_eq(mb_clip_frame_pose(s, c, f, pp), MB_OK);
         cr_assert_eq(mb_fk(s, &pp, world, nj), MB_OK);
-        skin_pose(s, m, pose, MB_SKIN_DQS, op, NULL);
+        mb_test_skin_pose(s, m, pose, MB_SKIN_DQS, op, NULL);
         for (int v = 0; v < info.vertex_count; ++v) {
             double best = INFINITY;
             for (int j = 0; j < nj; ++j) {
@@ -1059,7 +1028,7 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
-    skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
+    mb_test_skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
     for (int v = 0; v < info.vertex_count; ++v) {
         const float *p = &mb_mesh_positions(m)[3 * v];
         double q[3] = {p[0], p[1], p[2]};
