@@ -335,6 +335,23 @@ static void xform_point(const double m[16], const struct aiVector3D *p, double w
         out[r] = (float)(m[r] * p->x + m[4 + r] * p->y + m[8 + r] * p->z + wgt * m[12 + r]);
 }
 
+/* The mesh in slot k of node nd when it makes an instance, marked in used; NULL when it
+ * does not: not a triangle mesh, or a skinned mesh already taken (a skinned mesh is one
+ * instance, its node ignored, as glTF says; a rigid mesh is one per node that holds it).
+ * The counting pass and the filling pass of build_mesh both walk the instances with it. */
+static const struct aiMesh *instance_mesh(const struct aiScene *sc, const struct aiNode *nd,
+                                          unsigned k, unsigned char *used)
+{
+    unsigned mi = nd->mMeshes[k];
+    if (mi >= sc->mNumMeshes || !is_triangle_mesh(sc->mMeshes[mi]))
+        return NULL;
+    const struct aiMesh *m = sc->mMeshes[mi];
+    if (m->mNumBones > 0 && used[mi])
+        return NULL;
+    used[mi] = 1;
+    return m;
+}
+
 static mb_status build_mesh(loader *L)
 {
     const struct aiScene *sc = L->sc;
@@ -343,8 +360,7 @@ static mb_status build_mesh(loader *L)
     mb_status st = MB_NOMEM;
     mb_xform *mesh_bind = NULL;
     double(*wbind)[16] = NULL;
-    /* Instances: a skinned mesh once (its node is ignored, as glTF says), a rigid mesh once
-     * per node that holds it. */
+    /* instances, see instance_mesh */
     unsigned char *used = zalloc(L, sc->mNumMeshes ? sc->mNumMeshes : 1);
     if (!used)
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
@@ -353,13 +369,9 @@ static mb_status build_mesh(loader *L)
     for (int i = 0; i < L->nn; ++i) {
         const struct aiNode *nd = L->nodes[i];
         for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
-            unsigned mi = nd->mMeshes[k];
-            if (mi >= sc->mNumMeshes || !is_triangle_mesh(sc->mMeshes[mi]))
+            const struct aiMesh *m = instance_mesh(sc, nd, k, used);
+            if (!m)
                 continue;
-            const struct aiMesh *m = sc->mMeshes[mi];
-            if (m->mNumBones > 0 && used[mi])
-                continue;
-            used[mi] = 1;
             ++instances;
             nv += m->mNumVertices;
             for (unsigned f = 0; f < m->mNumFaces; ++f)
@@ -413,13 +425,9 @@ static mb_status build_mesh(loader *L)
     for (int i = 0; i < L->nn; ++i) {
         const struct aiNode *nd = L->nodes[i];
         for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
-            unsigned mi = nd->mMeshes[k];
-            if (mi >= sc->mNumMeshes || !is_triangle_mesh(sc->mMeshes[mi]))
+            const struct aiMesh *m = instance_mesh(sc, nd, k, used);
+            if (!m)
                 continue;
-            const struct aiMesh *m = sc->mMeshes[mi];
-            if (m->mNumBones > 0 && used[mi])
-                continue;
-            used[mi] = 1;
             info->meshes++;
             int base = b.nv;
             if (!m->mNormals)
