@@ -17,9 +17,8 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
+#include "test_run_cli.h"
 #include "test_util.h"
-
-#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -91,35 +90,11 @@ static run_result run_args(const char *const *args)
     char out_path[128], err_path[128];
     snprintf(out_path, sizeof out_path, "%s/out", dir);
     snprintf(err_path, sizeof err_path, "%s/err", dir);
-    int argc = 0;
-    while (args[argc])
-        ++argc;
-    char **argv = calloc((size_t)argc + 2, sizeof *argv);
-    cr_assert_not_null(argv);
-    argv[0] = (char *)CLI;
-    for (int i = 0; i < argc; ++i)
-        argv[i + 1] = (char *)args[i];
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(126);
-        execv(CLI, argv);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    free(argv);
     run_result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.code = mb_test_exec_cli(args, out_path, err_path);
     r.out = slurp(out_path, NULL);
     r.err = slurp(err_path, NULL);
     cr_assert(r.out && r.err, "cannot read the captured output");
-    cr_assert_neq(r.code, 127, "cannot execute %s (built?)", CLI);
     remove(out_path);
     remove(err_path);
     rmdir(dir);

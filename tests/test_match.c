@@ -349,7 +349,7 @@ Test(cli_match, prints_the_best_pairs)
     snprintf(log, sizeof log, "%s/stdout", dir);
     snprintf(a, sizeof a, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
     snprintf(b, sizeof b, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
-    cr_assert_eq(RUN(log, "match", a, b, "-k", "3", "--window", "0.3", "--stats"), 0);
+    cr_assert_eq(RUN_TO(log, "match", a, b, "-k", "3", "--window", "0.3", "--stats"), 0);
     FILE *f = fopen(log, "r");
     char line[512];
     cr_assert_not_null(fgets(line, sizeof line, f));
@@ -367,12 +367,12 @@ Test(cli_match, prints_the_best_pairs)
     }
     cr_assert_null(fgets(line, sizeof line, f));
     fclose(f);
-    cr_assert_eq(RUN(log, "match", a), 1);
-    cr_assert_eq(RUN(log, "match", a, b, "-k", "0"), 1);
-    cr_assert_eq(RUN(log, "match", a, b, "--a-range", "2:1"), 1);
-    cr_assert_eq(RUN(log, "match", a, "/nonexistent.bvh"), 2);
-    cr_assert_eq(RUN(log, "match", a, mb_shared_path("bvh/bandai2_walk_normal_001.bvh")), 2);
-    cr_assert_eq(RUN(log, "match", a, b, "--window", "9"), 2);
+    cr_assert_eq(RUN_TO(log, "match", a), 1);
+    cr_assert_eq(RUN_TO(log, "match", a, b, "-k", "0"), 1);
+    cr_assert_eq(RUN_TO(log, "match", a, b, "--a-range", "2:1"), 1);
+    cr_assert_eq(RUN_TO(log, "match", a, "/nonexistent.bvh"), 2);
+    cr_assert_eq(RUN_TO(log, "match", a, mb_shared_path("bvh/bandai2_walk_normal_001.bvh")), 2);
+    cr_assert_eq(RUN_TO(log, "match", a, b, "--window", "9"), 2);
     remove(log);
     rmdir(dir);
 }

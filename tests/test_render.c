@@ -14,9 +14,8 @@
 #include <criterion/criterion.h>
 
 #include "../tools/mblend/render_raster.c"
+#include "test_run_cli.h"
 #include "test_util.h"
-
-#define CLI MB_BINARY_DIR "/tools/mblend/mblend"
 
 /* ---------- the rasterizer ---------- */
 
@@ -145,36 +144,13 @@ static run_out run(const char *const *args)
     char errf[] = "/tmp/mb_test_render_err_XXXXXX";
     int fe = mkstemp(errf);
     cr_assert_geq(fe, 0);
-    int argc = 0;
-    while (args[argc])
-        ++argc;
-    char **argv = calloc((size_t)argc + 2, sizeof *argv);
-    argv[0] = (char *)CLI;
-    for (int i = 0; i < argc; ++i)
-        argv[i + 1] = (char *)args[i];
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int fo = open("/dev/null", O_WRONLY);
-        if (fo < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(126);
-        execv(CLI, argv);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    free(argv);
     run_out r;
     memset(&r, 0, sizeof r);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    lseek(fe, 0, SEEK_SET);
+    r.code = mb_test_exec_cli(args, NULL, errf);
     ssize_t n = read(fe, r.err, sizeof r.err - 1);
     r.err[n > 0 ? n : 0] = '\0';
     close(fe);
     unlink(errf);
-    cr_assert_neq(r.code, 127, "cannot run %s (is the CLI built?)", CLI);
     return r;
 }
 #define RUN(...) run((const char *const[]){__VA_ARGS__, NULL})

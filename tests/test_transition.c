@@ -536,7 +536,7 @@ Test(cli_transition, writes_sequence_and_report)
     snprintf(log, sizeof log, "%s/stdout", dir);
     snprintf(a, sizeof a, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
     snprintf(b, sizeof b, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
-    cr_assert_eq(RUN(log, "transition", a, b, "--at", "auto", "--duration", "0.4", "--sync", "--report", rep, "-o", outp), 0);
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--at", "auto", "--duration", "0.4", "--sync", "--report", rep, "-o", outp), 0);
     mb_skeleton *s;
     mb_clip *c;
     mb_error e;
@@ -558,15 +558,15 @@ Test(cli_transition, writes_sequence_and_report)
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
     /* usage errors exit 1, input errors 2 */
-    cr_assert_eq(RUN(log, "transition", a, b, "--duration", "0.4", "-o", outp), 1);
-    cr_assert_eq(RUN(log, "transition", a, b, "--at", "auto", "--duration", "0", "-o", outp), 1);
-    cr_assert_eq(RUN(log, "transition", a, b, "--at", "auto", "--duration", "0.4", "--mode", "pop", "-o", outp), 1);
-    cr_assert_eq(RUN(log, "transition", a, "/nonexistent.bvh", "--at", "auto", "--duration", "0.4", "-o", outp), 2);
-    cr_assert_eq(RUN(log, "transition", a, b, "--at", "1.4", "--duration", "0.4", "-o", outp), 2);
-    cr_assert_eq(RUN(log, "transition", a, b, "--at", "0.5", "--b-start", "1.0", "--duration", "0.3", "--mode",
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--duration", "0.4", "-o", outp), 1);
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--at", "auto", "--duration", "0", "-o", outp), 1);
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--at", "auto", "--duration", "0.4", "--mode", "pop", "-o", outp), 1);
+    cr_assert_eq(RUN_TO(log, "transition", a, "/nonexistent.bvh", "--at", "auto", "--duration", "0.4", "-o", outp), 2);
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--at", "1.4", "--duration", "0.4", "-o", outp), 2);
+    cr_assert_eq(RUN_TO(log, "transition", a, b, "--at", "0.5", "--b-start", "1.0", "--duration", "0.3", "--mode",
                      "inertialize", "-o", outp),
                  0);
-    cr_assert_eq(RUN(log, "transition", "--help"), 0);
+    cr_assert_eq(RUN_TO(log, "transition", "--help"), 0);
     char *h = slurp(log);
     cr_assert(strncmp(h, "usage: mblend transition", 24) == 0);
     free(h);
