@@ -10,13 +10,7 @@
 /* ---------- small independent helpers (double precision, written for the tests) ---------- */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double urand(void) /* [0, 1) */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+static double urand(void) { return mb_test_unit(&rng_state); } /* [0, 1) */
 
 static void random_quat(float q[4])
 {

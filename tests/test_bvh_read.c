@@ -832,13 +832,7 @@ Test(bvh_read, numbers_ignore_the_locale)
 /* The hand-written number parser against strtof/strtod on random decimal texts: at most
  * one ulp apart (its documented contract), and it consumes the whole text. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return mb_test_xorshift(&rng_state); }
 
 static int ulp_distance(float a, float b)
 {

@@ -20,13 +20,7 @@
 /* ---------- small helpers ---------- */
 
 static uint64_t rng_state = 0x1234567887654321ull;
-static double rnd(void) /* [0, 1) */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
+static double rnd(void) { return mb_test_unit(&rng_state); } /* [0, 1) */
 static double rnd_range(double a, double b) { return a + (b - a) * rnd(); }
 
 static void rnd_quat(float q[4])

@@ -2,12 +2,29 @@
 #ifndef MB_TEST_UTIL_H
 #define MB_TEST_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
 
 #include "mblend/anim.h"
+
+/* The tests' random numbers: xorshift64 on a state each test file seeds itself (so a
+ * file's random cases stay the same whatever the others do). */
+static inline uint64_t mb_test_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+/* Uniform in [0, 1), from the top 53 bits. */
+static inline double mb_test_unit(uint64_t *state)
+{
+    return (double)(mb_test_xorshift(state) >> 11) / 9007199254740992.0;
+}
 
 /* Path of a file under ../shared/data; aborts the test with a clear message when the
  * shared data folder is absent (the real-data tests must not silently skip). */

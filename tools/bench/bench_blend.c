@@ -51,13 +51,7 @@
 /* ---------- inputs ---------- */
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
+static double urand(void) { return bench_urand(&rng); }
 
 static void qmul_d(const double p[4], const double q[4], double r[4])
 {

@@ -32,13 +32,7 @@
 #define INF 4
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
+static double urand(void) { return bench_urand(&rng); }
 
 typedef struct data {
     int n;

@@ -1,11 +1,21 @@
-/* Small timing helpers shared by the benchmarks (header-only, static). */
+/* Small timing and random-number helpers shared by the benchmarks (header-only, static). */
 #ifndef MB_BENCH_UTIL_H
 #define MB_BENCH_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Uniform in [0, 1): xorshift64 on a state each benchmark seeds itself. */
+static inline double bench_urand(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (double)(*state >> 11) / 9007199254740992.0;
+}
 
 static inline double bench_now(void)
 {
