@@ -253,10 +253,8 @@ static void key_at(const double *times, size_t stride, unsigned n, double t, uns
 /* column-major TRS in double */
 static void trs(const double t[3], const double q[4], const double s[3], double m[16])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    double r[3][3];
+    mb_test_quat_rot3(q, r);
     memset(m, 0, 16 * sizeof *m);
     for (int rr = 0; rr < 3; ++rr)
         for (int c = 0; c < 3; ++c)

@@ -38,10 +38,8 @@ static void rnd_quat(float q[4])
 /* column-major rigid matrix from a quaternion (x, y, z, w) and a translation */
 static void rigid(const float q[4], const float t[3], float m[16])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    double r[3][3], qd[4] = {q[0], q[1], q[2], q[3]};
+    mb_test_quat_rot3(qd, r);
     memset(m, 0, 16 * sizeof *m);
     for (int rr = 0; rr < 3; ++rr)
         for (int c = 0; c < 3; ++c)

@@ -26,6 +26,22 @@ static inline double mb_test_unit(uint64_t *state)
     return (double)(mb_test_xorshift(state) >> 11) / 9007199254740992.0;
 }
 
+/* The rotation matrix of unit quaternion q (x, y, z, w), r[row][column], in double: the
+ * tests' own reference, independent of the library's conversion. */
+static inline void mb_test_quat_rot3(const double q[4], double r[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    r[0][0] = 1 - 2 * (y * y + z * z);
+    r[0][1] = 2 * (x * y - z * w);
+    r[0][2] = 2 * (x * z + y * w);
+    r[1][0] = 2 * (x * y + z * w);
+    r[1][1] = 1 - 2 * (x * x + z * z);
+    r[1][2] = 2 * (y * z - x * w);
+    r[2][0] = 2 * (x * z - y * w);
+    r[2][1] = 2 * (y * z + x * w);
+    r[2][2] = 1 - 2 * (x * x + y * y);
+}
+
 /* Path of a file under ../shared/data; aborts the test with a clear message when the
  * shared data folder is absent (the real-data tests must not silently skip). */
 static inline const char *mb_shared_path(const char *rel)
