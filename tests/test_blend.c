@@ -886,6 +886,99 @@ Test(blend, near_unit_inputs_blend_as_unit)
     }
 }
 
+/* The log map's two polynomials (blend_kernel.inc): a group whose inputs all have
+ * |r . q| >= 0.7 takes the short one, the others the long one, which the short one would
+ * miss by 1.7e-5 rad at 0.6. Joints with input 0 at a centre c and the others at a
+ * half-angle alpha from it, cos(alpha) swept up to 0.76 (from 0.5; from 0.2 for two
+ * inputs, whose reference lies between them), toward random directions
+ * of one half-space (so that the tangent terms do not cancel) with random weights:
+ * every kernel, the specialisations for two and four inputs and each solver (closed form,
+ * Gram, M) against the LAPACKE path. The test checks that both polynomials ran (joints on
+ * each side of the switch by their exact references) and that no lane left the kernel. */
+Test(blend, log_polynomials_agree_across_their_switch)
+{
+    const int n = MAXJ;
+    for (int L = 2; L <= 6; ++L) {
+        pose_buf in[6], exact, out;
+        float w[6];
+        mb_blend_layer layers[6];
+        for (int i = 0; i < L; ++i) {
+            /* input 0 heavy for three or more inputs: the reference stays near c */
+            w[i] = i == 0 ? (L == 2 ? 0.25f : 3.0f) : (float)(0.5 + 0.5 * urand());
+            pose_init(&in[i], n);
+            layers[i] = (mb_blend_layer){&in[i].p, w[i], NULL};
+        }
+        int near = 0, far = 0;
+        for (int j = 0; j < n; ++j) {
+            /* two inputs: the reference sits about 3/4 of the way to input 1 */
+            const double lo = L == 2 ? 0.2 : 0.5;
+            double c[4], e1[4], alpha = acos(lo + (0.76 - lo) * j / (n - 1));
+            unit_d(c);
+            unit_d(e1); /* the half-space: tangent directions with a positive e1 component */
+            for (int i = 0; i < L; ++i) {
+                double q[4], d[4] = {0, 0, 0, 1};
+                if (i > 0) {
+                    double u[4], nu, dot;
+                    do {
+                        unit_d(u);
+                        nu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+                        dot = u[0] * e1[0] + u[1] * e1[1] + u[2] * e1[2];
+                    } while (nu < 0.1 || dot < 0);
+                    for (int k = 0; k < 3; ++k)
+                        d[k] = sin(alpha) * u[k] / nu;
+                    d[3] = cos(alpha);
+                }
+                qmul_dd(c, d, q);
+                for (int k = 0; k < 4; ++k)
+                    in[i].x[j].rot[k] = (float)q[k];
+                for (int k = 0; k < 3; ++k)
+                    in[i].x[j].pos[k] = 0.0f;
+            }
+            /* which polynomial the kernel should take for this joint */
+            float qs[6][4], r[4];
+            for (int i = 0; i < L; ++i)
+                memcpy(qs[i], in[i].x[j].rot, sizeof qs[i]);
+            cr_assert_eq(mb_quat_reference((const float(*)[4])qs, w, L, r, NULL), MB_OK);
+            double tmin = 1;
+            for (int i = 0; i < L; ++i) {
+                double t = fabs((double)r[0] * qs[i][0] + (double)r[1] * qs[i][1] +
+                                (double)r[2] * qs[i][2] + (double)r[3] * qs[i][3]);
+                tmin = t < tmin ? t : tmin;
+            }
+            near += tmin > 0.71;
+            far += tmin < 0.69;
+        }
+        cr_assert(near >= 8 && far >= 8, "L=%d: %d joints near, %d far", L, near, far);
+        mb_blend_desc d = {0};
+        d.layers = layers;
+        d.layer_count = L;
+        d.solver = MB_EIGEN_LAPACKE;
+        pose_init(&exact, n);
+        d.out = exact.p;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.solver = MB_EIGEN_AUTO;
+        for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+                continue;
+            pose_init(&out, n);
+            d.out = out.p;
+            mb_blend_kstats_ st = {0};
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
+            cr_assert_eq(st.rejected_lanes, 0, "%s L=%d: %ld lanes left the kernel",
+                         mb_blend_isa_name_(isa), L, st.rejected_lanes);
+            double worst = 0;
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(out.x[j].rot, exact.x[j].rot);
+                worst = e > worst ? e : worst;
+            }
+            cr_log_info("%s, %d inputs (%d joints near, %d far): worst %.2g rad",
+                        mb_blend_isa_name_(isa), L, near, far, worst);
+            /* 2.8e-7 at worst here; a coefficient of log_near_c_ off by 2e-5 gives 7e-7 */
+            cr_assert(worst < 6e-7, "%s L=%d: %g rad", mb_blend_isa_name_(isa), L, worst);
+        }
+    }
+}
+
 /* The SIMD path validates the values it reads and writes the first 256 joints through a
  * stack buffer: a bad value anywhere (staged part, the joints after it, a layer of weight 0)
  * must fail before anything is written, whatever the kernel, and a long job written over
