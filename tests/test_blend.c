@@ -979,6 +979,91 @@ Test(blend, log_polynomials_agree_across_their_switch)
     }
 }
 
+/* An input half a turn from the reference: the short-arc rule picks the sign of r . q,
+ * so the blend jumps where that dot product crosses zero (by 2 w pi, here 90 degrees). The
+ * kernel's reference and dot products are exact to about 2e-6, so a joint whose |r . q| is
+ * below that cannot tell the sign in single precision and must go to the double path,
+ * which agrees with the exact one. Input 0 at a centre c, inputs 2 and 3 symmetric about
+ * it (so c stays the top eigenvector) and input 1 half a turn from c less eps, eps from
+ * 1e-9 to 3e-5 either side of 0: every kernel against LAPACKE. */
+Test(blend, input_half_a_turn_away_agrees_with_exact)
+{
+    static const double mag[] = {0, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5};
+    const int nm = (int)(sizeof mag / sizeof mag[0]), n = 2 * nm * 3, L = 4;
+    const float w[4] = {0.45f, 0.25f, 0.15f, 0.15f};
+    pose_buf in[4], exact, out;
+    for (int j = 0; j < n; ++j) {
+        double c[4], ax[4], u[4], eps = (j % 2 ? -1 : 1) * mag[(j / 2) % nm];
+        unit_d(c);
+        unit_d(ax);
+        unit_d(u);
+        double na = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+        double nu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        for (int i = 0; i < L; ++i) {
+            double q[4], d[4] = {0, 0, 0, 1};
+            if (i == 1) { /* half a turn about ax, less eps */
+                for (int k = 0; k < 3; ++k)
+                    d[k] = cos(eps) * ax[k] / na;
+                d[3] = sin(eps);
+            } else if (i > 1) { /* 20 degrees about u, either way */
+                for (int k = 0; k < 3; ++k)
+                    d[k] = (i == 2 ? 1 : -1) * sin(10 * PI / 180) * u[k] / nu;
+                d[3] = cos(10 * PI / 180);
+            }
+            qmul_dd(c, d, q);
+            pose_init(&in[i], n);
+            for (int k = 0; k < 4; ++k)
+                in[i].x[j].rot[k] = (float)q[k];
+            for (int k = 0; k < 3; ++k)
+                in[i].x[j].pos[k] = 0.0f;
+        }
+    }
+    /* how many joints have |r . q_1| clearly below and at all below the kernel's guard
+     * (5e-6), by the exact reference */
+    int below = 0, near = 0;
+    for (int j = 0; j < n; ++j) {
+        float qs[4][4], r[4];
+        for (int i = 0; i < L; ++i)
+            memcpy(qs[i], in[i].x[j].rot, sizeof qs[i]);
+        cr_assert_eq(mb_quat_reference((const float(*)[4])qs, w, L, r, NULL), MB_OK);
+        double t = fabs((double)r[0] * qs[1][0] + (double)r[1] * qs[1][1] +
+                        (double)r[2] * qs[1][2] + (double)r[3] * qs[1][3]);
+        below += t < 4e-6;
+        near += t < 6e-6;
+    }
+    mb_blend_layer layers[4];
+    for (int i = 0; i < L; ++i)
+        layers[i] = (mb_blend_layer){&in[i].p, w[i], NULL};
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = L;
+    d.solver = MB_EIGEN_LAPACKE;
+    pose_init(&exact, n);
+    d.out = exact.p;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.solver = MB_EIGEN_AUTO;
+    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+            continue;
+        pose_init(&out, n);
+        d.out = out.p;
+        mb_blend_kstats_ st = {0};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
+        double worst = 0;
+        for (int j = 0; j < n; ++j) {
+            double e = qangle(out.x[j].rot, exact.x[j].rot);
+            worst = e > worst ? e : worst;
+        }
+        cr_log_info("%s: worst %.2g rad, %ld of %d joints to the double path (%d to %d expected)",
+                    mb_blend_isa_name_(isa), worst, st.rejected_lanes, n, below, near);
+        cr_assert(worst < 1e-6, "%s: %g rad", mb_blend_isa_name_(isa), worst);
+        /* the guard takes the joints it must and leaves the others in the kernel */
+        cr_assert(st.rejected_lanes >= below && st.rejected_lanes <= near,
+                  "%s: %ld joints to the double path, %d to %d expected",
+                  mb_blend_isa_name_(isa), st.rejected_lanes, below, near);
+    }
+}
+
 /* The SIMD path validates the values it reads and writes the first 256 joints through a
  * stack buffer: a bad value anywhere (staged part, the joints after it, a layer of weight 0)
  * must fail before anything is written, whatever the kernel, and a long job written over
