@@ -985,11 +985,12 @@ Test(blend, log_polynomials_agree_across_their_switch)
  * below that cannot tell the sign in single precision and must go to the double path,
  * which agrees with the exact one. Input 0 at a centre c, inputs 2 and 3 symmetric about
  * it (so c stays the top eigenvector) and input 1 half a turn from c less eps, eps from
- * 1e-9 to 3e-5 either side of 0: every kernel against LAPACKE. */
+ * 1e-9 to 3e-5 either side of 0, and two joints exactly half a turn from the identity:
+ * every kernel against LAPACKE. */
 Test(blend, input_half_a_turn_away_agrees_with_exact)
 {
     static const double mag[] = {0, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5};
-    const int nm = (int)(sizeof mag / sizeof mag[0]), n = 2 * nm * 3, L = 4;
+    const int nm = (int)(sizeof mag / sizeof mag[0]), n = 2 * nm * 3 + 2, L = 4;
     const float w[4] = {0.45f, 0.25f, 0.15f, 0.15f};
     pose_buf in[4], exact, out;
     for (int j = 0; j < n; ++j) {
@@ -997,6 +998,13 @@ Test(blend, input_half_a_turn_away_agrees_with_exact)
         unit_d(c);
         unit_d(ax);
         unit_d(u);
+        if (j >= n - 2) { /* exactly half a turn, exactly representable: r . q_1 = 0 */
+            c[0] = c[1] = c[2] = 0, c[3] = 1;
+            ax[0] = ax[1] = ax[2] = ax[3] = u[0] = u[1] = u[2] = u[3] = 0;
+            ax[j % 3] = 1;
+            u[(j + 1) % 3] = 1;
+            eps = 0;
+        }
         double na = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
         double nu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         for (int i = 0; i < L; ++i) {

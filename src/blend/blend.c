@@ -211,6 +211,11 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
         build_m(in, n, m);
         blend_nlerp(in, n, start);
         have_ref = reference_fast(m, start, thr, ref);
+        /* an input within 1e-8 of half a turn from the reference (10 times the certified
+         * error): the short-arc sign, so the blend, flips there; LAPACKE decides */
+        for (int i = 0; have_ref && i < n; ++i)
+            if (fabs(mb_qdot_d_(ref, in[i].q)) < 1e-8)
+                have_ref = 0;
     }
     if (!have_ref && (method != MB_BLEND_NLERP || want_gap)) {
         /* The exact path: LAPACKE, which also measures the gap. */
