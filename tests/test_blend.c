@@ -886,6 +886,47 @@ Test(blend, near_unit_inputs_blend_as_unit)
     }
 }
 
+/* One kernel's result against the exact path: the largest angle (rad) to the LAPACKE blend
+ * and the lanes the kernel left to the double path. */
+typedef struct kernel_result {
+    const char *name;
+    double worst;
+    long rejected;
+} kernel_result;
+
+/* The blend of L layers over n joints through LAPACKE, then through every kernel built on
+ * this machine; returns how many results went to res. */
+static int kernels_vs_lapacke(const mb_blend_layer *layers, int L, int n, kernel_result *res)
+{
+    static pose_buf exact, out;
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = L;
+    d.solver = MB_EIGEN_LAPACKE;
+    pose_init(&exact, n);
+    d.out = exact.p;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.solver = MB_EIGEN_AUTO;
+    int nr = 0;
+    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+            continue;
+        pose_init(&out, n);
+        d.out = out.p;
+        mb_blend_kstats_ st = {0};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
+        kernel_result *r = &res[nr++];
+        r->name = mb_blend_isa_name_((mb_blend_isa_)isa);
+        r->worst = 0;
+        for (int j = 0; j < n; ++j) {
+            double e = qangle(out.x[j].rot, exact.x[j].rot);
+            r->worst = e > r->worst ? e : r->worst;
+        }
+        r->rejected = st.rejected_lanes;
+    }
+    return nr;
+}
+
 /* The log map's two polynomials (blend_kernel.inc): a group whose inputs all have
  * |r . q| >= 0.7 takes the short one, the others the long one, which the short one would
  * miss by 1.7e-5 rad at 0.6. Joints with input 0 at a centre c and the others at a
@@ -899,7 +940,7 @@ Test(blend, log_polynomials_agree_across_their_switch)
 {
     const int n = MAXJ;
     for (int L = 2; L <= 6; ++L) {
-        pose_buf in[6], exact, out;
+        pose_buf in[6];
         float w[6];
         mb_blend_layer layers[6];
         for (int i = 0; i < L; ++i) {
@@ -949,32 +990,14 @@ Test(blend, log_polynomials_agree_across_their_switch)
             far += tmin < 0.69;
         }
         cr_assert(near >= 8 && far >= 8, "L=%d: %d joints near, %d far", L, near, far);
-        mb_blend_desc d = {0};
-        d.layers = layers;
-        d.layer_count = L;
-        d.solver = MB_EIGEN_LAPACKE;
-        pose_init(&exact, n);
-        d.out = exact.p;
-        cr_assert_eq(mb_blend_run(&d), MB_OK);
-        d.solver = MB_EIGEN_AUTO;
-        for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-            if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
-                continue;
-            pose_init(&out, n);
-            d.out = out.p;
-            mb_blend_kstats_ st = {0};
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
-            cr_assert_eq(st.rejected_lanes, 0, "%s L=%d: %ld lanes left the kernel",
-                         mb_blend_isa_name_(isa), L, st.rejected_lanes);
-            double worst = 0;
-            for (int j = 0; j < n; ++j) {
-                double e = qangle(out.x[j].rot, exact.x[j].rot);
-                worst = e > worst ? e : worst;
-            }
-            cr_log_info("%s, %d inputs (%d joints near, %d far): worst %.2g rad",
-                        mb_blend_isa_name_(isa), L, near, far, worst);
+        kernel_result res[MB_BLEND_ISA_COUNT_];
+        for (int r = 0, nr = kernels_vs_lapacke(layers, L, n, res); r < nr; ++r) {
+            cr_assert_eq(res[r].rejected, 0, "%s L=%d: %ld lanes left the kernel", res[r].name,
+                         L, res[r].rejected);
+            cr_log_info("%s, %d inputs (%d joints near, %d far): worst %.2g rad", res[r].name, L,
+                        near, far, res[r].worst);
             /* 2.8e-7 at worst here; a coefficient of log_near_c_ off by 2e-5 gives 7e-7 */
-            cr_assert(worst < 6e-7, "%s L=%d: %g rad", mb_blend_isa_name_(isa), L, worst);
+            cr_assert(res[r].worst < 6e-7, "%s L=%d: %g rad", res[r].name, L, res[r].worst);
         }
     }
 }
@@ -992,7 +1015,7 @@ Test(blend, input_half_a_turn_away_agrees_with_exact)
     static const double mag[] = {0, 1e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5};
     const int nm = (int)(sizeof mag / sizeof mag[0]), n = 2 * nm * 3 + 2, L = 4;
     const float w[4] = {0.45f, 0.25f, 0.15f, 0.15f};
-    pose_buf in[4], exact, out;
+    pose_buf in[4];
     for (int j = 0; j < n; ++j) {
         double c[4], ax[4], u[4], eps = (j % 2 ? -1 : 1) * mag[(j / 2) % nm];
         unit_d(c);
@@ -1042,33 +1065,15 @@ Test(blend, input_half_a_turn_away_agrees_with_exact)
     mb_blend_layer layers[4];
     for (int i = 0; i < L; ++i)
         layers[i] = (mb_blend_layer){&in[i].p, w[i], NULL};
-    mb_blend_desc d = {0};
-    d.layers = layers;
-    d.layer_count = L;
-    d.solver = MB_EIGEN_LAPACKE;
-    pose_init(&exact, n);
-    d.out = exact.p;
-    cr_assert_eq(mb_blend_run(&d), MB_OK);
-    d.solver = MB_EIGEN_AUTO;
-    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
-            continue;
-        pose_init(&out, n);
-        d.out = out.p;
-        mb_blend_kstats_ st = {0};
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
-        double worst = 0;
-        for (int j = 0; j < n; ++j) {
-            double e = qangle(out.x[j].rot, exact.x[j].rot);
-            worst = e > worst ? e : worst;
-        }
+    kernel_result res[MB_BLEND_ISA_COUNT_];
+    for (int r = 0, nr = kernels_vs_lapacke(layers, L, n, res); r < nr; ++r) {
         cr_log_info("%s: worst %.2g rad, %ld of %d joints to the double path (%d to %d expected)",
-                    mb_blend_isa_name_(isa), worst, st.rejected_lanes, n, below, near);
-        cr_assert(worst < 1e-6, "%s: %g rad", mb_blend_isa_name_(isa), worst);
+                    res[r].name, res[r].worst, res[r].rejected, n, below, near);
+        cr_assert(res[r].worst < 1e-6, "%s: %g rad", res[r].name, res[r].worst);
         /* the guard takes the joints it must and leaves the others in the kernel */
-        cr_assert(st.rejected_lanes >= below && st.rejected_lanes <= near,
-                  "%s: %ld joints to the double path, %d to %d expected",
-                  mb_blend_isa_name_(isa), st.rejected_lanes, below, near);
+        cr_assert(res[r].rejected >= below && res[r].rejected <= near,
+                  "%s: %ld joints to the double path, %d to %d expected", res[r].name,
+                  res[r].rejected, below, near);
     }
 }
 
