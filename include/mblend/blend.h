@@ -4,7 +4,9 @@
  *   1. q_ref = top eigenvector of M = sum w_i q_i q_i^T (sign-invariant, order-independent);
  *   2. v_i = log(q_ref^-1 q_i), taking -q_i where q_ref . q_i < 0 (short arc);
  *   3. v = sum w_i v_i;   4. q = q_ref exp(v).
- * Translations are the weighted sum. Nothing allocates; the job owns nothing. */
+ * Translations are the weighted sum. Nothing allocates; the job owns nothing.
+ * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
+ * the fast solver hands such joints to the exact path, so both modes agree there. */
 #ifndef MBLEND_BLEND_H
 #define MBLEND_BLEND_H
 
