@@ -1075,6 +1075,15 @@ Test(blend, input_half_a_turn_away_agrees_with_exact)
                   "%s: %ld joints to the double path, %d to %d expected", res[r].name,
                   res[r].rejected, below, near);
     }
+    /* the half-turn input masked to weight 0 on every joint adds nothing: no joint leaves
+     * the kernel for it */
+    float zero_mask[MAXJ] = {0};
+    layers[1].joint_weights = zero_mask;
+    for (int r = 0, nr = kernels_vs_lapacke(layers, L, n, res); r < nr; ++r) {
+        cr_assert(res[r].worst < 1e-6, "%s, input 1 masked: %g rad", res[r].name, res[r].worst);
+        cr_assert_eq(res[r].rejected, 0, "%s, input 1 masked: %ld joints to the double path",
+                     res[r].name, res[r].rejected);
+    }
 }
 
 /* The SIMD path validates the values it reads and writes the first 256 joints through a
