@@ -486,10 +486,7 @@ static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int do
 {
     for (int g = 0; g * lanes < done; ++g)
         for (unsigned rej = b->rej[g]; rej; rej &= rej - 1) {
-            int l = 0;
-            while (!(rej >> l & 1u))
-                ++l;
-            mb_status st = scalar_joint(c, b->j0 + g * lanes + l);
+            mb_status st = scalar_joint(c, b->j0 + g * lanes + mb_ctz32_(rej));
             if (st != MB_OK)
                 return st;
         }
