@@ -820,8 +820,8 @@ static void warn(parser *ps, mb_error *w, int line, int col, const char *fmt, ..
 }
 
 /* A non-negative decimal integer token, at most limit (MB_LIMIT beyond it; digits past the
- * limit are not accumulated, so no overflow). *at receives the token for later messages. */
-/* Reads the integer in *at when at->n > 0 (already split off its label), else the next token. */
+ * limit are not accumulated, so no overflow): the token in *at when at->n > 0 (already split
+ * off its label, "Frames:2"), else the next one. *at receives the token for later messages. */
 static mb_status read_int_token(parser *ps, const char *what, long long limit, long long *out,
                                 token *at)
 {
