@@ -898,3 +898,234 @@ Test(cli_specs, at_sign_in_a_file_name)
     cr_assert(strstr(r.err, "1 frame") != NULL, "%s", r.err);
     run_free(&r);
 }
+
+/* ---------------------------------------------------------------- guards */
+
+#define WALK MB_PROJECT_DIR "/data/bvh/walk.bvh" /* 132 frames at 30 fps: 0 to 4.367 s */
+#define RUNC MB_PROJECT_DIR "/data/bvh/run.bvh"  /* 84 frames */
+
+static void assert_text(const char *path, const char *want, const char *what)
+{
+    char *text = slurp(path, NULL);
+    cr_assert_not_null(text, "%s: %s is gone", what, path);
+    cr_assert_str_eq(text, want, "%s changed %s", what, path);
+    free(text);
+}
+
+/* A --report that would replace the output, an input or a directory is refused before
+ * anything is written; a report that cannot go into place leaves an existing output as it
+ * was (blend and transition). */
+Test(cli_guards, report_never_clobbers_output_or_inputs)
+{
+    const char *d = scratch();
+    char out[4096], in[4096], sub[4096], same[4200];
+    snprintf(out, sizeof out, "%s/keep.bvh", d);
+    snprintf(in, sizeof in, "%s/walk.bvh", d);
+    snprintf(sub, sizeof sub, "%s/repdir", d);
+    snprintf(same, sizeof same, "%s/./keep.bvh", d);
+    copy_with_prefix(WALK, in, "");
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    write_text(out, "precious\n");
+    char *walk_text = slurp(in, NULL);
+    struct {
+        const char *report, *expect;
+    } cases[] = {{out, "the same file"}, {same, "the same file"}, {in, "is the input"},
+                 {sub, "is a directory"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        run_result r = RUN("blend", in, RUNC, "--report", cases[c].report, "-o", out);
+        cr_assert_eq(r.code, 1, "blend --report %s: exit %d: %s", cases[c].report, r.code, r.err);
+        cr_assert(strstr(r.err, cases[c].expect), "%s", r.err);
+        run_free(&r);
+        r = RUN("transition", in, RUNC, "--at", "auto", "--duration", "0.5", "--report",
+                cases[c].report, "-o", out);
+        cr_assert_eq(r.code, 1, "transition --report %s: exit %d: %s", cases[c].report, r.code, r.err);
+        cr_assert(strstr(r.err, cases[c].expect), "%s", r.err);
+        run_free(&r);
+        assert_text(out, "precious\n", "a refused run");
+        assert_text(in, walk_text, "a refused run");
+    }
+    free(walk_text);
+}
+
+/* Weights the library cannot take in float are usage errors named as such, before any
+ * file is read; numbers are decimal only. */
+Test(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
+{
+    const char *cases[][2] = {{"1e39,1", "too large"},
+                              {"1e-50,1e-50", "sum to zero"},
+                              {"3e38,3e38", "overflows"},
+                              {"0x1,1", "bad weight"},
+                              {" 1,1", "bad weight"},
+                              {"infinity,1", "bad weight"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        run_result r = RUN("blend", "/nonexistent/a.bvh", "/nonexistent/b.bvh", "-w", cases[c][0],
+                           "-o", "/tmp/never.bvh");
+        cr_assert_eq(r.code, 1, "-w '%s': exit %d: %s", cases[c][0], r.code, r.err);
+        cr_assert(strstr(r.err, cases[c][1]), "-w '%s': %s", cases[c][0], r.err);
+        run_free(&r);
+    }
+    run_result r = RUN("blend", WALK, RUNC, "--range", "0x10:0x30,-", "-o", "/tmp/never.bvh");
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    run_free(&r);
+    r = RUN("transition", WALK, RUNC, "--at", "0x1p1", "--duration", "0.5", "-o", "/tmp/never.bvh");
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    run_free(&r);
+    cr_assert_neq(access("/tmp/never.bvh", F_OK), 0);
+}
+
+/* Options that would do nothing are refused rather than ignored. */
+Test(cli_guards, options_that_would_be_ignored_are_refused)
+{
+    const char *d = scratch();
+    char out[4096], rep[4096];
+    snprintf(out, sizeof out, "%s/o.bvh", d);
+    snprintf(rep, sizeof rep, "%s/r.csv", d);
+    struct {
+        const char *const *args;
+        const char *expect;
+    } cases[] = {
+        {(const char *const[]){"blend", WALK, RUNC, "--compare", "-o", out, NULL}, "--report"},
+        {(const char *const[]){"blend", WALK "@1", RUNC "@2", "--range", "0:5,0:7", "-o", out, NULL},
+         "apply to clips"},
+        {(const char *const[]){"blend", WALK "@1", RUNC "@2", "--cycle", "none", "-o", out, NULL},
+         "apply to clips"},
+        {(const char *const[]){"blend", WALK, RUNC, "--feet", "LeftFoot,LeftFoot", "-o", out, NULL},
+         "both feet"},
+        {(const char *const[]){"transition", WALK, RUNC, "--at", "auto", "--search", "0:0",
+                               "--duration", "0.5", "-o", out, NULL},
+         "FROM < TO"},
+        {(const char *const[]){"transition", WALK, RUNC, "--at", "1", "--search", "0:2",
+                               "--duration", "0.5", "-o", out, NULL},
+         "--at auto"},
+        {(const char *const[]){"transition", WALK, RUNC, "--at", "1", "--b-start", "1", "--window",
+                               "0.3", "--duration", "0.5", "-o", out, NULL},
+         "--window"},
+        {(const char *const[]){"transition", WALK, RUNC, "--at", "auto", "--mode", "inertialize",
+                               "--curve", "linear", "--duration", "0.5", "-o", out, NULL},
+         "--curve"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        char err[4096];
+        snprintf(err, sizeof err, "%s/err", d);
+        int code = mb_test_exec_cli(cases[c].args, NULL, err);
+        char *text = slurp(err, NULL);
+        cr_assert_eq(code, 1, "case %zu (%s): exit %d: %s", c, cases[c].args[0], code, text);
+        cr_assert(strstr(text, cases[c].expect), "case %zu: %s", c, text);
+        free(text);
+    }
+    cr_assert_neq(access(out, F_OK), 0, "a refused run wrote its output");
+}
+
+/* Times in seconds are checked against the clips before they become frame numbers (1e9 s
+ * once overflowed an int), an exact fit of the transition is accepted (the float duration
+ * once made 2.9 s longer than 2.9 s), and a clip too short for the transition is named. */
+Test(cli_guards, transition_times_are_checked_in_seconds)
+{
+    const char *d = scratch();
+    char out[4096];
+    snprintf(out, sizeof out, "%s/t.bvh", d);
+    run_result r = RUN("transition", WALK, RUNC, "--at", "1e9", "--duration", "0.5", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "--at 1e+09 s is outside the motion (0 to 4.367 s)"), "%s", r.err);
+    run_free(&r);
+    r = RUN("transition", WALK, RUNC, "--at", "1", "--b-start", "1e12", "--duration", "0.5", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "--b-start 1e+12 s is outside the motion"), "%s", r.err);
+    run_free(&r);
+    /* A at frame 44 (1.4667 s) plus 2.9 s ends exactly on its last frame, 4.3667 s */
+    r = RUN("transition", WALK, WALK, "--at", "1.4666666667", "--b-start", "0", "--duration", "2.9",
+            "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "A frame 44") && !strstr(r.err, "match cost"), "%s", r.err);
+    run_free(&r);
+    r = RUN("transition", WALK, WALK, "--at", "1.5", "--b-start", "0", "--duration", "2.9", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "needs it to go on"), "%s", r.err);
+    run_free(&r);
+    /* an explicit A time near the end with B left to the search: the window shrinks to fit */
+    r = RUN("transition", WALK, RUNC, "--at", "4.3", "--duration", "0.05", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    char b3[4096];
+    snprintf(b3, sizeof b3, "%s/three.bvh", d);
+    char *text = slurp(RUNC, NULL);
+    char *motion = strstr(text, "Frames:");
+    cr_assert_not_null(motion);
+    /* the run's header and its first three frames */
+    char *p = strchr(motion, '\n') + 1;
+    p = strchr(p, '\n') + 1; /* Frame Time */
+    for (int f = 0; f < 3; ++f)
+        p = strchr(p, '\n') + 1;
+    FILE *f = fopen(b3, "wb");
+    cr_assert_not_null(f);
+    fwrite(text, 1, (size_t)(motion - text), f);
+    fputs("Frames: 3\n", f);
+    const char *ft = strchr(motion, '\n') + 1;
+    fwrite(ft, 1, (size_t)(p - ft), f);
+    fclose(f);
+    free(text);
+    r = RUN("transition", RUNC, b3, "--at", "auto", "--duration", "0.1", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "three.bvh has 0.0667 s of motion: too short for a 0.1 s transition"),
+              "%s", r.err);
+    run_free(&r);
+}
+
+/* A cycle A:B plays frames A to B, so a given range may end at the frame count (half-open,
+ * as @A:B is elsewhere) and then ends on the last frame; one that leaves no cycle says why. */
+Test(cli_guards, cycle_range_ending_at_the_frame_count)
+{
+    const char *d = scratch();
+    char out[4096];
+    snprintf(out, sizeof out, "%s/c.bvh", d);
+    run_result r = RUN("blend", WALK "@0:132", RUNC, "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "cycle frames 0:131") && strstr(r.err, "ending on the clip's last frame"),
+              "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", WALK "@131:132", RUNC, "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "range 131:132 leaves no cycle"), "%s", r.err);
+    run_free(&r);
+}
+
+/* Skeletons that differ only by trailing joints: the message names the first extra one. */
+Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
+{
+    const char *d = scratch();
+    char cut[4096], out[4096];
+    snprintf(cut, sizeof cut, "%s/noend.bvh", d);
+    snprintf(out, sizeof out, "%s/o.bvh", d);
+    /* walk.bvh without its last End Site (the right hand's, the file's last block) */
+    char *text = slurp(WALK, NULL);
+    char *last = NULL;
+    for (char *p = strstr(text, "End Site"); p; p = strstr(p + 1, "End Site"))
+        last = p;
+    cr_assert_not_null(last);
+    char *close = strchr(strchr(last, '}') + 1, '\n') + 1; /* after the End Site's "}" line */
+    FILE *f = fopen(cut, "wb");
+    cr_assert_not_null(f);
+    fwrite(text, 1, (size_t)(last - text), f);
+    fputs(close, f);
+    fclose(f);
+    free(text);
+    const char *cmds[] = {"blend", "match"};
+    for (int c = 0; c < 2; ++c) {
+        run_result r = c == 0 ? RUN("blend", WALK, cut, "-o", out) : RUN("match", WALK, cut);
+        cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
+        cr_assert(strstr(r.err, "the first without a counterpart: 'RightHand_End', joint 26 of"),
+                  "%s: %s", cmds[c], r.err);
+        cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: more than one line: %s",
+                  cmds[c], r.err);
+        run_free(&r);
+    }
+}
+
+/* A bound written negative is refused, not taken for "to the end". */
+Test(cli_guards, positions_negative_end_is_refused)
+{
+    run_result r = RUN("positions", WALK, "--frames", ":-1");
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "negative bound"), "%s", r.err);
+    run_free(&r);
+}

@@ -112,7 +112,33 @@ Test(analyze, given_feet_and_errors)
     d.up_axis = 3;
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
     cr_assert_eq(mi.up_axis, 2);
+    /* one joint for both feet is refused, not replaced by detected ones */
+    d.left_foot = d.right_foot = "LeftToeBase";
+    cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "same joint 'LeftToeBase'"), "%s", e.text);
     mb_test_clip_unload(&f);
+}
+
+/* Feet found as the lowest End Sites must lie below the root: a figure whose only End Sites
+ * are a leg's and the head's has no pair of feet (the head was once taken for one). */
+Test(analyze, end_site_feet_lie_below_the_root)
+{
+    static const char text[] =
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 100 0\n CHANNELS 6 Xposition Yposition Zposition "
+        "Zrotation Xrotation Yrotation\n JOINT Leg\n {\n  OFFSET 10 0 0\n  CHANNELS 3 Zrotation "
+        "Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 -90 0\n  }\n }\n JOINT Neck\n {\n"
+        "  OFFSET 0 50 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   "
+        "OFFSET 0 20 0\n  }\n }\n}\nMOTION\nFrames: 3\nFrame Time: 0.033333\n"
+        "0 100 0 0 0 0 0 0 0 0 0 0\n5 100 0 0 0 0 10 0 0 0 0 0\n10 100 0 0 0 0 0 0 0 0 0 0\n";
+    mb_skeleton *s = NULL;
+    mb_clip *c = NULL;
+    cr_assert_eq(mb_bvh_read_mem(text, sizeof text - 1, "two_ends", NULL, &s, &c, NULL), MB_OK);
+    mb_motion_info mi;
+    mb_error e;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "two_ends", &mi, &e), MB_OK, "%s", e.text);
+    cr_assert(mi.left_foot < 0 && mi.right_foot < 0, "feet %d %d", mi.left_foot, mi.right_foot);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
 }
 
 /* ---------- cycles ---------- */

@@ -423,6 +423,49 @@ Test(cli_skin, obj_sequence_one_file_per_frame)
     remove_dir(d);
 }
 
+/* --frames: a step past the range takes its first frame (a huge step once overflowed the
+ * frame count: a division by zero in render, garbage in skin's message); text that is not
+ * A:B:STEP is a usage error, a range outside the clip an input error. */
+Test(cli_render, frames_step_past_the_range_and_malformed_frames)
+{
+    const char *d = scratch(), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    char png[128], obj[128];
+    snprintf(png, sizeof png, "%s/r.png", d);
+    snprintf(obj, sizeof obj, "%s/s.obj", d);
+    run_out r = RUN("render", walk, "-o", png, "--frames", "0:132:9223372036854775807");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "sheet of 1 frame"), "%s", r.err);
+    r = RUN("skin", walk, "-o", obj, "--frames", "3:132:9223372036854775807");
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "wrote 1 OBJ file (") && strstr(r.err, "/s.obj)"), "%s", r.err);
+    const char *cmds[] = {"render", "skin"}, *outs[] = {png, obj};
+    for (int c = 0; c < 2; ++c) {
+        r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "abc");
+        cr_assert_eq(r.code, 1, "%s: %s", cmds[c], r.err);
+        r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "0:5:0");
+        cr_assert_eq(r.code, 1, "%s: %s", cmds[c], r.err);
+        r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "130:140");
+        cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
+    }
+    remove_dir(d);
+}
+
+/* A sequence that fails part way leaves none of its files. */
+Test(cli_skin, failed_sequence_leaves_no_files)
+{
+    const char *d = scratch();
+    char out[128], f0[128], blocker[128];
+    snprintf(out, sizeof out, "%s/s.obj", d);
+    snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
+    snprintf(blocker, sizeof blocker, "%s/s_0002.obj", d);
+    cr_assert_eq(mkdir(blocker, 0700), 0); /* frame 2's file cannot be written */
+    run_out r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--frames", "0:4", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "removed the 2 files"), "%s", r.err);
+    cr_assert_eq(access(f0, F_OK), -1, "frame 0's file was left behind");
+    remove_dir(d);
+}
+
 Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
 {
     if (!mb_scene_supported())

@@ -184,6 +184,13 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
             feet[side] = find_foot_by_name(s, side == 0);
         }
     }
+    if (given[0] && given[1] && feet[0] == feet[1]) {
+        /* one joint cannot be both feet; quietly detecting others would ignore the request */
+        free(pos);
+        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>",
+                      "the left and right foot are the same joint '%.120s'", mb_skeleton_name(s, feet[0]));
+        return MB_INVALID_ARG;
+    }
     /* Up axis: from the named feet (below), else the axis of largest mean extent (limbs
      * hang or stand along it in locomotion; the T-pose frame is skipped). */
     double ext[3] = {0, 0, 0};
@@ -245,15 +252,21 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     out->speed = nf - 1 - f0 > 0 ? (float)(travel / ((nf - 1 - f0) * mb_clip_frame_time(c))) : 0.0f;
 
     if (feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1]) {
-        /* Lowest two End Sites by mean height; left is on the +(up x forward) side. */
+        /* Lowest two End Sites by mean height, below the root (a skeleton whose only End
+         * Sites are a leg's and the head's has one foot, not two); left is on the
+         * +(up x forward) side. */
         int lo1 = -1, lo2 = -1;
-        double h1 = INFINITY, h2 = INFINITY;
+        double h1 = INFINITY, h2 = INFINITY, hroot = 0.0;
+        for (int f = f0; f < nf; ++f)
+            hroot += pos[3 * ((size_t)f * nj + out->root) + up];
         for (int j = 0; j < nj; ++j) {
             if (!mb_skeleton_is_end_site(s, j))
                 continue;
             double h = 0.0;
             for (int f = f0; f < nf; ++f)
                 h += pos[3 * ((size_t)f * nj + j) + up];
+            if (!(h < hroot))
+                continue;
             if (h < h1) {
                 lo2 = lo1;
                 h2 = h1;

@@ -122,7 +122,8 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
     if (nfr < 1.0)
         nfr = 1.0;
     if (nfr > MB_MAX_FRAMES) {
-        rc = fail(err, MB_LIMIT, NULL, "the blend would have %.0f frames (limit %d)", nfr, MB_MAX_FRAMES);
+        rc = fail(err, MB_LIMIT, NULL, "the blend would have %.4g frames of %.4g s (limit %d)", nfr,
+                  ft, MB_MAX_FRAMES);
         goto done;
     }
     int frames = (int)nfr;

@@ -284,9 +284,14 @@ mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity
         rc = mclip_init(sb, d->b, d->info_b, A.info.up_axis + 1, &B, err, "B");
     if (rc != MB_OK)
         goto done;
-    if (!frame_span(&A, d->a_from, d->a_to, window) || !frame_span(&B, d->b_from, d->b_to, window)) {
-        rc = mfail(err, MB_INVALID_ARG, "no candidate frames: the ranges leave no room for a %.3g s window", window);
-        goto done;
+    for (int side = 0; side < 2; ++side) {
+        mclip *m = side ? &B : &A;
+        if (!frame_span(m, side ? d->b_from : d->a_from, side ? d->b_to : d->a_to, window)) {
+            rc = mfail(err, MB_INVALID_ARG, "no candidate frames in %s: its %.3g s of motion and "
+                       "the time range leave no room for a %.3g s window", side ? "B" : "A",
+                       (m->nf - 1 - m->info.first_frame) * m->ft, window);
+            goto done;
+        }
     }
     mp.up = A.info.up_axis;
     mp.u = (mp.up + 1) % 3;

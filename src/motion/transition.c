@@ -6,6 +6,7 @@
  * world path. Starting that path where A's root starts makes the output reproduce A up to
  * the transition; after it, B's steps continue from wherever A left the character, which
  * is the root alignment (rotation about up plus a horizontal translation). */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,7 +129,9 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
         rate_a = ca > cb ? ca / cb : 1.0;
         rate_b = cb > ca ? cb / ca : 1.0;
     }
-    if (ka * fta + td->duration * rate_a > (nfa - 1) * fta + 1e-9)
+    /* the duration is a float: its rounding (2.9 is 2.9000001) must not refuse an exact fit */
+    const double fit_tol = 1e-9 + 4.0 * FLT_EPSILON * (td->duration * rate_a + (nfa - 1) * fta);
+    if (ka * fta + td->duration * rate_a > (nfa - 1) * fta + fit_tol)
         return tfail(err, MB_INVALID_ARG, sa, "A ends %.3g s after the transition starts; the transition needs %.3g s",
                      (nfa - 1 - ka) * fta, td->duration * rate_a);
 
@@ -185,7 +188,8 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
     double b_u = (d->b_start - b0) / bdur;
     b_u = b_u > 1.0 ? 1.0 : b_u;
     req.start_phase = (float)b_u;
-    if (td->duration > 0.0f && (d->b_start - b0) + td->duration * rate_b > bdur + 1e-9) {
+    if (td->duration > 0.0f && (d->b_start - b0) + td->duration * rate_b >
+                                   bdur + 1e-9 + 4.0 * FLT_EPSILON * (td->duration * rate_b + bdur)) {
         rc = tfail(err, MB_INVALID_ARG, sb, "B ends %.3g s after its start; the transition needs %.3g s",
                    bdur - (d->b_start - b0), td->duration * rate_b);
         goto done;

@@ -142,6 +142,9 @@ int mb_cli_parse_long(const char *s, long *out)
 
 int mb_cli_parse_nonneg(const char *s, double *out)
 {
+    /* decimal only: strtod would also take leading blanks, hexadecimal and "infinity" */
+    if (!s || !*s || strspn(s, "0123456789.eE+-") != strlen(s))
+        return 0;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -160,6 +163,57 @@ int mb_cli_parse_span(const char *s, double *from, double *to)
     memcpy(buf, s, (size_t)(colon - s));
     buf[colon - s] = '\0';
     return mb_cli_parse_nonneg(buf, from) && mb_cli_parse_nonneg(colon + 1, to);
+}
+
+/* The directory part of path ("." when it has none) into dir, and its last component. 0 when
+ * dir is too small. */
+static int split_dir(const char *path, char *dir, size_t size, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    size_t dl = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    if (dl >= size)
+        return 0;
+    memcpy(dir, !slash ? "." : path, dl);
+    dir[dl] = '\0';
+    return 1;
+}
+
+int mb_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb)
+        return 0;
+    /* neither exists yet: the same name in the same directory */
+    char da[4096], db[4096];
+    const char *na, *nb;
+    if (!split_dir(a, da, sizeof da, &na) || !split_dir(b, db, sizeof db, &nb))
+        return strcmp(a, b) == 0;
+    if (strcmp(na, nb) != 0)
+        return 0;
+    if (stat(da, &sa) != 0 || stat(db, &sb) != 0)
+        return strcmp(a, b) == 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
+                        const char *const *inputs, int n)
+{
+    struct stat st;
+    if (!report)
+        return MB_EXIT_OK;
+    if (stat(report, &st) == 0 && S_ISDIR(st.st_mode))
+        return mb_cli_usage_error(cmd, "--report '%s' is a directory", report);
+    if (outp && mb_cli_same_file(report, outp))
+        return mb_cli_usage_error(cmd, "--report and -o name the same file '%s'", report);
+    for (int i = 0; i < n; ++i)
+        if (mb_cli_same_file(report, inputs[i]))
+            return mb_cli_usage_error(cmd, "--report '%s' is the input '%s': it would be overwritten",
+                                      report, inputs[i]);
+    return MB_EXIT_OK;
 }
 
 int mb_cli_parse_up(const char *s, int *out)
@@ -345,9 +399,15 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
     if (mb_skeleton_same_topology(a, b, &diff))
         return MB_EXIT_OK;
     int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
-    if (diff >= na || diff >= nb)
+    if (diff >= na || diff >= nb) {
+        /* one is the other plus joints: name the first of those */
+        const mb_skeleton *longer = na > nb ? a : b;
+        int first = na < nb ? na : nb;
         return mb_cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
-                                  "share a skeleton", name_b, nb, name_a, na);
+                                  "share a skeleton (the first without a counterpart: '%s', "
+                                  "joint %d of %s)", name_b, nb, name_a, na,
+                                  mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
+    }
     return mb_cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
                               "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
                               mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),

@@ -77,6 +77,17 @@ int mb_cli_parse_nonneg(const char *s, double *out);
  * success. */
 int mb_cli_parse_span(const char *s, double *from, double *to);
 
+/* 1 when paths a and b name the same file: the same inode where both exist, the same
+ * canonical directory and name where neither does. */
+int mb_cli_same_file(const char *a, const char *b);
+
+/* A --report destination must not be a directory, the output (outp, may be NULL) or one of
+ * the n input files: a usage error (printed; returns MB_EXIT_USAGE), else MB_EXIT_OK. Checked
+ * before anything is written, so a report that cannot go into place fails before the output
+ * does. */
+int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
+                        const char *const *inputs, int n);
+
 /* "x", "y" or "z" (any case) as an up-axis option value: 1, 2, 3 (the library's
  * up_axis convention, 0 meaning detect). Returns 1 on success. */
 int mb_cli_parse_up(const char *s, int *out);

@@ -1,5 +1,6 @@
 /* mblend blend IN... --weights W,... -o OUT: blend poses or whole clips. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,8 @@ static int parse_range(const char *text, double frame_time, mb_frame_range *out)
         int secs = buf[lens[k] - 1] == 's';
         if (secs)
             buf[lens[k] - 1] = '\0';
+        if (strspn(buf, "0123456789.eE+-") != strlen(buf)) /* decimal only */
+            return 0;
         char *end;
         errno = 0;
         double x = strtod(buf, &end);
@@ -140,6 +143,22 @@ static int split_list(char *s, char **items, int max)
         p = c + 1;
     }
     return n;
+}
+
+/* An option's per-input list ("a,b,c", one item per input) split into buf (size bytes)
+ * and items; a usage error (printed; MB_EXIT_USAGE) when it is too long or has another
+ * count than the n inputs. what names an item ("value", "item"). */
+static int split_per_input(const char *cmd, const char *opt, const char *what, const char *text,
+                           char *buf, size_t size, char **items, int n)
+{
+    if (strlen(text) >= size)
+        return mb_cli_usage_error(cmd, "%s too long", opt);
+    strcpy(buf, text);
+    int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
+    if (k != n)
+        return mb_cli_usage_error(cmd, "%s has %d %s%s for %d input%s", opt, k, what,
+                                  k == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    return MB_EXIT_OK;
 }
 
 /* ---------- the report ---------- */
@@ -172,12 +191,16 @@ static mb_status report_frame(void *user, int frame, double phase, const mb_blen
                 return st;
         }
     }
+    /* the weights as the blend uses them, normalised (pose inputs arrive as given) */
+    double total = 0.0;
+    for (int i = 0; i < layer_count; ++i)
+        total += layers[i].weight;
     for (int j = 0; j < blended->count; ++j) {
         if (mb_skeleton_is_end_site(r->s, j))
             continue;
         fprintf(r->f, "%d,%.6f,%d,%s,", frame, phase, j, mb_skeleton_name(r->s, j));
         for (int i = 0; i < layer_count; ++i)
-            fprintf(r->f, "%s%.6g", i ? ";" : "", (double)layers[i].weight);
+            fprintf(r->f, "%s%.6g", i ? ";" : "", layers[i].weight / total);
         fprintf(r->f, ",%.6g,%.6g", (double)diag->eigen_gap[j],
                 (double)diag->max_angle[j] * 57.29577951308232);
         if (r->compare)
@@ -260,6 +283,7 @@ int mb_cmd_blend(int argc, char **argv)
     mb_cli_args_init(&a, cmd, argc, argv);
     const char *outp = NULL, *weights = NULL, *ranges = NULL, *feet = NULL, *report = NULL;
     int cycle_auto = -1, up = 0, exact = 0, compare = 0, lenient = 0, id;
+    char range_buf[4096], *range_items[MB_BLEND_MAX_LAYERS + 1]; /* --range, split */
     mb_blend_method method = MB_BLEND_LOGEXP;
     input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
     if (!in)
@@ -344,29 +368,48 @@ int mb_cmd_blend(int argc, char **argv)
         poses += in[i].kind == 1;
     if (poses && poses != n)
         USAGE("mix of poses (file@N) and clips: give all inputs as poses or all as clips");
+    if (poses && (ranges || feet || cycle_auto >= 0))
+        USAGE("--range, --cycle and --feet apply to clips; these inputs are poses (file@N)");
+    if (compare && !report)
+        USAGE("--compare adds the methods' angles to the report: give --report FILE too");
 
     /* Weights. */
     if (weights) {
         char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
-        if (strlen(weights) >= sizeof buf)
-            USAGE("--weights too long");
-        strcpy(buf, weights);
-        int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
-        if (k != n)
-            USAGE("--weights has %d value%s for %d input%s", k, k == 1 ? "" : "s", n, n == 1 ? "" : "s");
-        double sum = 0;
+        if ((rc = split_per_input(cmd, "--weights", "value", weights, buf, sizeof buf, items, n)) !=
+            MB_EXIT_OK)
+            goto out;
+        /* the library takes float weights: each must fit one, and their float sum must be
+         * positive and finite (1e-50 is 0 in float) */
+        float sum = 0.0f;
         for (int i = 0; i < n; ++i) {
             double w;
             if (!mb_cli_parse_nonneg(items[i], &w))
-                USAGE("bad weight '%s' (a finite number >= 0)", items[i]);
+                USAGE("bad weight '%s' (a finite decimal number >= 0)", items[i]);
+            if (w > FLT_MAX)
+                USAGE("weight '%s' is too large (at most %g)", items[i], FLT_MAX);
             in[i].weight = (float)w;
-            sum += w;
+            sum += in[i].weight;
         }
-        if (!(sum > 0))
-            USAGE("the weights sum to zero");
+        if (!(sum > 0.0f))
+            USAGE("the weights sum to zero (in single precision)");
+        if (!isfinite(sum))
+            USAGE("the weights' sum overflows single precision: scale them down");
     } else {
         for (int i = 0; i < n; ++i)
             in[i].weight = 1.0f;
+    }
+    /* --range's syntax and count are checked before loading (seconds need the clip's frame
+     * time, so the values are read below) */
+    if (ranges) {
+        if ((rc = split_per_input(cmd, "--range", "item", ranges, range_buf, sizeof range_buf,
+                                  range_items, n)) != MB_EXIT_OK)
+            goto out;
+        for (int i = 0; i < n; ++i) {
+            mb_frame_range r;
+            if (strcmp(range_items[i], "-") != 0 && !parse_range(range_items[i], 1.0, &r))
+                USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", range_items[i]);
+        }
     }
     char feet_buf[512], *feet_lr[3] = {NULL, NULL, NULL};
     if (feet) {
@@ -375,6 +418,8 @@ int mb_cmd_blend(int argc, char **argv)
         strcpy(feet_buf, feet);
         if (split_list(feet_buf, feet_lr, 3) != 2 || !feet_lr[0][0] || !feet_lr[1][0])
             USAGE("--feet needs two joint names, LEFT,RIGHT");
+        if (strcmp(feet_lr[0], feet_lr[1]) == 0)
+            USAGE("--feet names '%s' for both feet", feet_lr[0]);
     }
 
     /* Load and check every input. */
@@ -397,24 +442,25 @@ int mb_cmd_blend(int argc, char **argv)
             goto out;
     }
 
+    {
+        const char *files[MB_BLEND_MAX_LAYERS];
+        for (int i = 0; i < n; ++i)
+            files[i] = in[i].src.file;
+        if ((rc = mb_cli_check_report(cmd, report, outp, files, n)) != MB_EXIT_OK)
+            goto out;
+    }
     int cyclic = cycle_auto != 0;
     mb_error e;
     memset(&e, 0, sizeof e);
     if (!poses) {
         /* Ranges from --range override @A:B; '-' or absence leaves detection to --cycle. */
         if (ranges) {
-            char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
-            if (strlen(ranges) >= sizeof buf)
-                USAGE("--range too long");
-            strcpy(buf, ranges);
-            int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
-            if (k != n)
-                USAGE("--range has %d item%s for %d input%s", k, k == 1 ? "" : "s", n, n == 1 ? "" : "s");
             for (int i = 0; i < n; ++i) {
-                if (strcmp(items[i], "-") == 0)
+                const char *item = range_items[i];
+                if (strcmp(item, "-") == 0)
                     continue;
-                if (!parse_range(items[i], mb_clip_frame_time(in[i].c), &in[i].range))
-                    USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", items[i]);
+                if (!parse_range(item, mb_clip_frame_time(in[i].c), &in[i].range))
+                    USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", item);
                 if (in[i].range.end > mb_clip_frame_count(in[i].c))
                     INPUT_ERR("%s has %d frames; range %d:%d does not fit", in[i].path,
                               mb_clip_frame_count(in[i].c), in[i].range.start, in[i].range.end);
@@ -474,14 +520,23 @@ int mb_cmd_blend(int argc, char **argv)
                 goto out;
             }
             for (int i = 0; i < n; ++i) {
-                /* A cycle samples frame END (it continues START). */
-                if (in[i].has_range == 1 && in[i].range.end >= mb_clip_frame_count(in[i].c))
-                    in[i].range.end = mb_clip_frame_count(in[i].c) - 1;
-                fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s\n", cmd, in[i].path,
+                /* A cycle samples frame END (it continues START), so a given range that ends
+                 * past the last frame (A:frames, as a half-open range may) ends on it. */
+                int nf = mb_clip_frame_count(in[i].c), clamped = 0;
+                if (in[i].has_range == 1 && in[i].range.end >= nf) {
+                    if (nf - 1 <= in[i].range.start)
+                        INPUT_ERR("%s has %d frames: range %d:%d leaves no cycle (a cycle A:B "
+                                  "plays frames A to B, B being A's next phase, so B <= %d)",
+                                  in[i].path, nf, in[i].range.start, in[i].range.end, nf - 1);
+                    in[i].range.end = nf - 1;
+                    clamped = 1;
+                }
+                fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s%s\n", cmd, in[i].path,
                         in[i].range.start, in[i].range.end,
                         (in[i].range.end - in[i].range.start) * mb_clip_frame_time(in[i].c),
                         in[i].has_range == 2 ? ", the whole loop"
-                        : in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""));
+                        : in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""),
+                        clamped ? " (ending on the clip's last frame)" : "");
             }
         }
     }

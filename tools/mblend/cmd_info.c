@@ -112,7 +112,7 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
             printf("feet:           %s, %s (ground at %.6g)\n", mb_skeleton_name(s, mi.left_foot),
                    mb_skeleton_name(s, mi.right_foot), (double)mi.ground);
         else
-            printf("feet:           not found (no joints named like feet, too few End Sites)\n");
+            printf("feet:           not found (no joints named like feet, fewer than two End Sites below the root)\n");
         mb_xform *pose = malloc((size_t)n * sizeof *pose);
         float(*world)[16] = malloc((size_t)n * sizeof *world);
         double ends[2][3];

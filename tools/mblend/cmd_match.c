@@ -110,6 +110,8 @@ int mb_cmd_match(int argc, char **argv)
             rc = MB_EXIT_INPUT;
             goto out;
         }
+    if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
+        goto out;
     mb_motion_info info[2];
     mb_error e;
     memset(&e, 0, sizeof e);
@@ -141,8 +143,6 @@ int mb_cmd_match(int argc, char **argv)
     mb_match_stats st;
     mb_status s = mb_match_find(&md, pairs, (int)count, &found, &st, &e);
     if (s != MB_OK) {
-        if (s == MB_MISMATCH)
-            fprintf(stderr, "%s: %s and %s must share joint names and parents\n", cmd, paths[0], paths[1]);
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;
         goto out;

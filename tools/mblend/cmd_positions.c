@@ -41,11 +41,14 @@ static int parse_range(const char *s, long *a, long *b)
         return 0;
     memcpy(left, s, n);
     left[n] = '\0';
-    *a = *b = -1;
+    *a = *b = -1; /* -1: not given (A: from 0, B: to the end) */
     if (n > 0 && !mb_cli_parse_long(left, a))
         return 0;
     if (colon[1] != '\0' && !mb_cli_parse_long(colon + 1, b))
         return 0;
+    /* a bound written negative is refused, not taken for "not given" */
+    if ((n > 0 && *a < 0) || (colon[1] != '\0' && *b < 0))
+        return -1;
     return 1;
 }
 
@@ -81,10 +84,11 @@ int mb_cmd_positions(int argc, char **argv)
         case OPT_FRAMES:
             if (have_range)
                 return mb_cli_usage_error(cmd, "give one of --frame and --frames, once");
-            if (!parse_range(a.arg, &first, &last))
-                return mb_cli_usage_error(cmd, "--frames needs A:B (e.g. 0:10), got '%s'", a.arg);
-            if ((a.arg[0] != ':' && first < 0) || (last != -1 && last < 0))
-                return mb_cli_input_error(cmd, "frame range '%s' has a negative bound", a.arg);
+            switch (parse_range(a.arg, &first, &last)) {
+            case 0: return mb_cli_usage_error(cmd, "--frames needs A:B (e.g. 0:10), got '%s'", a.arg);
+            case -1: return mb_cli_input_error(cmd, "frame range '%s' has a negative bound", a.arg);
+            default: break;
+            }
             have_range = 2;
             range_text = a.arg;
             break;

@@ -196,10 +196,11 @@ int mb_cmd_render(int argc, char **argv)
     long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
     double dt = mb_clip_frame_time(s.clip);
     if (frames_text) {
-        if (!mb_parse_frames(frames_text, frames, &first, &end, &step)) {
-            rc = mb_cli_input_error(cmd, "--frames '%s' is not a non-empty range A:B:STEP of the "
-                                    "%ld frames of %s (0 <= A < B <= %ld, STEP >= 1)",
-                                    frames_text, frames, in, frames);
+        int pf = mb_parse_frames(frames_text, frames, &first, &end, &step);
+        if (pf <= 0) {
+            rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+                cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
+                "(0 <= A < B <= %ld, STEP >= 1)", frames_text, frames, in, frames);
             goto out;
         }
     } else if (gif) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 #include "render.h"
@@ -151,10 +152,11 @@ int mb_cmd_skin(int argc, char **argv)
     if (rc != MB_EXIT_OK)
         return rc;
     long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
-    if (frames_text && !mb_parse_frames(frames_text, frames, &first, &end, &step)) {
-        rc = mb_cli_input_error(cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld "
-                                "frames of %s (0 <= A < B <= %ld, STEP >= 1)",
-                                frames_text, frames, clip, frames);
+    int pf = frames_text ? mb_parse_frames(frames_text, frames, &first, &end, &step) : 1;
+    if (pf <= 0) {
+        rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+            cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
+            "(0 <= A < B <= %ld, STEP >= 1)", frames_text, frames, clip, frames);
         goto out;
     }
     long n = (end - first + step - 1) / step;
@@ -205,6 +207,11 @@ int mb_cmd_skin(int argc, char **argv)
         rc = mb_cli_input_error(cmd, "out of memory");
         goto out;
     }
+#define FRAME_PATH_(f)                                                                     \
+    (n == 1 ? snprintf(path, base_len + 32, "%s", outp)                                     \
+            : snprintf(path, base_len + 32, "%.*s_%0*ld%s", (int)base_len, outp, digits, (f), \
+                       outp + base_len))
+    long written = 0;
     for (long i = 0; i < n; ++i) {
         long f = first + i * step;
         mb_status st = mb_skinner_frame(&k, &s, (int)f, method);
@@ -212,10 +219,7 @@ int mb_cmd_skin(int argc, char **argv)
             rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
             break;
         }
-        if (n == 1)
-            snprintf(path, base_len + 32, "%s", outp);
-        else
-            snprintf(path, base_len + 32, "%.*s_%0*ld%s", (int)base_len, outp, digits, f, outp + base_len);
+        FRAME_PATH_(f);
         if (i == 0)
             memcpy(first_path, path, strlen(path) + 1);
         mb_error err;
@@ -224,7 +228,19 @@ int mb_cmd_skin(int argc, char **argv)
             rc = MB_EXIT_INPUT;
             break;
         }
+        written = i + 1;
     }
+    if (rc != MB_EXIT_OK) {
+        /* a failed run leaves no part of the sequence */
+        for (long i = 0; i < written; ++i) {
+            FRAME_PATH_(first + i * step);
+            unlink(path);
+        }
+        if (written)
+            fprintf(stderr, "%s: removed the %ld file%s written before the failure\n", cmd, written,
+                    written == 1 ? "" : "s");
+    }
+#undef FRAME_PATH_
     if (rc == MB_EXIT_OK)
         fprintf(stderr, "%s: wrote %ld OBJ file%s (%s%s%s), %d vertices each, %s\n", cmd, n,
                 n == 1 ? "" : "s", first_path, n == 1 ? "" : " ... ", n == 1 ? "" : path,

@@ -156,8 +156,11 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
                 k < lg->n ? lg->offset[k] * 57.29577951308232 : 0.0);
         memcpy(prev, cur, sizeof cur);
     }
-    fprintf(f, "# summary,a_frame,%d,b_frame,%d,match_cost,%.6g,b_start_s,%.6f,transition_frames,%d:%d\n", ka, kb,
-            cost, res->b_start, res->transition_start, res->transition_end);
+    char cost_text[32] = ""; /* empty: both points were given, no match ran */
+    if (cost >= 0.0)
+        snprintf(cost_text, sizeof cost_text, "%.6g", cost);
+    fprintf(f, "# summary,a_frame,%d,b_frame,%d,match_cost,%s,b_start_s,%.6f,transition_frames,%d:%d\n", ka, kb,
+            cost_text, res->b_start, res->transition_start, res->transition_end);
     if (qok) {
         fprintf(f, "# summary,root_step_ratio,%.4f,root_step_out,%.6g,root_step_in,%.6g\n", q->root_step_ratio,
                 q->root_step_out, q->root_step_in);
@@ -184,7 +187,7 @@ int mb_cmd_transition(int argc, char **argv)
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
     const char *outp = NULL, *report = NULL, *paths[2] = {NULL, NULL};
-    int npaths = 0, at_auto = -1, b_auto = 1, b_phase = 0, sync = 0, up = 0, lenient = 0, have_search = 0, id, rc = MB_EXIT_OK;
+    int curve_given = 0, npaths = 0, at_auto = -1, b_auto = 1, b_phase = 0, sync = 0, up = 0, lenient = 0, have_search = 0, id, rc = MB_EXIT_OK;
     double at = 0.0, duration = -1.0, b_start = 0.0, s_from = 0.0, s_to = 0.0, window = 0.0;
     mb_transition_mode mode = MB_TRANSITION_CROSSFADE;
     mb_fade_curve curve = MB_CURVE_SMOOTHSTEP;
@@ -233,8 +236,8 @@ int mb_cmd_transition(int argc, char **argv)
                 USAGE("bad --window '%s' (seconds > 0)", a.arg);
             break;
         case OPT_SEARCH:
-            if (!mb_cli_parse_span(a.arg, &s_from, &s_to) || !(s_to >= s_from))
-                USAGE("bad --search '%s' (FROM:TO in seconds, FROM <= TO)", a.arg);
+            if (!mb_cli_parse_span(a.arg, &s_from, &s_to) || !(s_to > s_from))
+                USAGE("bad --search '%s' (FROM:TO in seconds, FROM < TO)", a.arg);
             have_search = 1;
             break;
         case OPT_MODE:
@@ -246,6 +249,7 @@ int mb_cmd_transition(int argc, char **argv)
                 USAGE("bad --mode '%s' (crossfade or inertialize)", a.arg);
             break;
         case OPT_CURVE:
+            curve_given = 1;
             if (strcmp(a.arg, "smoothstep") == 0)
                 curve = MB_CURVE_SMOOTHSTEP;
             else if (strcmp(a.arg, "linear") == 0)
@@ -275,6 +279,13 @@ int mb_cmd_transition(int argc, char **argv)
         USAGE("missing --at SECONDS|auto");
     if (duration < 0.0)
         USAGE("missing --duration SECONDS");
+    if (have_search && !at_auto)
+        USAGE("--search limits where --at auto looks: it does nothing with --at SECONDS");
+    if (window > 0.0 && !at_auto && !b_auto)
+        USAGE("--window is the pose-matching window: it does nothing when --at and --b-start are "
+              "both given in seconds");
+    if (curve_given && mode == MB_TRANSITION_INERTIALIZE)
+        USAGE("--curve shapes a cross-fade; --mode inertialize has its own decay");
 
     for (int i = 0; i < 2; ++i) {
         if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
@@ -284,6 +295,11 @@ int mb_cmd_transition(int argc, char **argv)
     }
     if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
         goto out;
+    {
+        const char *files[2] = {src[0].file, src[1].file};
+        if ((rc = mb_cli_check_report(cmd, report, outp, files, 2)) != MB_EXIT_OK)
+            goto out;
+    }
     mb_motion_info info[2];
     mb_error e;
     memset(&e, 0, sizeof e);
@@ -299,7 +315,21 @@ int mb_cmd_transition(int argc, char **argv)
         }
     }
     double fta = mb_clip_frame_time(cl[0]), ftb = mb_clip_frame_time(cl[1]);
-    int nfa = mb_clip_frame_count(cl[0]);
+    int nfa = mb_clip_frame_count(cl[0]), nfb = mb_clip_frame_count(cl[1]);
+    /* Times given in seconds must lie in their clips (checked here, before they become frame
+     * numbers), and each clip must hold the transition; the library checks the same with
+     * the sync rates, these messages name the option. */
+    double end_a = (nfa - 1) * fta, end_b = (nfb - 1) * ftb;
+    double len_b = end_b - info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
+    if (!at_auto && at > end_a + 0.5 * fta)
+        INPUT_ERR("%s: --at %g s is outside the motion (0 to %.3f s)", paths[0], at, end_a);
+    if (!at_auto && floor(at / fta + 0.5) * fta + duration > end_a + dur_tol)
+        INPUT_ERR("%s ends %.3g s after --at %g s; the %.3g s transition needs it to go on", paths[0],
+                  end_a - floor(at / fta + 0.5) * fta, at, duration);
+    if (!b_auto && b_start > end_b + 0.5 * ftb)
+        INPUT_ERR("%s: --b-start %g s is outside the motion (0 to %.3f s)", paths[1], b_start, end_b);
+    if (len_b + dur_tol < duration)
+        INPUT_ERR("%s has %.3g s of motion: too short for a %.3g s transition", paths[1], len_b, duration);
 
     /* Transition points. */
     int ka = (int)floor(at / fta + 0.5), kb = -1;
@@ -313,6 +343,9 @@ int mb_cmd_transition(int argc, char **argv)
         md.info_a = &info[0];
         md.info_b = &info[1];
         md.window = window > 0.0 ? window : (duration > 0.1 ? duration : 0.1);
+        /* a transition point given in seconds is compared over what A has left after it */
+        if (!at_auto && window <= 0.0 && md.window > end_a - floor(at / fta + 0.5) * fta)
+            md.window = duration;
         if (at_auto) {
             if (have_search) {
                 md.a_from = s_from;
@@ -401,6 +434,16 @@ int mb_cmd_transition(int argc, char **argv)
     qd.at = bd.at;
     qd.duration = duration;
     int qok = mb_transition_measure(&qd, &q) == MB_OK;
+    /* The report is complete before the output is written and goes into place after it, so
+     * a failure leaves neither changed. */
+    if (rf) {
+        int ok = write_report(rf, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
+                              (int)floor(res.b_start / ftb + 0.5), cost);
+        ok = fclose(rf) == 0 && ok;
+        rf = NULL;
+        if (!ok)
+            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+    }
     if (mb_cli_ends_with_ci(outp, ".glb")) {
         if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition")) != MB_EXIT_OK)
             goto out;
@@ -409,22 +452,21 @@ int mb_cmd_transition(int argc, char **argv)
         rc = MB_EXIT_INPUT;
         goto out;
     }
-    fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s, match cost %.4g; %d frames, transition %d:%d\n",
-            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync ? " in phase" : "", cost,
-            res.frames, res.transition_start, res.transition_end);
+    if (rtmp[0]) {
+        if (rename(rtmp, report) != 0)
+            INPUT_ERR("wrote %s, but cannot write report '%s': %s", outp, report, strerror(errno));
+        rtmp[0] = '\0';
+    }
+    char cost_text[48] = "";
+    if (cost >= 0.0) /* a match ran */
+        snprintf(cost_text, sizeof cost_text, ", match cost %.4g", cost);
+    fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s%s; %d frames, transition %d:%d\n",
+            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync ? " in phase" : "",
+            cost_text, res.frames, res.transition_start, res.transition_end);
     if (qok)
         fprintf(stderr, "%s: quality: root step ratio %.3f, angular speed ratio %.3f (%s), foot skate ratio %.3f\n",
                 cmd, q.root_step_ratio, q.angular_ratio,
                 q.angular_joint >= 0 ? mb_skeleton_name(sk[0], q.angular_joint) : "-", q.skate_ratio);
-    if (rf) {
-        int ok = write_report(rf, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
-                              (int)floor(res.b_start / ftb + 0.5), cost);
-        ok = fclose(rf) == 0 && ok;
-        rf = NULL;
-        if (!ok || rename(rtmp, report) != 0)
-            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
-        rtmp[0] = '\0';
-    }
 
 out:
     if (rf)

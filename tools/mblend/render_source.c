@@ -290,11 +290,15 @@ int mb_parse_frames(const char *text, long frames, long *first, long *end, long 
             return 0;
         p = colon + 1;
     }
-    if (v[0] < 0 || v[1] > frames || v[0] >= v[1] || v[2] < 1)
+    if (v[2] < 1)
         return 0;
+    if (v[0] < 0 || v[1] > frames || v[0] >= v[1])
+        return -1;
     *first = v[0];
     *end = v[1];
-    *step = v[2];
+    /* a step past the range takes its first frame only (and keeps the count's arithmetic,
+     * end - first + step - 1, from overflowing) */
+    *step = v[2] < v[1] - v[0] ? v[2] : v[1] - v[0];
     return 1;
 }
 
