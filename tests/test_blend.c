@@ -369,6 +369,48 @@ Test(blend, joint_masks)
     cr_assert(qangle(out.x[1].rot, s) < 2e-6);
 }
 
+/* Weights and masks near float's limits: their products and per-joint totals once
+ * overflowed in the kernel (two layers of weight 2e38 with masks of 1 gave translations of
+ * 0); the answer is the same as with small weights in the same ratio. */
+Test(blend, masked_weights_near_float_limits)
+{
+    pose_buf in[2], out, ref;
+    random_pose(&in[0], 24, NULL, 1.0);
+    random_pose(&in[1], 24, NULL, 1.0);
+    pose_init(&out, 24);
+    pose_init(&ref, 24);
+    float m_one[24], m_big[24], m_tiny[24];
+    for (int j = 0; j < 24; ++j) {
+        m_one[j] = 1.0f;
+        m_big[j] = 3e38f;
+        m_tiny[j] = 1e-38f;
+    }
+    const float w_small[2] = {1.0f, 3.0f};
+    cr_assert_eq(run_blend(in, w_small, 2, MB_BLEND_LOGEXP, MB_EIGEN_AUTO, &ref, NULL), MB_OK);
+    struct {
+        float w0, w1;
+        const float *m0, *m1;
+    } cases[] = {{1e38f, 3e38f, m_one, m_one},   /* products fine, float total overflows */
+                 {1.0f, 3.0f, m_big, m_big},     /* the products overflow */
+                 {1e-10f, 3e-10f, m_tiny, m_tiny}}; /* the products underflow to 0 */
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        mb_blend_layer layers[2] = {{&in[0].p, cases[c].w0, cases[c].m0},
+                                    {&in[1].p, cases[c].w1, cases[c].m1}};
+        mb_blend_desc d = {0};
+        d.layers = layers;
+        d.layer_count = 2;
+        d.out = out.p;
+        cr_assert_eq(mb_blend_run(&d), MB_OK, "case %zu", c);
+        for (int j = 0; j < 24; ++j) {
+            cr_assert(qangle(out.x[j].rot, ref.x[j].rot) < 2e-6, "case %zu joint %d: %g rad", c, j,
+                      qangle(out.x[j].rot, ref.x[j].rot));
+            for (int k = 0; k < 3; ++k)
+                cr_assert(fabsf(out.x[j].pos[k] - ref.x[j].pos[k]) < 1e-5f, "case %zu joint %d: %g vs %g",
+                          c, j, out.x[j].pos[k], ref.x[j].pos[k]);
+        }
+    }
+}
+
 Test(blend, validation_rejects_and_leaves_output_alone)
 {
     pose_buf in[2], out, short_pose;

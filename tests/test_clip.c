@@ -337,6 +337,35 @@ static const char *mixed_bvh =
     "2 91 3 11 21 31 2 3 4 15.5 5.25 -0.25 5 6 7 8 3 9\n"
     "3 91.5 4 12 22 32 3 4 5 15.75 5 -0.5 6 7 8 9 3.25 10\n";
 
+/* Any finite, non-zero quaternion is a rotation: lengths 1e-7 and 1e20 (whose float
+ * square underflows or overflows) were refused; they are normalised in double. Zero and
+ * non-finite ones are still errors. */
+Test(clip, rotations_of_any_finite_nonzero_length)
+{
+    const float in[4][4] = {{0, 0, 0, 1e-7f}, {0, 0, 1e20f, 1e20f}, {3e-30f, 0, 0, 4e-30f},
+                            {0.6f, 0, 0, 0.8f}};
+    const float want[4][4] = {{0, 0, 0, 1}, {0, 0, 0.70710678f, 0.70710678f}, {0.6f, 0, 0, 0.8f},
+                              {0.6f, 0, 0, 0.8f}};
+    mb_clip_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.joint_count = 4;
+    cd.frame_count = 1;
+    cd.frame_time = 0.1;
+    cd.rotations = &in[0][0];
+    mb_clip *c = NULL;
+    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    const float *r = mb_clip_rotations(c);
+    for (int j = 0; j < 4; ++j)
+        for (int k = 0; k < 4; ++k)
+            cr_assert(fabsf(r[4 * j + k] - want[j][k]) < 1e-6f, "joint %d component %d: %g", j, k,
+                      r[4 * j + k]);
+    mb_clip_destroy(c);
+    const float zero[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}};
+    cd.rotations = &zero[0][0];
+    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_null(c);
+}
+
 Test(clip, bvh_tracks_exactly_the_joints_with_position_channels)
 {
     mb_skeleton *s;

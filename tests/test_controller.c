@@ -1,6 +1,7 @@
 /* The runtime controller: validity, in-place poses with root motion that rebuild the clip,
  * looping and blend spaces, cross-fades with phase sync, inertialization, requests during
  * transitions without pops, determinism and threads. Real CMU clips from ../shared. */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -107,6 +108,13 @@ Test(controller, rejects_bad_arguments)
     cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
     cr_assert(strstr(e.text, "range"), "%s", e.text);
     cr_assert_null(s);
+    /* a cached analysis whose root is not a joint of this skeleton */
+    mb_motion_info stale = fx.walk.info;
+    stale.root = 5000;
+    one = (mb_state_clip){fx.walk.c, {0, 0}, {0, 0}, 0.0f, &stale};
+    cr_assert_eq(mb_state_set_create(&d, &s, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
+    cr_assert_null(s);
     mb_state_set_destroy(NULL);
 
     mb_controller *c = NULL;
@@ -130,6 +138,9 @@ Test(controller, rejects_bad_arguments)
     cr_assert_eq(mb_controller_update(c, 0.01f, nullp, NULL), MB_INVALID_ARG);
     cr_assert_eq(mb_controller_update(c, -0.01f, p, NULL), MB_INVALID_ARG);
     cr_assert_eq(mb_controller_update(c, NAN, p, NULL), MB_INVALID_ARG);
+    /* a step past MB_CONTROLLER_MAX_DT would only give root motion float cannot hold */
+    cr_assert_eq(mb_controller_update(c, FLT_MAX, p, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_update(c, (float)MB_CONTROLLER_MAX_DT * 1.01f, p, NULL), MB_INVALID_ARG);
     cr_assert_eq(mb_controller_update(NULL, 0.01f, p, NULL), MB_INVALID_ARG);
     mb_transition_desc t = {0};
     cr_assert_eq(mb_controller_request(c, 7, &t), MB_INVALID_ARG);

@@ -330,6 +330,22 @@ Test(match, rejects_bad_arguments)
     d.a_from = 0.0;
     d.window_samples = 1000;
     cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    /* NaN and negative values are errors, not requests for the defaults */
+    d.window_samples = -3;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.window_samples = 0;
+    d.window = NAN;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.window = -1.0;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.window = 0.0;
+    /* a cached analysis that does not fit the clip */
+    mb_motion_info stale = a.info;
+    stale.left_foot = 10000;
+    d.info_a = &stale;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
+    d.info_a = &a.info;
     d = base_desc(&a, &z);
     d.info_b = NULL;
     cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_MISMATCH);

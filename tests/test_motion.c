@@ -1,4 +1,5 @@
 /* Sampling, motion analysis, gait cycles and the phase-aligned clip blend on real clips. */
+#include <float.h>
 #include <math.h>
 
 #include "mblend/mblend.h"
@@ -304,8 +305,78 @@ Test(clip_blend, topology_mismatch_names_the_joint)
     in[1].range = (mb_frame_range){1, 50};
     in[1].weight = -1.0f;
     cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
+    in[1].weight = 0.5f;
+    /* a frame time, up axis or analysis that does not fit is an error, not a default */
+    const double bad_ft[] = {-1.0, NAN, INFINITY};
+    for (int i = 0; i < 3; ++i) {
+        d.frame_time = bad_ft[i];
+        cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG, "frame time %g", bad_ft[i]);
+    }
+    d.frame_time = 0.0;
+    d.up_axis = 7;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
+    d.up_axis = 0;
+    mb_motion_info stale = a.info;
+    stale.right_foot = mb_skeleton_joint_count(a.s);
+    in[1].info = &stale;
+    cr_assert_eq(mb_clip_blend(&d, &out, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
+    cr_assert_null(out);
     mb_test_clip_unload(&a);
     mb_test_clip_unload(&b);
+}
+
+/* Looping time far past the clip: t / frame_time overflowed to infinity for a finite t
+ * (then fmod gave NaN and the frame index read outside the clip); the time is wrapped
+ * instead, so the pose is the one at t mod the loop's length. */
+Test(sample, loop_time_far_past_the_clip)
+{
+    mb_test_clip f = mb_test_clip_load("cmu_02_03_run.bvh");
+    int n = mb_skeleton_joint_count(f.s), nf = mb_clip_frame_count(f.c);
+    double period = nf * mb_clip_frame_time(f.c);
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
+    mb_pose pa = {a, n}, pb = {b, n};
+    const double ts[] = {1.7e308, -1.7e308, 1e300, DBL_MAX};
+    for (int i = 0; i < 4; ++i) {
+        cr_assert_eq(mb_clip_sample(f.s, f.c, ts[i], MB_WRAP_LOOP, pa), MB_OK, "t %g", ts[i]);
+        double u = fmod(ts[i], period);
+        if (u < 0.0)
+            u += period;
+        cr_assert_eq(mb_clip_sample(f.s, f.c, u, MB_WRAP_LOOP, pb), MB_OK);
+        for (int j = 0; j < n; ++j)
+            cr_assert(mb_quat_angle_between(a[j].rot, b[j].rot) < 1e-5, "t %g joint %d", ts[i], j);
+        cr_assert_eq(mb_clip_sample(f.s, f.c, ts[i], MB_WRAP_CLAMP, pa), MB_OK);
+        cr_assert_eq(mb_clip_frame_pose(f.s, f.c, ts[i] > 0 ? nf - 1 : 0, pb), MB_OK);
+        for (int j = 0; j < n; ++j)
+            cr_assert(mb_quat_angle_between(a[j].rot, b[j].rot) < 1e-6, "clamp t %g joint %d", ts[i], j);
+    }
+    free(a);
+    free(b);
+    mb_test_clip_unload(&f);
+}
+
+/* A cached analysis is checked before its indices address anything; a clip too short for
+ * a cycle says so (it used to be MB_INVALID_ARG with no message). */
+Test(cycle, stale_analysis_and_one_frame_clip)
+{
+    mb_test_clip f = mb_test_clip_load("cmu_02_01_walk.bvh");
+    mb_motion_info stale = f.info;
+    stale.left_foot = 100000;
+    unsigned char contact[4096];
+    mb_frame_range r;
+    mb_error e;
+    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &stale, 0, "walk", &r, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
+    stale = f.info;
+    stale.up_axis = 3;
+    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL), MB_INVALID_ARG);
+    mb_test_clip_unload(&f);
+
+    mb_test_clip one = mb_test_clip_load("cmu_like_rest_1frame.bvh");
+    cr_assert_eq(mb_motion_find_cycle(one.s, one.c, &one.info, 0, "rest", &r, &e), MB_MISMATCH);
+    cr_assert(strstr(e.text, "1 frame") && strstr(e.text, "two touchdowns"), "%s", e.text);
+    mb_test_clip_unload(&one);
 }
 
 /* Sampling agrees with a textbook double-precision slerp for frames close together (the

@@ -4,7 +4,9 @@
  *   1. q_ref = top eigenvector of M = sum w_i q_i q_i^T (sign-invariant, order-independent);
  *   2. v_i = log(q_ref^-1 q_i), taking -q_i where q_ref . q_i < 0 (short arc);
  *   3. v = sum w_i v_i;   4. q = q_ref exp(v).
- * Translations are the weighted sum. Nothing allocates; the job owns nothing.
+ * Translations are the weighted sum. Nothing allocates; the job owns nothing (but see
+ * mb_blend_prepare: the exact solver's first use in a process lets OpenBLAS map its
+ * buffers).
  * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
  * the fast solver hands such joints to the exact path, so both modes agree there. */
 #ifndef MBLEND_BLEND_H
@@ -75,6 +77,15 @@ typedef struct mb_blend_desc {
  * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ
  * in the last float bits). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
+
+/* Lets the exact solver's library set up now what it sets up on first use: OpenBLAS, under
+ * LAPACKE, maps its work buffers (128 MB of address space per thread that has run it, once
+ * per process) inside the first call that reaches LAPACKE: MB_EIGEN_LAPACKE, diag->eigen_gap,
+ * or a joint the fast solver hands to the exact path (a gap below the threshold, an input
+ * half a turn away), any of which can occur mid-game. Call it once at load time if you
+ * call mb_blend_run in a frame loop; mb_controller_create calls it. Idempotent, owns
+ * nothing, cheap after the first call. */
+MB_API void mb_blend_prepare(void);
 
 /* Name of a method ("logexp", "nlerp", "karcher"); NULL for unknown values. */
 MB_API const char *mb_blend_method_name(mb_blend_method m);

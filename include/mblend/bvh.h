@@ -32,8 +32,9 @@ typedef struct mb_bvh_read_desc {
  * *out_skel and *out_clip own new objects; on failure both are NULL and err (nullable)
  * says where and why: MB_PARSE (syntax, bad numbers, NaN/Inf, count mismatches),
  * MB_LIMIT (more joints, channels or frames than the limits in anim.h, checked before
- * allocating), MB_NOMEM, MB_INVALID_ARG (NULL text or outputs). out_clip may be NULL
- * when only the skeleton is wanted (the motion is still validated). */
+ * allocating), MB_NOMEM, MB_INVALID_ARG (a NULL out_skel, or NULL text with len > 0;
+ * NULL with len 0 is the empty text: MB_PARSE). out_clip may be NULL when only the
+ * skeleton is wanted (the motion is still validated). */
 MB_API mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
                                  const mb_bvh_read_desc *d, mb_skeleton **out_skel,
                                  mb_clip **out_clip, mb_error *err);
@@ -57,8 +58,10 @@ typedef struct mb_bvh_write_desc {
 /* Writes skeleton + clip as BVH text into a new buffer (*out_text, *out_len, NUL
  * terminated, freed with the desc's allocator or free()). Keeps hierarchy, names, End
  * Sites, channel lists and orders, frame count and frame time (shortest text that reads
- * back to the same double). Offsets and positions are written as the shortest text that
- * reads back to the same float; rotations with `precision` digits, decomposed per joint
+ * back to the same double). Offsets are written as the shortest text that reads back to
+ * the same float; motion values with at most `precision` significant digits (positions:
+ * the shortest text that reads back to the same float where that is shorter, so the
+ * default 9 is exact; rotations: `precision` digits), rotations decomposed per joint
  * in its channel order (exact at gimbal lock too) and kept continuous from frame to frame
  * (within +-720 degrees). A skeleton stored parents-first but not depth-first is written
  * depth-first, as BVH requires. Fails with MB_MISMATCH when the clip's joint count is

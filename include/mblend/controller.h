@@ -139,7 +139,12 @@ MB_API mb_status mb_controller_request(mb_controller *c, int state, const mb_tra
  * nearest end. MB_INVALID_ARG for a bad state or a non-finite value. */
 MB_API mb_status mb_controller_set_param(mb_controller *c, int state, float value);
 
-/* Advances by dt seconds (finite, >= 0; 0 re-evaluates the current pose without moving)
+/* The longest step mb_controller_update takes, seconds: longer ones are an error rather
+ * than root motion that overflows float (an hour is far beyond any frame or pause). */
+#define MB_CONTROLLER_MAX_DT 3600.0
+
+/* Advances by dt seconds (0 <= dt <= MB_CONTROLLER_MAX_DT; 0 re-evaluates the current pose
+ * without moving)
  * and writes the local pose (out.count must be the skeleton's joint count) and the root
  * motion of this step (nullable). Never allocates. MB_INVALID_ARG for a bad dt or pose,
  * MB_TOO_SMALL for a short pose, MB_NUMERIC if a blend fails (non-finite data). */
@@ -154,7 +159,9 @@ typedef struct mb_controller_status {
     int transitioning;       /* non-zero while a cross-fade or inertialization runs */
     float progress;          /* share of the running cross-fade's duration elapsed, in
                                 [0, 1] (inertialization: of its duration); 1 when none */
-    double phase;            /* gait phase of the current state, [0, 1) */
+    double phase;            /* gait phase of the current state, [0, 1); a played-once
+                                state without a gait cycle reports its normalised time
+                                instead, which reaches 1 when it has finished */
     double time;             /* seconds into the current state's range (looping: phase x
                                 cycle duration at the current parameter) */
     int finished;            /* a played-once current state has reached its end */

@@ -91,12 +91,16 @@ mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out)
         mb_status st = check_tracked(d->joint_count, d->translation_joints, d->translation_count);
         if (st != MB_OK)
             return st;
-        /* Validate before allocating: every value finite, every quaternion non-zero. */
+        /* Validate before allocating: every value finite, every quaternion non-zero (its
+         * norm in double: any finite non-zero float quaternion has one, 1e-7 and 1e20
+         * long ones included). */
         size_t nr = (size_t)d->joint_count * (size_t)d->frame_count;
         for (size_t i = 0; d->rotations && i < nr; ++i) {
             const float *q = &d->rotations[4 * i];
-            float n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-            if (!isfinite(n2) || !(n2 > 1e-12f))
+            double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                        (double)q[3] * q[3];
+            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3]) ||
+                !(n2 > 0.0))
                 return MB_INVALID_ARG;
         }
         size_t nt = 3 * (size_t)d->translation_count * (size_t)d->frame_count;
@@ -120,9 +124,17 @@ mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out)
                 continue;
             }
             const float *s = &d->rotations[4 * i];
-            float n = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]);
-            for (int k = 0; k < 4; ++k)
-                q[k] = s[k] / n;
+            float n2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3];
+            if (isfinite(n2) && n2 > 1e-30f) {
+                float n = sqrtf(n2);
+                for (int k = 0; k < 4; ++k)
+                    q[k] = s[k] / n;
+            } else { /* too long or too short for float's square: in double */
+                double nd = sqrt((double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2] +
+                                 (double)s[3] * s[3]);
+                for (int k = 0; k < 4; ++k)
+                    q[k] = (float)(s[k] / nd);
+            }
         }
     mb_clip_make_continuous_(c->rotations, nj, d->frame_count);
     if (c->translations && d->frame_count > 0)

@@ -114,7 +114,10 @@ mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wr
     int f0, f1;
     double a;
     if (wrap == MB_WRAP_LOOP) {
-        x = fmod(x, (double)nf);
+        /* wrap the time, exactly (fmod), before dividing: t / ft can overflow for a finite
+         * t, and far from 0 its rounding would pick an arbitrary frame */
+        double period = ft * nf;
+        x = isfinite(period) ? fmod(t, period) / ft : fmod(x, (double)nf);
         if (x < 0.0)
             x += nf;
         f0 = (int)x;

@@ -8,6 +8,7 @@
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
 #include "mblend/motion.h"
+#include "motion/motion_internal.h"
 #include "motion/rootmotion_internal.h"
 
 /* ---------- errors ---------- */
@@ -32,6 +33,10 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
         *out = NULL;
     if (!d || !out || !d->inputs || d->input_count < 1 || d->input_count > MB_BLEND_MAX_LAYERS)
         return fail(err, MB_INVALID_ARG, NULL, "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
+    if (!(d->frame_time >= 0.0) || !isfinite(d->frame_time) || d->up_axis < 0 || d->up_axis > 3 ||
+        (unsigned)d->method > (unsigned)MB_BLEND_KARCHER)
+        return fail(err, MB_INVALID_ARG, NULL, "bad frame time (%g), up axis (%d) or method (%d)",
+                    d->frame_time, d->up_axis, (int)d->method);
     int L = d->input_count;
     const mb_clip_input *in0 = &d->inputs[0];
     if (!in0->skeleton || !in0->clip)
@@ -99,6 +104,11 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
         is->len = (cyclic ? is->end - is->start : is->end - 1 - is->start) * ft;
         total_len += is->w * is->len;
         if (in->info) {
+            if (!mb_motion_info_fits_(in->info, in->skeleton, in->clip)) {
+                rc = fail(err, MB_INVALID_ARG, in->source, "the motion info given does not fit its "
+                          "clip (an axis, joint or frame out of range)");
+                break;
+            }
             is->info = *in->info;
         } else if (nf >= 2) {
             mb_analyze_desc ad = {0};

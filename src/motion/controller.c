@@ -23,6 +23,7 @@
 #include "mblend/controller.h"
 #include "motion/controller_internal.h"
 #include "motion/inertialize_internal.h"
+#include "motion/motion_internal.h"
 #include "motion/rootmotion_internal.h"
 
 /* ======================================================================= state sets */
@@ -286,6 +287,11 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
             set_clip *sc = &s->clips[k];
             mb_motion_info info;
             if (c->info) {
+                if (!mb_motion_info_fits_(c->info, d->skeleton, c->clip)) {
+                    rc = set_fail(err, MB_INVALID_ARG, "state '%.100s': the motion info given does "
+                                  "not fit its clip (an axis, joint or frame out of range)", sd->name);
+                    break;
+                }
                 info = *c->info;
             } else {
                 mb_analyze_desc ad = {0};
@@ -636,6 +642,7 @@ mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out)
         !isfinite(d->initial_phase) || d->initial_phase < 0.0f || d->initial_phase > 1.0f)
         return MB_INVALID_ARG;
     int nj = s->nj;
+    mb_blend_prepare(); /* so that no update is the first exact solve (blend.h) */
     size_t pose_bytes = align16((size_t)nj * sizeof(mb_xform));
     size_t o_params = align16(sizeof(mb_controller));
     size_t o_inert = o_params + align16((size_t)s->nstates * sizeof(float));
@@ -923,7 +930,7 @@ static void root_delta(const mb_controller *c, double out[4])
 mb_status mb_controller_update_ex_(mb_controller *c, double dt, mb_pose out, double out_delta[4],
                                    double *out_offset_angle)
 {
-    if (!c || !out.joints || !isfinite(dt) || dt < 0.0)
+    if (!c || !out.joints || !(dt >= 0.0 && dt <= MB_CONTROLLER_MAX_DT))
         return MB_INVALID_ARG;
     if (out.count < c->nj)
         return MB_TOO_SMALL;

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_internal.h"
 #include "mblend/motion.h"
+#include "motion/motion_internal.h"
 
 mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
                                int foot, const char *source, mb_frame_range *out, mb_error *err)
@@ -11,6 +13,13 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
     if (!s || !c || !info || !out || (foot != 0 && foot != 1))
         return MB_INVALID_ARG;
     int nf = mb_clip_frame_count(c);
+    if (!mb_motion_info_fits_(info, s, c))
+        return mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>",
+                             "the motion info given does not fit the clip (an axis, joint or frame "
+                             "out of range)");
+    if (nf < 2)
+        return mb_error_set_(err, MB_MISMATCH, source ? source : "<clip>",
+                             "%d frame%s: a cycle needs two touchdowns of a foot", nf, nf == 1 ? "" : "s");
     if (info->left_foot < 0 || info->right_foot < 0) {
         if (err) {
             memset(err, 0, sizeof *err);

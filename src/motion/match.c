@@ -211,6 +211,9 @@ static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_mot
     if (m->nf < 2)
         return mfail(err, MB_INVALID_ARG, "clip %s has fewer than 2 frames", name);
     if (info) {
+        if (!mb_motion_info_fits_(info, s, c))
+            return mfail(err, MB_INVALID_ARG, "the motion info given for %s does not fit its clip (an "
+                         "axis, joint or frame out of range)", name);
         m->info = *info;
     } else {
         mb_analyze_desc ad = {0};
@@ -261,6 +264,11 @@ mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity
     if (mb_clip_joint_count(d->a) != mb_skeleton_joint_count(sa) ||
         mb_clip_joint_count(d->b) != mb_skeleton_joint_count(sb))
         return mfail(err, MB_MISMATCH, "a clip does not fit its skeleton");
+    /* 0 picks the default; anything else must be valid (NaN and negatives are errors, not
+     * defaults) */
+    if (!(d->window >= 0.0) || d->window_samples < 0)
+        return mfail(err, MB_INVALID_ARG, "bad window (%g s) or window samples (%d)", d->window,
+                     d->window_samples);
     double window = d->window > 0.0 ? d->window : 0.25;
     int S = d->window_samples > 0 ? d->window_samples : 8;
     if (!isfinite(window) || S > 256 || !isfinite(d->a_from) || !isfinite(d->a_to) || !isfinite(d->b_from) ||

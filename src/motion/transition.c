@@ -18,6 +18,7 @@
 #include "mblend/controller.h"
 #include "mblend/transition.h"
 #include "motion/controller_internal.h"
+#include "motion/motion_internal.h"
 #include "motion/rootmotion_internal.h"
 
 
@@ -95,6 +96,10 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
     mb_status rc;
     mb_analyze_desc ad = {0};
     ad.up_axis = d->up_axis;
+    if ((d->info_a && !mb_motion_info_fits_(d->info_a, s, d->a)) ||
+        (d->info_b && !mb_motion_info_fits_(d->info_b, s, d->b)))
+        return tfail(err, MB_INVALID_ARG, d->info_a && !mb_motion_info_fits_(d->info_a, s, d->a) ? sa : sb,
+                     "the motion info given does not fit its clip (an axis, joint or frame out of range)");
     if (d->info_a)
         ia = *d->info_a;
     else if ((rc = mb_motion_analyze(s, d->a, &ad, sa, &ia, err)) != MB_OK)

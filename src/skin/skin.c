@@ -196,10 +196,9 @@ static int cpu_has_avx2_fma(void)
 static mb_skin_kernel_fn_ pick_kernel(void)
 {
 #ifdef MB_SKIN_HAVE_AVX2_
-    static int have = -1;
-    if (have < 0)
-        have = cpu_has_avx2_fma();
-    if (forced_kernel != 1 && have)
+    /* asked every call, not cached in a static: threads skinning parts of one mesh would
+     * race on the cache (the answer is two bit tests on data libgcc sets up at start-up) */
+    if (forced_kernel != 1 && cpu_has_avx2_fma())
         return mb_skin_kernel_avx2_;
 #endif
     return mb_skin_kernel_generic_;
