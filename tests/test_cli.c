@@ -947,6 +947,46 @@ Test(cli_guards, report_never_clobbers_output_or_inputs)
     free(walk_text);
 }
 
+/* blend, transition and skin make something new: an output that names an input (which for
+ * a glTF file holds every animation) is refused, the input unchanged. */
+Test(cli_guards, output_never_replaces_an_input)
+{
+    const char *d = scratch();
+    char in[4096], alias[4200];
+    snprintf(in, sizeof in, "%s/walk.bvh", d);
+    snprintf(alias, sizeof alias, "%s/../%s/walk.bvh", d, strrchr(d, '/') + 1);
+    copy_with_prefix(WALK, in, "");
+    char *before = slurp(in, NULL);
+    run_result r = RUN("blend", in, RUNC, "-o", in);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "is the input"), "%s", r.err);
+    run_free(&r);
+    r = RUN("transition", RUNC, in, "--at", "auto", "--duration", "0.5", "-o", alias);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    run_free(&r);
+    assert_text(in, before, "a refused run");
+    free(before);
+    if (mb_scene_supported()) {
+        char fox[4096], spec[4200];
+        snprintf(fox, sizeof fox, "%s/fox.glb", d);
+        copy_with_prefix(mb_shared_path("mesh/Fox.glb"), fox, "");
+        size_t n0, n1;
+        char *b0 = slurp(fox, &n0);
+        snprintf(spec, sizeof spec, "%s#Walk", fox);
+        r = RUN("skin", spec, "--frames", "0:3", "-o", fox);
+        cr_assert_eq(r.code, 1, "%s", r.err);
+        cr_assert(strstr(r.err, "is the input"), "%s", r.err);
+        run_free(&r);
+        r = RUN("blend", spec, spec, "-o", fox);
+        cr_assert_eq(r.code, 1, "%s", r.err);
+        run_free(&r);
+        char *b1 = slurp(fox, &n1);
+        cr_assert(n0 == n1 && memcmp(b0, b1, n0) == 0, "fox.glb was changed");
+        free(b0);
+        free(b1);
+    }
+}
+
 /* Weights the library cannot take in float are usage errors named as such, before any
  * file is read; numbers are decimal only. */
 Test(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)

@@ -435,6 +435,11 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
     run_out r = RUN("render", walk, "-o", png, "--frames", "0:132:9223372036854775807");
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "sheet of 1 frame"), "%s", r.err);
+    /* the default sheet spans the clip: 8 frames, step ceil(132 / 8) = 17, frames 0 to 119
+     * (the message gives the range's bounds) */
+    r = RUN("render", walk, "-o", png);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "sheet of 8 frames (0..131 step 17)"), "%s", r.err);
     r = RUN("skin", walk, "-o", obj, "--frames", "3:132:9223372036854775807");
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "wrote 1 OBJ file (") && strstr(r.err, "/s.obj)"), "%s", r.err);
@@ -446,23 +451,59 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
         cr_assert_eq(r.code, 1, "%s: %s", cmds[c], r.err);
         r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "130:140");
         cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
+        r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "9223372036854775807"); /* N + 1 overflowed */
+        cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
     }
     remove_dir(d);
 }
 
-/* A sequence that fails part way leaves none of its files. */
-Test(cli_skin, failed_sequence_leaves_no_files)
+/* A sequence that cannot be written whole leaves the files that were there as they were
+ * and none of its own (the first fix removed files it had replaced). */
+static void assert_file_text(const char *path, const char *want)
+{
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    cr_assert(n == strlen(want) && memcmp(b, want, n) == 0, "%s was changed", path);
+    free(b);
+}
+
+Test(cli_skin, failed_sequence_leaves_existing_files_alone)
 {
     const char *d = scratch();
-    char out[128], f0[128], blocker[128];
+    char out[128], f0[128], f1[128], blocker[128];
     snprintf(out, sizeof out, "%s/s.obj", d);
     snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
-    snprintf(blocker, sizeof blocker, "%s/s_0002.obj", d);
-    cr_assert_eq(mkdir(blocker, 0700), 0); /* frame 2's file cannot be written */
-    run_out r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--frames", "0:4", "-o", out);
+    snprintf(f1, sizeof f1, "%s/s_0001.obj", d);
+    FILE *f = fopen(f0, "w");
+    cr_assert_not_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    /* frame 3's name is a directory: refused before anything is written */
+    snprintf(blocker, sizeof blocker, "%s/s_0003.obj", d);
+    cr_assert_eq(mkdir(blocker, 0700), 0);
+    run_out r = RUN("skin", walk, "--frames", "0:5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
-    cr_assert(strstr(r.err, "removed the 2 files"), "%s", r.err);
-    cr_assert_eq(access(f0, F_OK), -1, "frame 0's file was left behind");
+    cr_assert(strstr(r.err, "s_0003.obj' exists and is not a regular file"), "%s", r.err);
+    assert_file_text(f0, "keep\n");
+    cr_assert_eq(access(f1, F_OK), -1, "frame 1's file was written");
+    cr_assert_eq(rmdir(blocker), 0);
+    /* frame 2's staging name cannot be written: the run fails part way, nothing changes */
+    snprintf(blocker, sizeof blocker, "%s/s_0002.obj.partial", d);
+    cr_assert_eq(mkdir(blocker, 0700), 0);
+    r = RUN("skin", walk, "--frames", "0:5", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    assert_file_text(f0, "keep\n");
+    cr_assert_eq(access(f1, F_OK), -1, "frame 1's file was left behind");
+    char staged[160];
+    snprintf(staged, sizeof staged, "%s/s_0000.obj.partial", d);
+    cr_assert_eq(access(staged, F_OK), -1, "a staging file was left behind");
+    cr_assert_eq(rmdir(blocker), 0);
+    /* and with nothing in the way the set replaces the old file */
+    r = RUN("skin", walk, "--frames", "0:5", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(count_prefix(f0, "v ") > 1000);
+    cr_assert_eq(access(staged, F_OK), -1);
     remove_dir(d);
 }
 

@@ -199,6 +199,16 @@ int mb_cli_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int mb_cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n)
+{
+    for (int i = 0; outp && i < n; ++i)
+        if (inputs[i] && mb_cli_same_file(outp, inputs[i]))
+            return mb_cli_usage_error(cmd, "-o '%s' is the input '%s': the result would replace "
+                                      "it (a glTF file with all its animations); write it "
+                                      "elsewhere", outp, inputs[i]);
+    return MB_EXIT_OK;
+}
+
 int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
                         const char *const *inputs, int n)
 {
@@ -303,10 +313,26 @@ int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file
                       char *anim, size_t anim_size)
 {
     struct stat st;
-    const char *hash = strrchr(spec, '#');
     size_t len = strlen(spec);
     anim[0] = '\0';
-    if (!hash || (stat(spec, &st) == 0 && S_ISREG(st.st_mode)) || strchr(hash + 1, '/')) {
+    const char *hash = NULL;
+    if (!(stat(spec, &st) == 0 && S_ISREG(st.st_mode))) {
+        /* An animation name may hold '#' or '/' itself ("Run#2", "a/b"): the first '#'
+         * whose left part is an existing regular file splits the spec. */
+        for (const char *h = strchr(spec, '#'); h && !hash; h = strchr(h + 1, '#')) {
+            size_t fl = (size_t)(h - spec);
+            if (fl == 0 || fl >= file_size)
+                continue;
+            memcpy(file, spec, fl);
+            file[fl] = '\0';
+            if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+                hash = h;
+        }
+        /* None does: the last '#' without a '/' after it, so the error names the file. */
+        if (!hash && (hash = strrchr(spec, '#')) && strchr(hash + 1, '/'))
+            hash = NULL;
+    }
+    if (!hash) {
         if (len >= file_size)
             return mb_cli_usage_error(cmd, "path too long: '%s'", spec);
         memcpy(file, spec, len + 1);
@@ -342,6 +368,9 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
     if (si.scaled_nodes > 0)
         fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
                 si.scaled_nodes);
+    if (si.unweighted_vertices > 0) /* e.g. NaN, negative or zero weights, which assimp drops */
+        fprintf(stderr, "%s: %s: warning: %d vertices of skinned meshes have no usable weight: "
+                "they follow their node rigidly\n", cmd, path, si.unweighted_vertices);
     return MB_EXIT_OK;
 }
 

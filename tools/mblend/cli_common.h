@@ -88,6 +88,11 @@ int mb_cli_same_file(const char *a, const char *b);
 int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
                         const char *const *inputs, int n);
 
+/* The output must not be one of the n input files (NULL entries are skipped): a usage
+ * error (printed; MB_EXIT_USAGE), else MB_EXIT_OK. (convert, a re-export, may rewrite its
+ * input in place; the commands that make something new may not.) */
+int mb_cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n);
+
 /* "x", "y" or "z" (any case) as an up-axis option value: 1, 2, 3 (the library's
  * up_axis convention, 0 meaning detect). Returns 1 on success. */
 int mb_cli_parse_up(const char *s, int *out);
@@ -112,9 +117,11 @@ int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_cl
 int mb_cli_is_bvh(const char *path);
 
 /* Splits "FILE#Animation" into file and anim ("" when there is no '#'). No split when spec
- * names a regular file as it stands, or when the part after the last '#' holds a '/' (a
- * directory name). An empty file or animation name is a usage error (printed; returns
- * MB_EXIT_USAGE), as is a part too long for its buffer. */
+ * names a regular file as it stands. Else the first '#' whose left part is an existing
+ * regular file splits it (the name may then hold '#' and '/': "fox.glb#Run#2"); when none
+ * is, the last '#' does unless a '/' follows it (a directory name). An empty file or
+ * animation name is a usage error (printed; returns MB_EXIT_USAGE), as is a part too long
+ * for its buffer. */
 int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
                       char *anim, size_t anim_size);
 

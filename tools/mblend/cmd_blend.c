@@ -446,7 +446,8 @@ int mb_cmd_blend(int argc, char **argv)
         const char *files[MB_BLEND_MAX_LAYERS];
         for (int i = 0; i < n; ++i)
             files[i] = in[i].src.file;
-        if ((rc = mb_cli_check_report(cmd, report, outp, files, n)) != MB_EXIT_OK)
+        if ((rc = mb_cli_check_report(cmd, report, outp, files, n)) != MB_EXIT_OK ||
+            (rc = mb_cli_check_output(cmd, outp, files, n)) != MB_EXIT_OK)
             goto out;
     }
     int cyclic = cycle_auto != 0;

@@ -207,8 +207,7 @@ int mb_cmd_render(int argc, char **argv)
         step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
         step = step < 1 ? 1 : step;
     } else if (frames > 8) {
-        step = frames / 8;
-        end = first + 8 * step;
+        step = (frames + 7) / 8; /* at most 8 frames, from the first to near the last */
     }
     unsigned char *rgb = NULL;
     int w = 0, h = 0, count = 0;
@@ -217,8 +216,10 @@ int mb_cmd_render(int argc, char **argv)
         goto out;
     }
     if (gif) {
-        int delay = (int)floor(100.0 * dt * (double)step + 0.5);
-        rc = mb_write_gif(cmd, outp, rgb, w, h, count, delay < 2 ? 2 : delay);
+        /* GIF delays are 16-bit hundredths of a second */
+        double cs = floor(100.0 * dt * (double)step + 0.5);
+        int delay = cs < 2.0 ? 2 : cs > 65535.0 ? 65535 : (int)cs;
+        rc = mb_write_gif(cmd, outp, rgb, w, h, count, delay);
     } else if (ppm) {
         rc = mb_write_ppm(cmd, outp, rgb, w, h);
     } else {

@@ -1,9 +1,11 @@
 /* mblend skin CLIP -o OUT.obj|OUT.glb: skinned frames as OBJ files, or skeleton + mesh +
  * animation as binary glTF. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -146,6 +148,13 @@ int mb_cmd_skin(int argc, char **argv)
         return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", outp);
     if (scale > 0.0f && !glb)
         return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    {
+        char file[1024], anim[256];
+        int urc = mb_cli_split_spec(cmd, clip, file, sizeof file, anim, sizeof anim);
+        const char *files[2] = {file, so.mesh_path};
+        if (urc != MB_EXIT_OK || (urc = mb_cli_check_output(cmd, outp, files, 2)) != MB_EXIT_OK)
+            return urc;
+    }
 
     mb_src s;
     int rc = mb_src_open(cmd, clip, &so, &s);
@@ -199,7 +208,7 @@ int mb_cmd_skin(int argc, char **argv)
     int digits = 4;
     for (long x = end - 1; x >= 10000; x /= 10)
         ++digits;
-    char *path = malloc(base_len + 32), *first_path = malloc(base_len + 32);
+    char *path = malloc(base_len + 48), *first_path = malloc(base_len + 48);
     if (!path || !first_path) {
         free(path);
         free(first_path);
@@ -207,21 +216,29 @@ int mb_cmd_skin(int argc, char **argv)
         rc = mb_cli_input_error(cmd, "out of memory");
         goto out;
     }
-#define FRAME_PATH_(f)                                                                     \
-    (n == 1 ? snprintf(path, base_len + 32, "%s", outp)                                     \
-            : snprintf(path, base_len + 32, "%.*s_%0*ld%s", (int)base_len, outp, digits, (f), \
-                       outp + base_len))
+    /* Every frame goes to a staging name (NAME.partial) and the set is renamed into place
+     * only once all are written: a failed run leaves files that existed before as they
+     * were and no part of the new sequence. */
+#define FRAME_PATH_(f, staged)                                                              \
+    (n == 1 ? snprintf(path, base_len + 48, "%s%s", outp, (staged) ? ".partial" : "")       \
+            : snprintf(path, base_len + 48, "%.*s_%0*ld%s%s", (int)base_len, outp, digits, (f), \
+                       outp + base_len, (staged) ? ".partial" : ""))
     long written = 0;
-    for (long i = 0; i < n; ++i) {
+    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
+        /* a name taken by a directory or device would fail the last step: refused first */
+        struct stat st;
+        FRAME_PATH_(first + i * step, 0);
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            rc = mb_cli_input_error(cmd, "'%s' exists and is not a regular file", path);
+    }
+    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
         long f = first + i * step;
         mb_status st = mb_skinner_frame(&k, &s, (int)f, method);
         if (st != MB_OK) {
             rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
             break;
         }
-        FRAME_PATH_(f);
-        if (i == 0)
-            memcpy(first_path, path, strlen(path) + 1);
+        FRAME_PATH_(f, 1);
         mb_error err;
         if (mb_obj_write_file(path, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
             mb_cli_print_error(&err);
@@ -230,15 +247,24 @@ int mb_cmd_skin(int argc, char **argv)
         }
         written = i + 1;
     }
-    if (rc != MB_EXIT_OK) {
-        /* a failed run leaves no part of the sequence */
-        for (long i = 0; i < written; ++i) {
-            FRAME_PATH_(first + i * step);
-            unlink(path);
+    for (long i = 0; i < written; ++i) {
+        long f = first + i * step;
+        FRAME_PATH_(f, 1);
+        char *staged = path;
+        if (rc != MB_EXIT_OK) {
+            unlink(staged);
+            continue;
         }
-        if (written)
-            fprintf(stderr, "%s: removed the %ld file%s written before the failure\n", cmd, written,
-                    written == 1 ? "" : "s");
+        char final_name[4096];
+        snprintf(final_name, sizeof final_name, "%.*s", (int)(strlen(staged) - 8), staged);
+        if (rename(staged, final_name) != 0) {
+            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", final_name, strerror(errno));
+            unlink(staged);
+        }
+        if (i == 0)
+            memcpy(first_path, final_name, strlen(final_name) + 1);
+        if (i == written - 1)
+            memcpy(path, final_name, strlen(final_name) + 1);
     }
 #undef FRAME_PATH_
     if (rc == MB_EXIT_OK)

@@ -297,7 +297,8 @@ int mb_cmd_transition(int argc, char **argv)
         goto out;
     {
         const char *files[2] = {src[0].file, src[1].file};
-        if ((rc = mb_cli_check_report(cmd, report, outp, files, 2)) != MB_EXIT_OK)
+        if ((rc = mb_cli_check_report(cmd, report, outp, files, 2)) != MB_EXIT_OK ||
+            (rc = mb_cli_check_output(cmd, outp, files, 2)) != MB_EXIT_OK)
             goto out;
     }
     mb_motion_info info[2];

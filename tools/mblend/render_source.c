@@ -282,8 +282,8 @@ int mb_parse_frames(const char *text, long frames, long *first, long *end, long 
             given[k] = 1;
         }
         if (!colon) {
-            if (k == 0 && given[0]) /* "N": just frame N */
-                v[1] = v[0] + 1;
+            if (k == 0 && given[0]) /* "N": just frame N (past the clip: refused below) */
+                v[1] = v[0] < frames ? v[0] + 1 : frames + 1;
             break;
         }
         if (k == 2)
