@@ -662,6 +662,37 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 /* `mblend transition` takes glTF animations too and writes .glb: Fox Run -> Walk at 0.5 s.
  * Up to the transition the output plays A unchanged: every joint below the hips of output
  * frames 0..59 equals Run's frame (same 120 fps grid). */
+/* A glTF file mblend wrote blends again with the file it came from: the skinned mesh sits on
+ * the still root node, so reading the output back gives the same skeleton (a second scene
+ * root made assimp add a "ROOT" node, two more nodes per round trip). */
+Test(cli_blend, gltf_output_blends_again_with_its_source)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char fox[4096], walk[4200], out1[128], out2[128];
+    snprintf(fox, sizeof fox, "%s", mb_shared_path("mesh/Fox.glb"));
+    snprintf(walk, sizeof walk, "%s#Walk", fox);
+    char run_spec[4200];
+    snprintf(run_spec, sizeof run_spec, "%s#Run", fox);
+    snprintf(out1, sizeof out1, "%s/trot.glb", d);
+    snprintf(out2, sizeof out2, "%s/again.glb", d);
+    run_out r = RUN("blend", walk, run_spec, "-o", out1);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    r = RUN("blend", out1, walk, "-o", out2);
+    cr_assert_eq(r.code, 0, "the output did not blend with its source: %s", r.err);
+    mb_scene *a = NULL, *b = NULL;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(fox, NULL, &a, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_scene_read_file(out2, NULL, &b, &e), MB_OK, "%s", e.text);
+    int diff;
+    cr_assert(mb_skeleton_same_topology(mb_scene_skeleton(a), mb_scene_skeleton(b), &diff),
+              "the skeleton changed at joint %d", diff);
+    mb_scene_destroy(a);
+    mb_scene_destroy(b);
+    remove_dir(d);
+}
+
 Test(cli_transition, gltf_run_to_walk_into_glb)
 {
     if (!mb_scene_supported())

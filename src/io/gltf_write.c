@@ -267,7 +267,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
         ibm_acc = add_accessor(&c, v, CT_FLOAT, ns, "MAT4", 0, NULL, NULL);
     }
     /* animation: one time accessor, a rotation and a translation track per joint that moves */
-    int time_acc = -1, anim_channels = 0;
+    int time_acc = -1, anim_channels = 0, root_animated = 0;
     buf samplers = {NULL, 0, 0, 0}, channels = {NULL, 0, 0, 0};
     if (frames > 0) {
         float *t = malloc((size_t)frames * 4 * sizeof(float));
@@ -296,6 +296,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
                 }
                 if (!moves)
                     continue;
+                root_animated |= j == 0;
                 for (int f = 0; f < frames; ++f) {
                     const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
                     memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
@@ -316,11 +317,20 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
 anim_done:;
 
     /* ---- JSON ---- */
+    /* The skinned mesh hangs on the skeleton's root node when that node neither moves nor
+     * is offset (a skinned mesh ignores its node's transform, and validators warn where
+     * the node has one), so the scene has one root and reading the file back gives the
+     * skeleton written: a separate mesh node makes a second scene root, which assimp wraps
+     * in a new "ROOT" node, so each round trip grew the skeleton by two nodes. Otherwise
+     * (a BVH's moving root, a scale node) the mesh keeps a root node of its own. */
     int scale_node = scale != 1.0f ? nj : -1;
-    int mesh_node = m ? nj + (scale_node >= 0) : -1;
+    int root_still = !root_animated && fabsf(rest[0].pos[0]) + fabsf(rest[0].pos[1]) +
+                                               fabsf(rest[0].pos[2]) == 0.0f &&
+                     fabsf(rest[0].rot[3]) == 1.0f;
+    int mesh_node = !m ? -1 : scale_node < 0 && root_still ? 0 : nj + (scale_node >= 0);
     jp(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"mblend\"},\"scene\":0,");
     jp(&json, "\"scenes\":[{\"nodes\":[%d", scale_node >= 0 ? scale_node : 0);
-    if (mesh_node >= 0)
+    if (mesh_node > 0)
         jp(&json, ",%d", mesh_node);
     jp(&json, "]}],\"nodes\":[");
     for (int j = 0; j < nj; ++j) {
@@ -338,12 +348,14 @@ anim_done:;
             }
         if (!first)
             jp(&json, "]");
+        if (j == 0 && mesh_node == 0)
+            jp(&json, ",\"mesh\":0,\"skin\":0");
         jp(&json, "}");
     }
     if (scale_node >= 0)
         jp(&json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g],\"children\":[0]}",
            (double)scale, (double)scale, (double)scale);
-    if (mesh_node >= 0)
+    if (mesh_node > 0)
         jp(&json, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
     jp(&json, "]");
     if (m) {
