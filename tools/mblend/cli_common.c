@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
@@ -351,11 +353,49 @@ int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file
     return MB_EXIT_OK;
 }
 
+/* Reads path once in a child process: 0 when that child read it or refused it cleanly, a
+ * description of how it died otherwise. assimp (Debian's 5.2.5) crashes on some files:
+ * a valid glTF whose skin has no inverseBindMatrices, node trees deep enough to overflow
+ * its recursive import; mblend cannot check what assimp parses before assimp does, so the
+ * tool lets a throwaway process meet the file first (a few milliseconds; the library
+ * function itself is not guarded, see mesh.h). */
+static int scene_probe(const char *path, char *why, size_t why_size)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0; /* no probe: the read below runs unguarded */
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2); /* the child's verdict is its status, not its messages */
+        mb_scene *s = NULL;
+        mb_error e;
+        _exit(mb_scene_read_file(path, NULL, &s, &e) == MB_OK ? 0 : 3);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 0;
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
+        return 0;
+    if (WIFSIGNALED(status))
+        snprintf(why, why_size, "signal %d", WTERMSIG(status));
+    else
+        snprintf(why, why_size, "exit status %d", WEXITSTATUS(status));
+    return 1;
+}
+
 int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
 {
     if (!mb_scene_supported())
         return mb_cli_input_error(cmd, "%s: this mblend was built without assimp "
                                   "(MB_WITH_ASSIMP=OFF) and reads BVH only", path);
+    char why[64];
+    if (scene_probe(path, why, sizeof why))
+        return mb_cli_input_error(cmd, "%s: the glTF/FBX importer (assimp) crashed on this file "
+                                  "(%s): it is malformed, or valid in a way assimp mishandles "
+                                  "(e.g. a glTF skin without inverseBindMatrices)", path, why);
     mb_error err;
     if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
         mb_cli_print_error(&err);
