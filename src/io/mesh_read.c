@@ -782,19 +782,26 @@ static mb_status build_clips(loader *L)
             if (node < 0 || chan[node] >= 0)
                 continue;
             chan[node] = (int)c;
+            /* key times: finite, >= 0 and in order (glTF requires increasing inputs; out of
+             * order they collapsed the clip to one frame) */
             for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
-                if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime)) {
+                if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime) ||
+                    ch->mRotationKeys[k].mTime < 0.0 ||
+                    (k > 0 && ch->mRotationKeys[k].mTime < ch->mRotationKeys[k - 1].mTime)) {
                     st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad rotation key %u", a,
+                                        "animation %u, node '%s': bad rotation key %u (a non-finite value, or a "
+                                        "time below 0 or before the previous key's)", a,
                                         ch->mNodeName.data, k);
                     goto out;
                 }
             for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
                 const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
                 if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
-                    !isfinite(ch->mPositionKeys[k].mTime)) {
+                    !isfinite(ch->mPositionKeys[k].mTime) || ch->mPositionKeys[k].mTime < 0.0 ||
+                    (k > 0 && ch->mPositionKeys[k].mTime < ch->mPositionKeys[k - 1].mTime)) {
                     st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad position key %u", a,
+                                        "animation %u, node '%s': bad position key %u (a non-finite value, or a "
+                                        "time below 0 or before the previous key's)", a,
                                         ch->mNodeName.data, k);
                     goto out;
                 }
