@@ -1169,3 +1169,37 @@ Test(cli_guards, positions_negative_end_is_refused)
     cr_assert(strstr(r.err, "negative bound"), "%s", r.err);
     run_free(&r);
 }
+
+/* A Z-up BVH exported to glTF is turned to glTF's +Y up by the root node (it lay on its back):
+ * the glb's height along Y is the BVH's along Z, and its root travels as far. */
+static double info_number(const char *text, const char *label)
+{
+    const char *p = strstr(text, label);
+    cr_assert_not_null(p, "no '%s' in %s", label, text);
+    return strtod(p + strlen(label), NULL);
+}
+
+Test(cli_guards, z_up_bvh_to_glb_stands_up)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    char out[4096];
+    snprintf(out, sizeof out, "%s/z.glb", d);
+    const char *zup = bvh("bvh/animdraw_fair1_dab_zup.bvh");
+    run_result a = RUN("info", zup);
+    cr_assert_eq(a.code, 0, "%s", a.err);
+    cr_assert(strstr(a.out, "Z-up"), "%s", a.out);
+    run_result r = RUN("skin", zup, "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    run_result b = RUN("info", out);
+    cr_assert_eq(b.code, 0, "%s", b.err);
+    cr_assert(strstr(b.out, "Y-up"), "%s", b.out);
+    double ha = info_number(a.out, "height:"), hb = info_number(b.out, "height:");
+    double ta = info_number(a.out, "horizontal: net"), tb = info_number(b.out, "horizontal: net");
+    cr_assert(fabs(ha - hb) < 1e-3 * ha, "height %g in the BVH, %g in the glb", ha, hb);
+    cr_assert(fabs(ta - tb) < 1e-3 * ta + 1e-6, "travel %g in the BVH, %g in the glb", ta, tb);
+    run_free(&a);
+    run_free(&b);
+}

@@ -173,6 +173,14 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
     if (!(d->scale >= 0.0f) || !isfinite(d->scale))
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
     float scale = d->scale > 0.0f ? d->scale : 1.0f;
+    if (d->up_axis < 0 || d->up_axis > 3)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", d->up_axis);
+    /* the root node's rotation that turns the skeleton's up axis to glTF's +Y: -90 degrees
+     * about X for +Z (y' = z, z' = -y), +90 degrees about Z for +X (y' = x) */
+    const double h = 0.70710678118654752;
+    const double up_rot[4][4] = {{0, 0, 0, 1}, {0, 0, h, h}, {0, 0, 0, 1}, {-h, 0, 0, h}};
+    const double *turn = up_rot[d->up_axis];
+    int turned = turn[3] != 1.0;
     const int *parents = mb_skeleton_parents(s);
     if (m) {
         const int *sj = mb_mesh_skin_joints(m);
@@ -323,7 +331,7 @@ anim_done:;
      * skeleton written: a separate mesh node makes a second scene root, which assimp wraps
      * in a new "ROOT" node, so each round trip grew the skeleton by two nodes. Otherwise
      * (a BVH's moving root, a scale node) the mesh keeps a root node of its own. */
-    int scale_node = scale != 1.0f ? nj : -1;
+    int scale_node = scale != 1.0f || turned ? nj : -1;
     int root_still = !root_animated && fabsf(rest[0].pos[0]) + fabsf(rest[0].pos[1]) +
                                                fabsf(rest[0].pos[2]) == 0.0f &&
                      fabsf(rest[0].rot[3]) == 1.0f;
@@ -352,9 +360,13 @@ anim_done:;
             jp(&json, ",\"mesh\":0,\"skin\":0");
         jp(&json, "}");
     }
-    if (scale_node >= 0)
-        jp(&json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g],\"children\":[0]}",
-           (double)scale, (double)scale, (double)scale);
+    if (scale_node >= 0) {
+        jp(&json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g]", (double)scale,
+           (double)scale, (double)scale);
+        if (turned)
+            jp(&json, ",\"rotation\":[%.17g,%.17g,%.17g,%.17g]", turn[0], turn[1], turn[2], turn[3]);
+        jp(&json, ",\"children\":[0]}");
+    }
     if (mesh_node > 0)
         jp(&json, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
     jp(&json, "]");

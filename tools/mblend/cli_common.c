@@ -501,6 +501,14 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     gd.mesh = mesh;
     gd.clip = clip;
     gd.clip_name = name;
+    gd.up_axis = src->up_axis;
+    if (gd.up_axis == 0) { /* a BVH: its up axis from the motion, turned to glTF's +Y */
+        mb_motion_info mi;
+        gd.up_axis = mb_clip_frame_count(clip) >= 1 &&
+                             mb_motion_analyze(src->s, clip, NULL, src->file, &mi, NULL) == MB_OK
+                         ? mi.up_axis + 1
+                         : 2;
+    }
     mb_error e;
     mb_status st = mb_gltf_write_file(outp, &gd, &e);
     mb_mesh_destroy(gen);

@@ -183,6 +183,7 @@ int mb_cmd_skin(int argc, char **argv)
         gd.clip = sub;
         gd.clip_name = s.clip_name;
         gd.scale = scale;
+        gd.up_axis = s.up + 1; /* a Z-up BVH is turned to glTF's +Y */
         mb_error err;
         st = mb_gltf_write_file(outp, &gd, &err);
         mb_clip_destroy(sub);
