@@ -317,19 +317,24 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     return MB_OK;
 }
 
-int mb_motion_info_fits_(const mb_motion_info *i, const mb_skeleton *s, const mb_clip *c)
+mb_status mb_motion_info_check_(const mb_motion_info *i, const mb_skeleton *s, const mb_clip *c,
+                                const char *source, mb_error *err)
 {
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    return i->up_axis >= 0 && i->up_axis <= 2 && i->root >= 0 && i->root < nj &&
-           i->left_foot >= -1 && i->left_foot < nj && i->right_foot >= -1 && i->right_foot < nj &&
-           i->first_frame >= 0 && (i->first_frame < nf || nf == 0) && isfinite(i->height) &&
-           i->height >= 0.0f && isfinite(i->speed);
+    if (i->up_axis >= 0 && i->up_axis <= 2 && i->root >= 0 && i->root < nj &&
+        i->left_foot >= -1 && i->left_foot < nj && i->right_foot >= -1 && i->right_foot < nj &&
+        i->first_frame >= 0 && (i->first_frame < nf || nf == 0) && isfinite(i->height) &&
+        i->height >= 0.0f && isfinite(i->speed))
+        return MB_OK;
+    return mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>",
+                         "the motion info given does not fit its clip (an axis, joint or frame "
+                         "out of range)");
 }
 
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
                              unsigned char *out_left, unsigned char *out_right)
 {
-    if (!s || !c || !info || !mb_motion_info_fits_(info, s, c))
+    if (!s || !c || !info || mb_motion_info_check_(info, s, c, NULL, NULL) != MB_OK)
         return MB_INVALID_ARG;
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
     if (nf < 2)

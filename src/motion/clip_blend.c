@@ -104,11 +104,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
         is->len = (cyclic ? is->end - is->start : is->end - 1 - is->start) * ft;
         total_len += is->w * is->len;
         if (in->info) {
-            if (!mb_motion_info_fits_(in->info, in->skeleton, in->clip)) {
-                rc = fail(err, MB_INVALID_ARG, in->source, "the motion info given does not fit its "
-                          "clip (an axis, joint or frame out of range)");
+            if ((rc = mb_motion_info_check_(in->info, in->skeleton, in->clip, in->source, err)) !=
+                MB_OK)
                 break;
-            }
             is->info = *in->info;
         } else if (nf >= 2) {
             mb_analyze_desc ad = {0};

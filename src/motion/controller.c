@@ -287,11 +287,8 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
             set_clip *sc = &s->clips[k];
             mb_motion_info info;
             if (c->info) {
-                if (!mb_motion_info_fits_(c->info, d->skeleton, c->clip)) {
-                    rc = set_fail(err, MB_INVALID_ARG, "state '%.100s': the motion info given does "
-                                  "not fit its clip (an axis, joint or frame out of range)", sd->name);
+                if ((rc = mb_motion_info_check_(c->info, d->skeleton, c->clip, sd->name, err)) != MB_OK)
                     break;
-                }
                 info = *c->info;
             } else {
                 mb_analyze_desc ad = {0};

@@ -13,10 +13,9 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
     if (!s || !c || !info || !out || (foot != 0 && foot != 1))
         return MB_INVALID_ARG;
     int nf = mb_clip_frame_count(c);
-    if (!mb_motion_info_fits_(info, s, c))
-        return mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>",
-                             "the motion info given does not fit the clip (an axis, joint or frame "
-                             "out of range)");
+    mb_status checked = mb_motion_info_check_(info, s, c, source, err);
+    if (checked != MB_OK)
+        return checked;
     if (nf < 2)
         return mb_error_set_(err, MB_MISMATCH, source ? source : "<clip>",
                              "%d frame%s: a cycle needs two touchdowns of a foot", nf, nf == 1 ? "" : "s");

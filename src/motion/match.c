@@ -211,9 +211,9 @@ static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_mot
     if (m->nf < 2)
         return mfail(err, MB_INVALID_ARG, "clip %s has fewer than 2 frames", name);
     if (info) {
-        if (!mb_motion_info_fits_(info, s, c))
-            return mfail(err, MB_INVALID_ARG, "the motion info given for %s does not fit its clip (an "
-                         "axis, joint or frame out of range)", name);
+        mb_status st = mb_motion_info_check_(info, s, c, name, err);
+        if (st != MB_OK)
+            return st;
         m->info = *info;
     } else {
         mb_analyze_desc ad = {0};

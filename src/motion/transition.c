@@ -68,6 +68,13 @@ static int frame_buf_grow(frame_buf *b)
     return 1;
 }
 
+/* 1 when a span of dur seconds from start runs past end, beyond the rounding of the float
+ * duration it was given as (2.9 is 2.9000001: an exact fit must not be refused). */
+static int runs_past_(double start, double dur, double end)
+{
+    return start + dur > end + 1e-9 + 4.0 * FLT_EPSILON * (dur + end);
+}
+
 mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
                               mb_transition_result *res, mb_error *err)
 {
@@ -96,10 +103,9 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
     mb_status rc;
     mb_analyze_desc ad = {0};
     ad.up_axis = d->up_axis;
-    if ((d->info_a && !mb_motion_info_fits_(d->info_a, s, d->a)) ||
-        (d->info_b && !mb_motion_info_fits_(d->info_b, s, d->b)))
-        return tfail(err, MB_INVALID_ARG, d->info_a && !mb_motion_info_fits_(d->info_a, s, d->a) ? sa : sb,
-                     "the motion info given does not fit its clip (an axis, joint or frame out of range)");
+    if ((d->info_a && (rc = mb_motion_info_check_(d->info_a, s, d->a, sa, err)) != MB_OK) ||
+        (d->info_b && (rc = mb_motion_info_check_(d->info_b, s, d->b, sb, err)) != MB_OK))
+        return rc;
     if (d->info_a)
         ia = *d->info_a;
     else if ((rc = mb_motion_analyze(s, d->a, &ad, sa, &ia, err)) != MB_OK)
@@ -134,9 +140,7 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
         rate_a = ca > cb ? ca / cb : 1.0;
         rate_b = cb > ca ? cb / ca : 1.0;
     }
-    /* the duration is a float: its rounding (2.9 is 2.9000001) must not refuse an exact fit */
-    const double fit_tol = 1e-9 + 4.0 * FLT_EPSILON * (td->duration * rate_a + (nfa - 1) * fta);
-    if (ka * fta + td->duration * rate_a > (nfa - 1) * fta + fit_tol)
+    if (runs_past_(ka * fta, td->duration * rate_a, (nfa - 1) * fta))
         return tfail(err, MB_INVALID_ARG, sa, "A ends %.3g s after the transition starts; the transition needs %.3g s",
                      (nfa - 1 - ka) * fta, td->duration * rate_a);
 
@@ -193,8 +197,7 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
     double b_u = (d->b_start - b0) / bdur;
     b_u = b_u > 1.0 ? 1.0 : b_u;
     req.start_phase = (float)b_u;
-    if (td->duration > 0.0f && (d->b_start - b0) + td->duration * rate_b >
-                                   bdur + 1e-9 + 4.0 * FLT_EPSILON * (td->duration * rate_b + bdur)) {
+    if (td->duration > 0.0f && runs_past_(d->b_start - b0, td->duration * rate_b, bdur)) {
         rc = tfail(err, MB_INVALID_ARG, sb, "B ends %.3g s after its start; the transition needs %.3g s",
                    bdur - (d->b_start - b0), td->duration * rate_b);
         goto done;
