@@ -484,7 +484,7 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
 }
 
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name)
+                     const mb_clip *clip, const char *name, int up_axis)
 {
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
@@ -501,8 +501,8 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     gd.mesh = mesh;
     gd.clip = clip;
     gd.clip_name = name;
-    gd.up_axis = src->up_axis;
-    if (gd.up_axis == 0) { /* a BVH: its up axis from the motion, turned to glTF's +Y */
+    gd.up_axis = src->up_axis ? src->up_axis : up_axis;
+    if (gd.up_axis == 0) { /* a BVH nobody analysed (poses): its up axis from the motion */
         mb_motion_info mi;
         gd.up_axis = mb_clip_frame_count(clip) >= 1 &&
                              mb_motion_analyze(src->s, clip, NULL, src->file, &mi, NULL) == MB_OK

@@ -155,9 +155,11 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
                          const char *name_b, const mb_skeleton *b);
 
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
- * scene with a mesh); a BVH skeleton gets a generated capsule skin. */
+ * scene with a mesh); a BVH skeleton gets a generated capsule skin and is turned from its
+ * up axis (1..3: X, Y, Z, as the caller's analysis found it; 0: analyse clip here) to
+ * glTF's +Y. */
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name);
+                     const mb_clip *clip, const char *name, int up_axis);
 
 /* Opens a CSV report as a temporary file beside path (tmp receives its name; the caller
  * renames it over path once the command's output is written, or unlinks it), with the

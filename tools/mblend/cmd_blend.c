@@ -665,7 +665,9 @@ int mb_cmd_blend(int argc, char **argv)
         }
     }
     if (glb) {
-        rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend");
+        /* the axis the blend used (poses were not analysed: 0, found by the writer) */
+        rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend",
+                              up ? up : poses ? 0 : in[0].info.up_axis + 1);
     } else if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;

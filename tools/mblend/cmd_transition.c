@@ -324,9 +324,11 @@ int mb_cmd_transition(int argc, char **argv)
     double len_b = end_b - info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
     if (!at_auto && at > end_a + 0.5 * fta)
         INPUT_ERR("%s: --at %g s is outside the motion (0 to %.3f s)", paths[0], at, end_a);
-    if (!at_auto && floor(at / fta + 0.5) * fta + duration > end_a + dur_tol)
+    /* what A has left after --at, taken at its nearest frame */
+    double left_a = end_a - floor(at / fta + 0.5) * fta;
+    if (!at_auto && duration > left_a + dur_tol)
         INPUT_ERR("%s ends %.3g s after --at %g s; the %.3g s transition needs it to go on", paths[0],
-                  end_a - floor(at / fta + 0.5) * fta, at, duration);
+                  left_a, at, duration);
     if (!b_auto && b_start > end_b + 0.5 * ftb)
         INPUT_ERR("%s: --b-start %g s is outside the motion (0 to %.3f s)", paths[1], b_start, end_b);
     if (len_b + dur_tol < duration)
@@ -345,7 +347,7 @@ int mb_cmd_transition(int argc, char **argv)
         md.info_b = &info[1];
         md.window = window > 0.0 ? window : (duration > 0.1 ? duration : 0.1);
         /* a transition point given in seconds is compared over what A has left after it */
-        if (!at_auto && window <= 0.0 && md.window > end_a - floor(at / fta + 0.5) * fta)
+        if (!at_auto && window <= 0.0 && md.window > left_a)
             md.window = duration;
         if (at_auto) {
             if (have_search) {
@@ -446,7 +448,8 @@ int mb_cmd_transition(int argc, char **argv)
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
     if (mb_cli_ends_with_ci(outp, ".glb")) {
-        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition")) != MB_EXIT_OK)
+        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition", bd.up_axis)) !=
+            MB_EXIT_OK)
             goto out;
     } else if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
