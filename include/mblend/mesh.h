@@ -124,10 +124,16 @@ typedef struct mb_scene_info {
  * "node<i>", repeated names get "#<k>" appended, unnamed clips "clip<i>".
  * MB_INVALID_ARG for NULL data or outputs; MB_PARSE when assimp cannot read it (its
  * message in err); MB_LIMIT past the skeleton or mesh limits; MB_NOMEM; MB_IO when the
- * build has no assimp. On failure *out is NULL. The parsing is assimp's, unguarded: Debian's
- * assimp 5.2.5 crashes on some files (a glTF skin without inverseBindMatrices, which glTF
- * allows; node trees tens of thousands deep), so read untrusted files in a process you can
- * lose (the mblend tool lets a child process read each scene first). */
+ * build has no assimp. On failure *out is NULL. A glTF 2.0 asset (.glb or .gltf) is checked
+ * before assimp reads it: its JSON (cJSON), the GLB container and every index and byte
+ * range assimp follows, so a broken or hostile glTF is an MB_PARSE (MB_LIMIT for a node
+ * tree deeper than MB_MAX_JOINTS) naming the JSON path; a skin without
+ * inverseBindMatrices, valid glTF on which Debian's assimp 5.2.5 crashes, is refused the
+ * same way. Other formats are parsed by assimp unguarded (an X or Collada file nested
+ * tens of thousands deep overflows its stack), so read untrusted non-glTF files in a
+ * process you can lose (the mblend tool lets a child process read each scene first).
+ * Scene reads must not run on two threads at once: assimp's C API keeps its last error in
+ * a global, as cJSON does its parse error. */
 MB_API mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
                                    const mb_scene_read_desc *d, mb_scene **out, mb_error *err);
 /* As mb_scene_read_mem from a file (MB_IO when it cannot be read). */

@@ -925,6 +925,9 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
         return mb_error_set_(err, MB_INVALID_ARG, source,
                               "sample rate %g is outside 0..10000 frames per second",
                               d->sample_rate);
+    mb_status pre = mb_gltf_check_(data, len, path, source, err);
+    if (pre != MB_OK)
+        return pre;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
         return mb_error_set_(err, MB_NOMEM, source, "out of memory");

@@ -354,11 +354,11 @@ int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file
 }
 
 /* Reads path once in a child process: 0 when that child read it or refused it cleanly, a
- * description of how it died otherwise. assimp (Debian's 5.2.5) crashes on some files:
- * a valid glTF whose skin has no inverseBindMatrices, node trees deep enough to overflow
- * its recursive import; mblend cannot check what assimp parses before assimp does, so the
- * tool lets a throwaway process meet the file first (a few milliseconds; the library
- * function itself is not guarded, see mesh.h). */
+ * description of how it died otherwise. assimp (Debian's 5.2.5) trusts what it parses;
+ * the library checks a glTF's structure before assimp sees it (src/io/gltf_check.c), but
+ * not the other formats assimp reads (an X or Collada file nested tens of thousands of
+ * levels deep overflows its recursive import), so the tool lets a throwaway process meet
+ * the file first (a few milliseconds). */
 static int scene_probe(const char *path, char *why, size_t why_size)
 {
     fflush(NULL);
@@ -394,8 +394,8 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
     char why[64];
     if (scene_probe(path, why, sizeof why))
         return mb_cli_input_error(cmd, "%s: the glTF/FBX importer (assimp) crashed on this file "
-                                  "(%s): it is malformed, or valid in a way assimp mishandles "
-                                  "(e.g. a glTF skin without inverseBindMatrices)", path, why);
+                                  "(%s): it is malformed, or valid in a way assimp mishandles",
+                                  path, why);
     mb_error err;
     if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
         mb_cli_print_error(&err);

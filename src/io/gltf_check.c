@@ -1,0 +1,698 @@
+/* A structural check of glTF 2.0 assets (binary .glb or JSON .gltf) before assimp reads
+ * them. Debian's assimp 5.2.5 trusts the file: a skin without inverseBindMatrices (which
+ * glTF allows) dereferences NULL, a sparse accessor whose count exceeds its accessor reads
+ * and writes past the heap block, and a node chain tens of thousands deep overflows the
+ * stack before mblend could see the tree. This pass reads the JSON with cJSON (whose
+ * parser stops at 1000 levels of nesting) and checks every index and byte range assimp
+ * follows, so such files end in an MB_PARSE naming the JSON path instead of a crash.
+ * Content that is not glTF 2 is left to assimp untouched. */
+#ifdef MB_WITH_ASSIMP
+
+#include <cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "mblend/anim.h"
+
+#include "io/mesh_internal.h"
+
+#define GLB_MAGIC 0x46546C67u      /* "glTF" */
+#define GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */
+#define GLB_CHUNK_BIN 0x004E4942u  /* "BIN\0" */
+/* A JSON text larger than this is not read (a scene's JSON is kilobytes to a few tens of
+ * megabytes; embedded base64 buffers make it larger, up to what assimp takes in memory). */
+#define GLTF_MAX_JSON ((size_t)UINT_MAX)
+
+typedef struct {
+    const unsigned char *mem; /* the whole input when read from memory */
+    size_t mem_len;
+    FILE *f;                  /* else the open file */
+    const char *dir;          /* directory relative URIs start from; NULL from memory */
+    const char *source;
+    mb_error *err;
+    int glb;
+    unsigned long long bin_off, bin_len; /* the GLB's BIN chunk (bin_len 0: none) */
+    int has_bin;
+    cJSON *root;
+    int nbuffers, nviews, naccessors, nnodes;
+    double *buffer_len;       /* declared byteLength of each buffer */
+    const cJSON **view, **acc; /* the bufferViews and accessors by index (cJSON's own
+                                  lookup by index walks the list) */
+} gcheck;
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Reads len bytes at off of the input (memory or file); 0 when they are not all there. */
+static int input_read(const gcheck *g, unsigned long long off, size_t len, void *out)
+{
+    if (g->mem) {
+        if (off > g->mem_len || len > g->mem_len - off)
+            return 0;
+        memcpy(out, g->mem + off, len);
+        return 1;
+    }
+    if (off > (unsigned long long)LONG_MAX || fseek(g->f, (long)off, SEEK_SET) != 0)
+        return 0;
+    return fread(out, 1, len, g->f) == len;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static mb_status fail(const gcheck *g, const char *fmt, ...)
+{
+    char text[sizeof g->err->text];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s", text);
+}
+
+static int array_size(const cJSON *root, const char *key)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    return cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+}
+
+/* An optional index property: -1 when absent, the index when valid, -2 after an error. */
+static long long opt_index(const gcheck *g, const cJSON *obj, const char *key, int n,
+                           const char *what, const char *path, mb_status *st)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return -1;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+    if (!(d >= 0.0) || d != floor(d) || d >= (double)n) {
+        *st = fail(g, "%s.%s is not one of the %d %s", path, key, n, what);
+        return -2;
+    }
+    return (long long)d;
+}
+
+/* A required non-negative integer (or the default when absent and dflt >= 0). */
+static int get_count(const gcheck *g, const cJSON *obj, const char *key, double dflt,
+                     double max, const char *path, double *out, mb_status *st)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v && dflt >= 0.0) {
+        *out = dflt;
+        return 1;
+    }
+    double d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+    if (!(d >= 0.0) || d != floor(d) || d > max) {
+        *st = v ? fail(g, "%s.%s is not an integer from 0 to %.0f", path, key, max)
+                : fail(g, "%s has no %s", path, key);
+        return 0;
+    }
+    *out = d;
+    return 1;
+}
+
+static int component_size(int type)
+{
+    switch (type) {
+    case 5120: case 5121: return 1; /* byte, unsigned byte */
+    case 5122: case 5123: return 2; /* short, unsigned short */
+    case 5125: case 5126: return 4; /* unsigned int, float */
+    default: return 0;
+    }
+}
+
+static int type_components(const char *t)
+{
+    static const struct { const char *name; int n; } k[] = {
+        {"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+    for (size_t i = 0; t && i < sizeof k / sizeof k[0]; ++i)
+        if (strcmp(t, k[i].name) == 0)
+            return k[i].n;
+    return 0;
+}
+
+/* Bytes a base64 text decodes to (padding and line breaks excluded). */
+static double base64_len(const char *s)
+{
+    double n = 0.0;
+    for (; *s && *s != '='; ++s)
+        n += (*s != '\n' && *s != '\r' && *s != ' ');
+    return floor(n * 3.0 / 4.0);
+}
+
+/* The bytes each buffer really holds: the GLB's BIN chunk, a base64 data URI, or a file
+ * beside the asset; -1 when it cannot be told here (a relative file read from memory, a
+ * URI that is not a plain path). Only declared lengths larger than that are errors. */
+static double buffer_available(const gcheck *g, int i, const cJSON *b)
+{
+    const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
+    if (!uri)
+        return g->glb && i == 0 && g->has_bin ? (double)g->bin_len : 0.0;
+    if (!cJSON_IsString(uri))
+        return -1.0;
+    const char *u = uri->valuestring;
+    if (strncmp(u, "data:", 5) == 0) {
+        const char *comma = strchr(u, ',');
+        if (!comma || !strstr(u, ";base64,") || strstr(u, ";base64,") + 7 != comma)
+            return -1.0;
+        return base64_len(comma + 1);
+    }
+    if (!g->dir || strchr(u, '%') || strchr(u, ':'))
+        return -1.0;
+    char path[4096];
+    int n = u[0] == '/' ? snprintf(path, sizeof path, "%s", u)
+                        : snprintf(path, sizeof path, "%s/%s", g->dir, u);
+    struct stat sb;
+    if (n < 0 || (size_t)n >= sizeof path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return -1.0;
+    return (double)sb.st_size;
+}
+
+static mb_status check_buffers(gcheck *g)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(g->root, "buffers");
+    b = b ? b->child : NULL;
+    mb_status st = MB_OK;
+    char path[64];
+    for (int i = 0; i < g->nbuffers; ++i, b = b->next) {
+        snprintf(path, sizeof path, "buffers[%d]", i);
+        if (!get_count(g, b, "byteLength", -1.0, 9.0e15, path, &g->buffer_len[i], &st))
+            return st;
+        double have = buffer_available(g, i, b);
+        if (!cJSON_GetObjectItemCaseSensitive(b, "uri") && g->buffer_len[i] > 0.0 &&
+            !(g->glb && i == 0 && g->has_bin))
+            return fail(g, "%s has no uri and is not the GLB's BIN chunk (%s)", path,
+                        !g->glb ? "a .gltf file has none" : i ? "only buffers[0] can be"
+                                                               : "the GLB has none");
+        if (have >= 0.0 && g->buffer_len[i] > have)
+            return fail(g, "%s declares %.0f bytes but holds %.0f", path, g->buffer_len[i], have);
+    }
+    return MB_OK;
+}
+
+/* bufferView v's byte length (already checked against its buffer). */
+static double view_length(const gcheck *g, int v)
+{
+    return cJSON_GetObjectItemCaseSensitive(g->view[v], "byteLength")->valuedouble;
+}
+
+static mb_status check_views(const gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[64];
+    for (int i = 0; i < g->nviews; ++i) {
+        const cJSON *bv = g->view[i];
+        snprintf(path, sizeof path, "bufferViews[%d]", i);
+        long long b = opt_index(g, bv, "buffer", g->nbuffers, "buffers", path, &st);
+        if (b == -2)
+            return st;
+        if (b < 0)
+            return fail(g, "%s has no buffer", path);
+        double off, len, stride;
+        if (!get_count(g, bv, "byteOffset", 0.0, 9.0e15, path, &off, &st) ||
+            !get_count(g, bv, "byteLength", -1.0, 9.0e15, path, &len, &st) ||
+            !get_count(g, bv, "byteStride", 0.0, 252.0, path, &stride, &st))
+            return st;
+        if (off + len > g->buffer_len[b])
+            return fail(g, "%s: bytes %.0f to %.0f are past buffer %lld's %.0f", path, off,
+                        off + len, b, g->buffer_len[b]);
+    }
+    return MB_OK;
+}
+
+/* Reads len bytes at off of bufferView v when its buffer is the GLB's BIN chunk (the only
+ * buffer whose bytes this pass reads); 0 otherwise. */
+static int view_read(const gcheck *g, int v, double off, size_t len, void *out)
+{
+    const cJSON *bv = g->view[v];
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(bv, "buffer");
+    const cJSON *bo = cJSON_GetObjectItemCaseSensitive(bv, "byteOffset");
+    if (!g->glb || !g->has_bin || b->valuedouble != 0.0 ||
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g->root, "buffers"), 0), "uri"))
+        return 0;
+    double start = (bo ? bo->valuedouble : 0.0) + off;
+    return input_read(g, g->bin_off + (unsigned long long)start, len, out);
+}
+
+/* The sparse part of accessor `path`: counts and byte ranges; its indices must name
+ * elements of the accessor (assimp writes the values there unchecked), read where the
+ * bytes are at hand (a GLB's BIN chunk). */
+static mb_status check_sparse(const gcheck *g, const cJSON *sp, double count, double elem,
+                              const char *path)
+{
+    mb_status st = MB_OK;
+    char p[96];
+    double n;
+    snprintf(p, sizeof p, "%s.sparse", path);
+    if (!get_count(g, sp, "count", -1.0, count, p, &n, &st))
+        return st;
+    const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sp, "indices");
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(sp, "values");
+    if (!cJSON_IsObject(ind) || !cJSON_IsObject(val))
+        return fail(g, "%s needs indices and values", p);
+    snprintf(p, sizeof p, "%s.sparse.indices", path);
+    long long iv = opt_index(g, ind, "bufferView", g->nviews, "bufferViews", p, &st);
+    double ioff, ict;
+    if (iv == -2 || !get_count(g, ind, "byteOffset", 0.0, 9.0e15, p, &ioff, &st) ||
+        !get_count(g, ind, "componentType", -1.0, 1e9, p, &ict, &st))
+        return st;
+    if (iv < 0)
+        return fail(g, "%s has no bufferView", p);
+    int isz = ict == 5121 ? 1 : ict == 5123 ? 2 : ict == 5125 ? 4 : 0;
+    if (!isz)
+        return fail(g, "%s.componentType %.0f is not an unsigned integer type", p, ict);
+    if (ioff + n * isz > view_length(g, (int)iv))
+        return fail(g, "%s: %.0f indices from byte %.0f run past bufferView %lld", p, n, ioff, iv);
+    /* Every index below the accessor's count (read in blocks, where the bytes are here). */
+    unsigned char blk[4096];
+    for (double k = 0.0; k < n;) {
+        size_t m = (size_t)fmin(n - k, (double)(sizeof blk / (size_t)isz));
+        if (!view_read(g, (int)iv, ioff + k * isz, m * (size_t)isz, blk))
+            break;
+        for (size_t e = 0; e < m; ++e) {
+            const unsigned char *q = blk + e * (size_t)isz;
+            double idx = isz == 1 ? q[0] : isz == 2 ? (double)(q[0] | q[1] << 8) : (double)rd32(q);
+            if (idx >= count)
+                return fail(g, "%s: index %.0f (entry %.0f) is past the accessor's %.0f elements",
+                            p, idx, k + (double)e, count);
+        }
+        k += (double)m;
+    }
+    snprintf(p, sizeof p, "%s.sparse.values", path);
+    long long vv = opt_index(g, val, "bufferView", g->nviews, "bufferViews", p, &st);
+    double voff;
+    if (vv == -2 || !get_count(g, val, "byteOffset", 0.0, 9.0e15, p, &voff, &st))
+        return st;
+    if (vv < 0)
+        return fail(g, "%s has no bufferView", p);
+    if (voff + n * elem > view_length(g, (int)vv))
+        return fail(g, "%s: %.0f values from byte %.0f run past bufferView %lld", p, n, voff, vv);
+    return MB_OK;
+}
+
+static mb_status check_accessors(const gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[64];
+    for (int i = 0; i < g->naccessors; ++i) {
+        const cJSON *a = g->acc[i];
+        snprintf(path, sizeof path, "accessors[%d]", i);
+        double ct, count, off;
+        if (!get_count(g, a, "componentType", -1.0, 1e9, path, &ct, &st) ||
+            !get_count(g, a, "count", -1.0, (double)INT_MAX, path, &count, &st) ||
+            !get_count(g, a, "byteOffset", 0.0, 9.0e15, path, &off, &st))
+            return st;
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(a, "type");
+        int csz = component_size((int)ct);
+        int nc = type_components(cJSON_IsString(type) ? type->valuestring : NULL);
+        if (!csz)
+            return fail(g, "%s.componentType %.0f is not a glTF component type", path, ct);
+        if (!nc)
+            return fail(g, "%s.type is not SCALAR, VEC2-4 or MAT2-4", path);
+        if (count < 1.0)
+            return fail(g, "%s.count is 0", path);
+        double elem = (double)csz * nc;
+        long long v = opt_index(g, a, "bufferView", g->nviews, "bufferViews", path, &st);
+        if (v == -2)
+            return st;
+        if (v >= 0) {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(g->view[v], "byteStride");
+            double stride = s && s->valuedouble > 0.0 ? s->valuedouble : elem;
+            double end = off + stride * (count - 1.0) + elem;
+            if (end > view_length(g, (int)v))
+                return fail(g, "%s: %.0f elements of %.0f bytes from byte %.0f run past bufferView "
+                            "%lld's %.0f bytes", path, count, elem, off, v, view_length(g, (int)v));
+        }
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
+        if (sp && (st = check_sparse(g, sp, count, elem, path)) != MB_OK)
+            return st;
+    }
+    return MB_OK;
+}
+
+/* Every index in the array obj[key] names one of n things. */
+static mb_status check_index_array(const gcheck *g, const cJSON *obj, const char *key, int n,
+                                   const char *what, const char *path, int required)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!arr)
+        return required ? fail(g, "%s has no %s", path, key) : MB_OK;
+    if (!cJSON_IsArray(arr))
+        return fail(g, "%s.%s is not an array", path, key);
+    int k = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, ++k) {
+        double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
+        if (!(d >= 0.0) || d != floor(d) || d >= (double)n)
+            return fail(g, "%s.%s[%d] is not one of the %d %s", path, key, k, n, what);
+    }
+    return MB_OK;
+}
+
+/* The node graph: children in range, one parent each, no cycle, no chain deeper than the
+ * skeleton limit (assimp walks the tree recursively). Depths are found in O(nodes) with an
+ * explicit stack. */
+static mb_status check_nodes(const gcheck *g)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
+    int n = g->nnodes;
+    if (n == 0)
+        return MB_OK;
+    int *parent = malloc(sizeof(int) * (size_t)n * 3 + sizeof(int));
+    if (!parent)
+        return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+    int *depth = parent + n, *stack = depth + n;
+    mb_status st = MB_OK;
+    char path[64];
+    for (int i = 0; i < n; ++i)
+        parent[i] = -1, depth[i] = -1;
+    int nmesh = array_size(g->root, "meshes"), nskin = array_size(g->root, "skins");
+    int i = 0;
+    for (const cJSON *nd = nodes->child; nd && st == MB_OK; nd = nd->next, ++i) {
+        snprintf(path, sizeof path, "nodes[%d]", i);
+        if (!cJSON_IsObject(nd)) {
+            st = fail(g, "%s is not an object", path);
+            break;
+        }
+        if ((st = check_index_array(g, nd, "children", n, "nodes", path, 0)) != MB_OK ||
+            opt_index(g, nd, "mesh", nmesh, "meshes", path, &st) == -2 ||
+            opt_index(g, nd, "skin", nskin, "skins", path, &st) == -2)
+            break;
+        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(nd, "children");
+        for (const cJSON *c = ch ? ch->child : NULL; c; c = c->next) {
+            int k = (int)c->valuedouble;
+            if (k == i || parent[k] >= 0) {
+                st = k == i ? fail(g, "%s is its own child", path)
+                            : fail(g, "nodes[%d] is a child of nodes[%d] and nodes[%d]", k, parent[k], i);
+                break;
+            }
+            parent[k] = i;
+        }
+    }
+    for (int s = 0; s < n && st == MB_OK; ++s) {
+        int top = 0, k = s;
+        while (k >= 0 && depth[k] < 0) {
+            if (depth[k] == -2) {
+                st = fail(g, "nodes[%d] is its own ancestor (a cycle of children)", k);
+                break;
+            }
+            depth[k] = -2; /* on the stack */
+            stack[top++] = k;
+            k = parent[k];
+        }
+        int d = k >= 0 ? depth[k] : -1;
+        while (st == MB_OK && top > 0) {
+            int m = stack[--top];
+            depth[m] = ++d;
+            if (d >= MB_MAX_JOINTS) {
+                st = mb_error_set_(g->err, MB_LIMIT, g->source,
+                                   "glTF: nodes[%d] is %d levels deep (the skeleton limit is %d nodes)",
+                                   m, d, MB_MAX_JOINTS);
+            }
+        }
+    }
+    free(parent);
+    return st;
+}
+
+static mb_status check_uses(const gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[96];
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "scenes")) {
+        snprintf(path, sizeof path, "scenes[%d]", i++);
+        if ((st = check_index_array(g, it, "nodes", g->nnodes, "nodes", path, 0)) != MB_OK)
+            return st;
+    }
+    if (opt_index(g, g->root, "scene", array_size(g->root, "scenes"), "scenes", "the asset", &st) == -2)
+        return st;
+    i = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "meshes")) {
+        int p = 0;
+        const cJSON *prim;
+        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(it, "primitives")) {
+            snprintf(path, sizeof path, "meshes[%d].primitives[%d]", i, p++);
+            if (opt_index(g, prim, "indices", g->naccessors, "accessors", path, &st) == -2)
+                return st;
+            const cJSON *attr;
+            cJSON_ArrayForEach(attr, cJSON_GetObjectItemCaseSensitive(prim, "attributes")) {
+                double d = cJSON_IsNumber(attr) ? attr->valuedouble : -1.0;
+                if (!(d >= 0.0) || d != floor(d) || d >= g->naccessors)
+                    return fail(g, "%s.attributes.%s is not one of the %d accessors", path,
+                                attr->string ? attr->string : "?", g->naccessors);
+            }
+        }
+        ++i;
+    }
+    i = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "skins")) {
+        snprintf(path, sizeof path, "skins[%d]", i++);
+        if ((st = check_index_array(g, it, "joints", g->nnodes, "nodes", path, 1)) != MB_OK)
+            return st;
+        long long ibm = opt_index(g, it, "inverseBindMatrices", g->naccessors, "accessors", path, &st);
+        if (ibm == -2)
+            return st;
+        /* Optional in glTF, but assimp 5.2 dereferences it unchecked. */
+        if (ibm < 0)
+            return fail(g, "%s has no inverseBindMatrices (glTF allows that, but assimp 5.2 "
+                        "crashes on it): export the skin with its inverse bind matrices", path);
+        const cJSON *acc = g->acc[ibm];
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(acc, "type");
+        double count = cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
+        int joints = array_size(it, "joints");
+        if (!cJSON_IsString(type) || strcmp(type->valuestring, "MAT4") != 0 ||
+            cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble != 5126.0 ||
+            count < joints)
+            return fail(g, "%s.inverseBindMatrices: accessors[%lld] is not %d float MAT4",
+                        path, ibm, joints);
+    }
+    i = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "animations")) {
+        int ns = array_size(it, "samplers"), k = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "samplers")) {
+            snprintf(path, sizeof path, "animations[%d].samplers[%d]", i, k++);
+            if (opt_index(g, e, "input", g->naccessors, "accessors", path, &st) < 0 ||
+                opt_index(g, e, "output", g->naccessors, "accessors", path, &st) < 0)
+                return st != MB_OK ? st : fail(g, "%s needs an input and an output", path);
+        }
+        k = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "channels")) {
+            snprintf(path, sizeof path, "animations[%d].channels[%d]", i, k++);
+            if (opt_index(g, e, "sampler", ns, "samplers", path, &st) < 0)
+                return st != MB_OK ? st : fail(g, "%s has no sampler", path);
+            snprintf(path, sizeof path, "animations[%d].channels[%d].target", i, k - 1);
+            if (opt_index(g, cJSON_GetObjectItemCaseSensitive(e, "target"), "node", g->nnodes,
+                          "nodes", path, &st) == -2)
+                return st;
+        }
+        ++i;
+    }
+    return MB_OK;
+}
+
+/* Each top-level property this pass walks is an array of objects when present. */
+static mb_status check_top(gcheck *g)
+{
+    static const char *const keys[] = {"buffers", "bufferViews", "accessors", "nodes",
+                                       "scenes", "meshes", "skins", "animations"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(g->root, keys[k]);
+        if (!a)
+            continue;
+        if (!cJSON_IsArray(a))
+            return fail(g, "%s is not an array", keys[k]);
+        int i = 0;
+        for (const cJSON *e = a->child; e; e = e->next, ++i)
+            if (!cJSON_IsObject(e))
+                return fail(g, "%s[%d] is not an object", keys[k], i);
+    }
+    g->nbuffers = array_size(g->root, "buffers");
+    g->nviews = array_size(g->root, "bufferViews");
+    g->naccessors = array_size(g->root, "accessors");
+    g->nnodes = array_size(g->root, "nodes");
+    g->buffer_len = calloc((size_t)g->nbuffers + 1, sizeof *g->buffer_len);
+    g->view = malloc(sizeof *g->view * ((size_t)g->nviews + (size_t)g->naccessors + 1));
+    if (!g->buffer_len || !g->view)
+        return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+    g->acc = g->view + g->nviews;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(g->root, "bufferViews"))
+        g->view[i++] = e;
+    i = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(g->root, "accessors"))
+        g->acc[i++] = e;
+    mb_status st;
+    if ((st = check_buffers(g)) != MB_OK || (st = check_views(g)) != MB_OK ||
+        (st = check_accessors(g)) != MB_OK || (st = check_nodes(g)) != MB_OK)
+        return st;
+    return check_uses(g);
+}
+
+/* Parses the JSON text; a syntax error is reported at its line and column (counted in the
+ * JSON chunk for a GLB). */
+static mb_status parse_json(gcheck *g, const char *json, size_t len)
+{
+    const char *end = NULL;
+    g->root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    if (g->root && cJSON_IsObject(g->root))
+        return MB_OK;
+    if (g->root)
+        return fail(g, "the JSON is not an object");
+    size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
+    /* The position, and whether cJSON stopped there because of its nesting limit. */
+    int line = 1, col = 1, depth = 0, in_str = 0;
+    for (size_t i = 0; i < at; ++i) {
+        char c = json[i];
+        if (in_str)
+            in_str = c == '\\' ? (++i, ++col, 1) : c != '"';
+        else if (c == '"')
+            in_str = 1;
+        else
+            depth += (c == '[' || c == '{') - (c == ']' || c == '}');
+        if (c == '\n')
+            ++line, col = 1;
+        else
+            ++col;
+    }
+    const char *what = depth >= CJSON_NESTING_LIMIT ? "JSON nested deeper than cJSON allows (CJSON_NESTING_LIMIT)"
+                       : at >= len                  ? "unexpected end of the JSON"
+                                                    : "malformed JSON";
+    if (g->glb)
+        return fail(g, "%s in the GLB's JSON chunk at line %d, column %d", what, line, col);
+    mb_status st = fail(g, "%s", what);
+    if (g->err) {
+        g->err->line = line;
+        g->err->column = col;
+    }
+    return st;
+}
+
+/* Returns 1 when the JSON names a glTF 2.x asset. */
+static int is_gltf2(const cJSON *root)
+{
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(asset, "version");
+    return cJSON_IsString(v) && v->valuestring[0] == '2';
+}
+
+static int ends_with_gltf(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n >= 5 && strcasecmp(s + n - 5, ".gltf") == 0;
+}
+
+static mb_status run(gcheck *g)
+{
+    unsigned char head[20];
+    unsigned long long total = g->mem ? g->mem_len : 0;
+    if (!g->mem) {
+        struct stat sb;
+        if (fstat(fileno(g->f), &sb) != 0 || !S_ISREG(sb.st_mode))
+            return MB_OK; /* assimp reports what it cannot read */
+        total = (unsigned long long)sb.st_size;
+    }
+    size_t got = total < sizeof head ? (size_t)total : sizeof head;
+    if (!input_read(g, 0, got, head))
+        return MB_OK;
+    char *json = NULL;
+    size_t json_len = 0;
+    if (got >= 12 && rd32(head) == GLB_MAGIC) {
+        if (rd32(head + 4) != 2)
+            return MB_OK; /* glTF 1 binary or unknown: assimp's */
+        g->glb = 1;
+        unsigned long long declared = rd32(head + 8);
+        if (declared > total || declared < 20)
+            return fail(g, "the GLB header declares %llu bytes; the file has %llu", declared, total);
+        unsigned long long jl = got >= 20 ? rd32(head + 12) : 0;
+        if (got < 20 || rd32(head + 16) != GLB_CHUNK_JSON || jl > declared - 20)
+            return fail(g, "the GLB's first chunk is not a JSON chunk within the file");
+        unsigned long long next = 20 + ((jl + 3) & ~3ull);
+        unsigned char ch[8];
+        if (next + 8 <= declared && input_read(g, next, 8, ch) && rd32(ch + 4) == GLB_CHUNK_BIN) {
+            g->bin_off = next + 8;
+            g->bin_len = rd32(ch);
+            g->has_bin = 1;
+            if (g->bin_len > declared - g->bin_off)
+                return fail(g, "the GLB's BIN chunk declares %llu bytes past the file's end", g->bin_len);
+        }
+        json_len = (size_t)jl;
+        json = malloc(json_len + 1);
+        if (!json)
+            return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+        if (!input_read(g, 20, json_len, json)) {
+            free(json);
+            return fail(g, "cannot read the GLB's JSON chunk");
+        }
+    } else {
+        size_t skip = got >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+        while (skip < got && (head[skip] == ' ' || head[skip] == '\t' || head[skip] == '\r' || head[skip] == '\n'))
+            ++skip;
+        if (skip >= got || head[skip] != '{' || total > GLTF_MAX_JSON)
+            return MB_OK; /* not JSON: another format (or whitespace-led beyond 20 bytes) */
+        json_len = (size_t)total;
+        json = malloc(json_len + 1);
+        if (!json)
+            return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+        if (!input_read(g, 0, json_len, json)) {
+            free(json);
+            return MB_OK;
+        }
+    }
+    json[json_len] = '\0';
+    mb_status st = parse_json(g, json, json_len);
+    free(json);
+    if (st != MB_OK) {
+        /* A JSON text that is not glTF by name may be another format assimp reads. */
+        if (!g->glb && !ends_with_gltf(g->source))
+            st = MB_OK;
+    } else if (is_gltf2(g->root)) {
+        st = check_top(g);
+    }
+    cJSON_Delete(g->root);
+    free(g->buffer_len);
+    free(g->view);
+    return st;
+}
+
+mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const char *source,
+                         mb_error *err)
+{
+    gcheck g;
+    memset(&g, 0, sizeof g);
+    g.source = source;
+    g.err = err;
+    char dir[4096];
+    if (data) {
+        g.mem = data;
+        g.mem_len = len;
+        return run(&g);
+    }
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    g.dir = dir;
+    g.f = fopen(path, "rb");
+    if (!g.f)
+        return MB_OK; /* the caller reports what cannot be opened */
+    mb_status st = run(&g);
+    fclose(g.f);
+    return st;
+}
+
+#endif /* MB_WITH_ASSIMP */

@@ -1,0 +1,311 @@
+/* The glTF pre-check before assimp (src/io/gltf_check.c), on a small skinned glTF built
+ * here byte by byte (JSON written by hand, binary chunk packed below), then broken one
+ * property at a time. The crashes it guards against were seen with Debian's assimp 5.2.5:
+ * a skin without inverseBindMatrices (SEGV), a sparse accessor past its accessor (heap
+ * overflow under ASan), a node chain 20,000 deep (stack overflow). Each case here ran into
+ * one of them, or was read silently, before the check. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "mblend/mblend.h"
+
+static void need_assimp(void)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
+}
+
+/* ---------- the asset ---------- */
+
+/* Binary layout (offsets in bytes): positions 0 (3 x vec3), joints 36 (3 x u8vec4),
+ * weights 48 (3 x vec4), indices 96 (3 x u16 + pad), inverse binds 104 (2 x mat4),
+ * key times 232 (2 floats), key rotations 240 (2 x vec4), sparse index 272 (u16 + pad),
+ * sparse value 276 (vec3). */
+enum { BIN_LEN = 288 };
+
+static void put_f(unsigned char *b, size_t off, const float *v, size_t n)
+{
+    memcpy(b + off, v, n * sizeof(float)); /* the test hosts are little-endian, as glTF */
+}
+
+static void make_bin(unsigned char *b, float t0, float t1, uint16_t sparse_index)
+{
+    memset(b, 0, BIN_LEN);
+    const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    put_f(b, 0, pos, 9);
+    const unsigned char joints[12] = {0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    memcpy(b + 36, joints, 12);
+    const float w[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
+    put_f(b, 48, w, 12);
+    const uint16_t idx[3] = {0, 1, 2};
+    memcpy(b + 96, idx, 6);
+    /* Hip at the origin, Knee 1 up: inverse binds are identity and a -1 y translation. */
+    float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                     1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
+    put_f(b, 104, ibm, 32);
+    const float times[2] = {t0, t1};
+    put_f(b, 232, times, 2);
+    const float rots[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
+    put_f(b, 240, rots, 8);
+    memcpy(b + 272, &sparse_index, 2);
+    const float sv[3] = {2, 3, 4};
+    put_f(b, 276, sv, 3);
+}
+
+/* The JSON, with places to change: the skin's extra properties, accessor 0's extra
+ * properties (a sparse part), and the nodes array. */
+static char *make_json(const char *skin_ibm, const char *acc0_extra, const char *nodes)
+{
+    static const char *fmt =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\n"
+        "\"nodes\":%s,\n"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,"
+        "\"WEIGHTS_0\":2},\"indices\":3}]}],\n"
+        "\"skins\":[{\"joints\":[2,3]%s}],\n"
+        "\"animations\":[{\"name\":\"Bend\",\"samplers\":[{\"input\":5,\"output\":6}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":3,\"path\":\"rotation\"}}]}],\n"
+        "\"accessors\":[\n"
+        "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[1,1,0]%s},\n"
+        "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},\n"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
+        "{\"bufferView\":3,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},\n"
+        "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},\n"
+        "{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},\n"
+        "{\"bufferView\":6,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],\n"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},"
+        "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+        "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48},"
+        "{\"buffer\":0,\"byteOffset\":96,\"byteLength\":6},"
+        "{\"buffer\":0,\"byteOffset\":104,\"byteLength\":128},"
+        "{\"buffer\":0,\"byteOffset\":232,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":240,\"byteLength\":32},"
+        "{\"buffer\":0,\"byteOffset\":272,\"byteLength\":2},"
+        "{\"buffer\":0,\"byteOffset\":276,\"byteLength\":12}],\n"
+        "\"buffers\":[{\"byteLength\":288}]}";
+    int n = snprintf(NULL, 0, fmt, nodes, skin_ibm, acc0_extra);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    snprintf(s, (size_t)n + 1, fmt, nodes, skin_ibm, acc0_extra);
+    return s;
+}
+
+static const char *k_nodes =
+    "[{\"name\":\"Root\",\"children\":[1,2]},{\"name\":\"Body\",\"mesh\":0,\"skin\":0},"
+    "{\"name\":\"Hip\",\"children\":[3]},{\"name\":\"Knee\",\"translation\":[0,1,0]}]";
+static const char *k_ibm = ",\"inverseBindMatrices\":4";
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A GLB: header, JSON chunk (padded with spaces), BIN chunk. */
+static unsigned char *make_glb(const char *json, const unsigned char *bin, size_t *len)
+{
+    size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jp + 8 + BIN_LEN;
+    unsigned char *g = malloc(total);
+    cr_assert_not_null(g);
+    put32(g, 0x46546C67u);
+    put32(g + 4, 2);
+    put32(g + 8, (uint32_t)total);
+    put32(g + 12, (uint32_t)jp);
+    put32(g + 16, 0x4E4F534Au);
+    memcpy(g + 20, json, jl);
+    memset(g + 20 + jl, ' ', jp - jl);
+    put32(g + 20 + jp, BIN_LEN);
+    put32(g + 24 + jp, 0x004E4942u);
+    memcpy(g + 28 + jp, bin, BIN_LEN);
+    *len = total;
+    return g;
+}
+
+/* Reads the asset built from these parts; returns the status, the message in msg. */
+static mb_status read_parts(const char *skin, const char *acc0, const char *nodes, float t0,
+                            float t1, uint16_t sparse_index, mb_scene **out, char *msg,
+                            size_t msg_len)
+{
+    unsigned char bin[BIN_LEN];
+    make_bin(bin, t0, t1, sparse_index);
+    char *json = make_json(skin, acc0, nodes);
+    size_t len;
+    unsigned char *glb = make_glb(json, bin, &len);
+    mb_error err;
+    mb_scene *s = NULL;
+    mb_status st = mb_scene_read_mem(glb, len, "built.glb", NULL, &s, &err);
+    if (msg)
+        snprintf(msg, msg_len, "%s", st == MB_OK ? "" : err.text);
+    if (st != MB_OK)
+        cr_assert_null(s);
+    if (out)
+        *out = s;
+    else
+        mb_scene_destroy(s);
+    free(glb);
+    free(json);
+    return st;
+}
+
+static void expect_error(mb_status want, const char *needle, const char *skin, const char *acc0,
+                         const char *nodes, float t0, float t1, uint16_t sparse_index)
+{
+    char msg[300];
+    mb_status st = read_parts(skin, acc0, nodes, t0, t1, sparse_index, NULL, msg, sizeof msg);
+    cr_assert_eq(st, want, "status %d (want %d): %s", (int)st, (int)want, msg);
+    cr_assert(strstr(msg, needle), "message '%s' lacks '%s'", msg, needle);
+}
+
+/* ---------- tests ---------- */
+
+Test(gltf_check, the_built_asset_loads_and_its_sparse_part_applies)
+{
+    need_assimp();
+    /* Without the sparse part, then with one that moves vertex 1 to (2, 3, 4). */
+    mb_scene *s = NULL;
+    char msg[300];
+    cr_assert_eq(read_parts(k_ibm, "", k_nodes, 0.0f, 1.0f, 1, &s, msg, sizeof msg), MB_OK, "%s", msg);
+    const mb_skeleton *sk = mb_scene_skeleton(s);
+    cr_assert_geq(mb_skeleton_joint_count(sk), 4);
+    cr_assert_geq(mb_skeleton_find(sk, "Knee"), 0);
+    cr_assert_eq(mb_scene_clip_count(s), 1);
+    cr_assert_eq(mb_mesh_vertex_count(mb_scene_mesh(s)), 3);
+    mb_scene_destroy(s);
+    const char *sparse = ",\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":7,"
+                         "\"componentType\":5123},\"values\":{\"bufferView\":8}}";
+    cr_assert_eq(read_parts(k_ibm, sparse, k_nodes, 0.0f, 1.0f, 1, &s, msg, sizeof msg), MB_OK, "%s", msg);
+    const mb_mesh *m = mb_scene_mesh(s);
+    int found = 0;
+    for (int v = 0; v < mb_mesh_vertex_count(m); ++v) {
+        const float *p = mb_mesh_positions(m) + 3 * v;
+        found += p[0] == 2.0f && p[1] == 3.0f && p[2] == 4.0f;
+    }
+    cr_assert_eq(found, 1, "the sparse value (2, 3, 4) replaced one vertex");
+    mb_scene_destroy(s);
+}
+
+Test(gltf_check, skin_without_inverse_bind_matrices_is_an_error_not_a_crash)
+{
+    need_assimp();
+    expect_error(MB_PARSE, "skins[0] has no inverseBindMatrices", "", "", k_nodes, 0, 1, 1);
+    /* Bind matrices of the wrong type or too few: assimp would read past them. */
+    expect_error(MB_PARSE, "skins[0].inverseBindMatrices: accessors[5]",
+                 ",\"inverseBindMatrices\":5", "", k_nodes, 0, 1, 1);
+}
+
+Test(gltf_check, sparse_parts_past_their_accessor_are_errors)
+{
+    need_assimp();
+    const char *huge = ",\"sparse\":{\"count\":1000000000,\"indices\":{\"bufferView\":7,"
+                       "\"componentType\":5123},\"values\":{\"bufferView\":8}}";
+    expect_error(MB_PARSE, "accessors[0].sparse.count", k_ibm, huge, k_nodes, 0, 1, 1);
+    /* An index naming element 7 of a 3-element accessor (read from the BIN chunk). */
+    const char *one = ",\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":7,"
+                      "\"componentType\":5123},\"values\":{\"bufferView\":8}}";
+    expect_error(MB_PARSE, "index 7 (entry 0) is past the accessor's 3 elements", k_ibm, one,
+                 k_nodes, 0, 1, 7);
+    /* Two 2-byte indices in a 2-byte view. */
+    const char *two = ",\"sparse\":{\"count\":2,\"indices\":{\"bufferView\":7,"
+                      "\"componentType\":5123},\"values\":{\"bufferView\":8}}";
+    expect_error(MB_PARSE, "accessors[0].sparse.indices", k_ibm, two, k_nodes, 0, 1, 1);
+}
+
+Test(gltf_check, node_graphs_that_are_not_trees_are_errors)
+{
+    need_assimp();
+    expect_error(MB_PARSE, "nodes[3] is a child of nodes[1] and nodes[2]", k_ibm, "",
+                 "[{\"name\":\"Root\",\"children\":[1,2]},{\"name\":\"Body\",\"mesh\":0,"
+                 "\"skin\":0,\"children\":[3]},{\"name\":\"Hip\",\"children\":[3]},{\"name\":\"Knee\"}]",
+                 0, 1, 1);
+    expect_error(MB_PARSE, "is its own ancestor", k_ibm, "",
+                 "[{\"name\":\"Root\",\"children\":[1]},{\"name\":\"Body\",\"mesh\":0,\"skin\":0},"
+                 "{\"name\":\"Hip\",\"children\":[3]},{\"name\":\"Knee\",\"children\":[2]}]",
+                 0, 1, 1);
+    expect_error(MB_PARSE, "nodes[2].children[0] is not one of the 4 nodes", k_ibm, "",
+                 "[{\"name\":\"Root\",\"children\":[1,2]},{\"name\":\"Body\",\"mesh\":0,\"skin\":0},"
+                 "{\"name\":\"Hip\",\"children\":[4]},{\"name\":\"Knee\"}]",
+                 0, 1, 1);
+}
+
+Test(gltf_check, a_node_chain_deeper_than_the_skeleton_limit_is_refused_before_assimp)
+{
+    need_assimp();
+    /* The asset's four nodes, then a chain of 20,000 under Knee (assimp 5.2.5 recursed
+     * through it until the stack ran out). */
+    enum { CHAIN = 20000 };
+    size_t cap = 256 + (size_t)CHAIN * 48;
+    char *nodes = malloc(cap);
+    cr_assert_not_null(nodes);
+    size_t n = (size_t)snprintf(nodes, cap,
+                                "[{\"name\":\"Root\",\"children\":[1,2]},{\"name\":\"Body\","
+                                "\"mesh\":0,\"skin\":0},{\"name\":\"Hip\",\"children\":[3]},"
+                                "{\"name\":\"Knee\",\"children\":[4]}");
+    for (int i = 0; i < CHAIN; ++i)
+        n += (size_t)(i + 1 < CHAIN ? snprintf(nodes + n, cap - n, ",{\"children\":[%d]}", 5 + i)
+                                    : snprintf(nodes + n, cap - n, ",{}]"));
+    expect_error(MB_LIMIT, "levels deep (the skeleton limit is 4096 nodes)", k_ibm, "", nodes, 0, 1, 1);
+    free(nodes);
+}
+
+Test(gltf_check, key_times_below_zero_or_out_of_order_are_errors)
+{
+    need_assimp();
+    char msg[300];
+    /* assimp takes them; the clip builder refuses them (it once collapsed the clip). */
+    cr_assert_neq(read_parts(k_ibm, "", k_nodes, 1.0f, 0.5f, 1, NULL, msg, sizeof msg), MB_OK);
+    cr_assert_neq(read_parts(k_ibm, "", k_nodes, -1.0f, 0.5f, 1, NULL, msg, sizeof msg), MB_OK);
+    cr_assert(strstr(msg, "key"), "%s", msg);
+}
+
+Test(gltf_check, the_container_and_the_json_are_checked)
+{
+    need_assimp();
+    unsigned char bin[BIN_LEN];
+    make_bin(bin, 0, 1, 1);
+    char *json = make_json(k_ibm, "", k_nodes);
+    size_t len;
+    unsigned char *glb = make_glb(json, bin, &len);
+    mb_error err;
+    mb_scene *s = (mb_scene *)1;
+    /* Truncated: the header's length is more than the bytes given. */
+    cr_assert_eq(mb_scene_read_mem(glb, len - 16, "cut.glb", NULL, &s, &err), MB_PARSE);
+    cr_assert_null(s);
+    cr_assert(strstr(err.text, "the GLB header declares"), "%s", err.text);
+    /* A buffer that declares more bytes than the BIN chunk holds. */
+    char *big = make_json(k_ibm, "", k_nodes);
+    char *at = strstr(big, "\"byteLength\":288");
+    memcpy(at, "\"byteLength\":289", 16);
+    free(glb);
+    glb = make_glb(big, bin, &len);
+    cr_assert_eq(mb_scene_read_mem(glb, len, "big.glb", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "buffers[0] declares 289 bytes but holds 288"), "%s", err.text);
+    /* A .gltf JSON text with a syntax error: its line and column. */
+    const char *bad = "{\"asset\":{\"version\":\"2.0\"},\n  \"nodes\":[{\"name\" \"a\"}]}";
+    cr_assert_eq(mb_scene_read_mem(bad, strlen(bad), "bad.gltf", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "malformed JSON"), "%s", err.text);
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 20, "column %d (the \"a\" where ':' belongs)", err.column);
+    /* Nested beyond cJSON's limit (assimp's own parser recurses too). */
+    size_t depth = 3000;
+    char *deep = malloc(2 * depth + 64);
+    cr_assert_not_null(deep);
+    int k = sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"x\":");
+    memset(deep + k, '[', depth);
+    memset(deep + k + depth, ']', depth);
+    strcpy(deep + k + 2 * depth, "}");
+    cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), "deep.gltf", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "nested deeper"), "%s", err.text);
+    /* JSON that is not glTF by name or content is left to assimp (which cannot read it). */
+    const char *other = "{\"hello\": 1}";
+    cr_assert_eq(mb_scene_read_mem(other, strlen(other), "x.json", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "assimp"), "%s", err.text);
+    free(deep);
+    free(big);
+    free(glb);
+    free(json);
+}
