@@ -156,7 +156,7 @@ static double buffer_available(const gcheck *g, int i, const cJSON *b)
 {
     const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
     if (!uri)
-        return g->glb && i == 0 && g->has_bin ? (double)g->bin_len : 0.0;
+        return g->glb && i == 0 && g->has_bin ? (double)g->bin_len : -1.0;
     if (!cJSON_IsString(uri))
         return -1.0;
     const char *u = uri->valuestring;
@@ -188,8 +188,10 @@ static mb_status check_buffers(gcheck *g)
         if (!get_count(g, b, "byteLength", -1.0, 9.0e15, path, &g->buffer_len[i], &st))
             return st;
         double have = buffer_available(g, i, b);
+        /* A buffer without uri is the GLB's BIN chunk, or one an extension supplies (an
+         * EXT_meshopt_compression fallback): its bytes are not the file's to check. */
         if (!cJSON_GetObjectItemCaseSensitive(b, "uri") && g->buffer_len[i] > 0.0 &&
-            !(g->glb && i == 0 && g->has_bin))
+            !(g->glb && i == 0 && g->has_bin) && !cJSON_GetObjectItemCaseSensitive(b, "extensions"))
             return fail(g, "%s has no uri and is not the GLB's BIN chunk (%s)", path,
                         !g->glb ? "a .gltf file has none" : i ? "only buffers[0] can be"
                                                                : "the GLB has none");
