@@ -128,8 +128,8 @@ typedef struct mb_scene_info {
  * before assimp reads it: its JSON (cJSON), the GLB container and every index and byte
  * range assimp follows, so a broken or hostile glTF is an MB_PARSE (MB_LIMIT for a node
  * tree deeper than MB_MAX_JOINTS) naming the JSON path; a skin without
- * inverseBindMatrices, valid glTF on which Debian's assimp 5.2.5 crashes, is refused the
- * same way. Other formats are parsed by assimp unguarded (an X or Collada file nested
+ * inverseBindMatrices (valid glTF: identity matrices; Debian's assimp 5.2.5 crashes on
+ * it) is read from a copy with the identity matrices written in. Other formats are parsed by assimp unguarded (an X or Collada file nested
  * tens of thousands deep overflows its stack), so read untrusted non-glTF files in a
  * process you can lose (the mblend tool lets a child process read each scene first).
  * Scene reads must not run on two threads at once: assimp's C API keeps its last error in

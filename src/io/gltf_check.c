@@ -22,7 +22,7 @@
 
 #include "mblend/anim.h"
 
-#include "io/mesh_internal.h"
+#include "io/gltf_internal.h"
 
 #define GLB_MAGIC 0x46546C67u      /* "glTF" */
 #define GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */
@@ -46,6 +46,7 @@ typedef struct {
     double *buffer_len;       /* declared byteLength of each buffer */
     const cJSON **view, **acc; /* the bufferViews and accessors by index (cJSON's own
                                   lookup by index walks the list) */
+    int skins_without_binds;
 } gcheck;
 
 static uint32_t rd32(const unsigned char *p)
@@ -425,7 +426,7 @@ static mb_status check_nodes(const gcheck *g)
     return st;
 }
 
-static mb_status check_uses(const gcheck *g)
+static mb_status check_uses(gcheck *g)
 {
     mb_status st = MB_OK;
     char path[96];
@@ -464,10 +465,12 @@ static mb_status check_uses(const gcheck *g)
         long long ibm = opt_index(g, it, "inverseBindMatrices", g->naccessors, "accessors", path, &st);
         if (ibm == -2)
             return st;
-        /* Optional in glTF, but assimp 5.2 dereferences it unchecked. */
-        if (ibm < 0)
-            return fail(g, "%s has no inverseBindMatrices (glTF allows that, but assimp 5.2 "
-                        "crashes on it): export the skin with its inverse bind matrices", path);
+        /* Optional in glTF (identity), but assimp 5.2 dereferences it unchecked: the
+         * asset is patched for it (gltf_patch.c). */
+        if (ibm < 0) {
+            ++g->skins_without_binds;
+            continue;
+        }
         const cJSON *acc = g->acc[ibm];
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(acc, "type");
         double count = cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
@@ -595,7 +598,24 @@ static int ends_with_gltf(const char *s)
     return n >= 5 && strcasecmp(s + n - 5, ".gltf") == 0;
 }
 
-static mb_status run(gcheck *g)
+/* The copy assimp reads when a skin has no inverse bind matrices. */
+static mb_status make_patch(gcheck *g, mb_gltf_patch *patch)
+{
+    unsigned char *bin = NULL;
+    if (g->glb && g->has_bin) {
+        bin = malloc(g->bin_len ? (size_t)g->bin_len : 1);
+        if (bin && !input_read(g, g->bin_off, (size_t)g->bin_len, bin)) {
+            free(bin);
+            return fail(g, "cannot read the GLB's BIN chunk");
+        }
+    }
+    int ok = (bin || !(g->glb && g->has_bin)) &&
+             mb_gltf_patch_(g->root, bin, (size_t)g->bin_len, g->glb, g->dir, patch);
+    free(bin);
+    return ok ? MB_OK : mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+}
+
+static mb_status run(gcheck *g, mb_gltf_patch *patch)
 {
     unsigned char head[20];
     unsigned long long total = g->mem ? g->mem_len : 0;
@@ -661,6 +681,8 @@ static mb_status run(gcheck *g)
             st = MB_OK;
     } else if (is_gltf2(g->root)) {
         st = check_top(g);
+        if (st == MB_OK && g->skins_without_binds > 0)
+            st = make_patch(g, patch);
     }
     cJSON_Delete(g->root);
     free(g->buffer_len);
@@ -669,8 +691,9 @@ static mb_status run(gcheck *g)
 }
 
 mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const char *source,
-                         mb_error *err)
+                         mb_error *err, mb_gltf_patch *patch)
 {
+    memset(patch, 0, sizeof *patch);
     gcheck g;
     memset(&g, 0, sizeof g);
     g.source = source;
@@ -679,7 +702,7 @@ mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const c
     if (data) {
         g.mem = data;
         g.mem_len = len;
-        return run(&g);
+        return run(&g, patch);
     }
     const char *slash = strrchr(path, '/');
     if (!slash)
@@ -692,7 +715,7 @@ mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const c
     g.f = fopen(path, "rb");
     if (!g.f)
         return MB_OK; /* the caller reports what cannot be opened */
-    mb_status st = run(&g);
+    mb_status st = run(&g, patch);
     fclose(g.f);
     return st;
 }

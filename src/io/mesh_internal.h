@@ -18,14 +18,23 @@ int mb_mesh_invert4_(const float m[16], float out[16]);
  * drops out), as a unit quaternion x, y, z, w. */
 void mb_mesh_quat_from_matrix_(const double m[16], double q[4]);
 
+/* A rewritten copy of an asset for assimp to read from memory (hint: its format). */
+typedef struct mb_gltf_patch {
+    void *data; /* malloc'd; NULL when the file is read as it is */
+    size_t len;
+    const char *hint;
+} mb_gltf_patch;
+
 /* Checks a glTF 2.0 asset (a .glb or a JSON .gltf) before assimp reads it: JSON syntax
  * (line and column), the GLB container, and every index and byte range assimp follows
  * (buffers, views, accessors and their sparse parts, nodes as a tree no deeper than the
- * skeleton limit, meshes, skins with inverse bind matrices, animations). MB_OK for
- * anything that is not glTF 2 (other formats are assimp's alone); MB_PARSE, MB_LIMIT or
- * MB_NOMEM with err filled otherwise. From memory (data, len) or from the file at path,
- * whose directory resolves relative buffer URIs. */
+ * skeleton limit, meshes, skins, animations). MB_OK for anything that is not glTF 2
+ * (other formats are assimp's alone); MB_PARSE, MB_LIMIT or MB_NOMEM with err filled
+ * otherwise. From memory (data, len) or from the file at path, whose directory resolves
+ * relative buffer URIs. When the asset has a skin without inverseBindMatrices (valid
+ * glTF: identity matrices; assimp 5.2.5 crashes on it), *patch receives a copy with those
+ * matrices written in, for assimp to read instead (the caller frees patch->data). */
 mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const char *source,
-                         mb_error *err);
+                         mb_error *err, mb_gltf_patch *patch);
 
 #endif

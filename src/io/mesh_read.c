@@ -925,16 +925,23 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
         return mb_error_set_(err, MB_INVALID_ARG, source,
                               "sample rate %g is outside 0..10000 frames per second",
                               d->sample_rate);
-    mb_status pre = mb_gltf_check_(data, len, path, source, err);
+    mb_gltf_patch patch;
+    mb_status pre = mb_gltf_check_(data, len, path, source, err, &patch);
     if (pre != MB_OK)
         return pre;
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props)
+    struct aiPropertyStore *props = patch.len <= UINT_MAX ? aiCreatePropertyStore() : NULL;
+    if (!props) {
+        free(patch.data);
         return mb_error_set_(err, MB_NOMEM, source, "out of memory");
+    }
     /* FBX pivots as separate "$AssimpFbx$" nodes would split joints in two. */
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     const struct aiScene *sc;
-    if (path) {
+    if (patch.data) {
+        sc = aiImportFileFromMemoryWithProperties(patch.data, (unsigned)patch.len, k_flags,
+                                                  patch.hint, props);
+        free(patch.data);
+    } else if (path) {
         sc = aiImportFileExWithProperties(path, k_flags, NULL, props);
     } else {
         const char *dot = source ? strrchr(source, '.') : NULL;

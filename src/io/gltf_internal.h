@@ -1,0 +1,17 @@
+/* The glTF pre-check's private half: the copy it builds for assimp (src/io/gltf_patch.c). */
+#ifndef MB_GLTF_INTERNAL_H
+#define MB_GLTF_INTERNAL_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+#include "io/mesh_internal.h"
+
+/* Fills *out with root written out again (as a GLB holding bin when glb is set, else as
+ * JSON text), after giving every skin without inverseBindMatrices identity matrices and
+ * making relative buffer and image URIs start from dir (NULL: left as they are). Returns
+ * 0 when memory runs out (*out empty). */
+int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int glb,
+                   const char *dir, mb_gltf_patch *out);
+
+#endif

@@ -1,0 +1,165 @@
+/* A copy of a checked glTF asset that Debian's assimp 5.2.5 can read: every skin without
+ * inverseBindMatrices (identity matrices by the glTF spec, which assimp dereferences
+ * unchecked) gets identity matrices of its own, and relative URIs are made absolute, as
+ * assimp resolves them against the working directory once it reads from memory. */
+#ifdef MB_WITH_ASSIMP
+
+#include <cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/gltf_internal.h"
+
+/* Written by hand: cJSON has no base64 encoder and no other dependency needs one. */
+static char *base64(const unsigned char *p, size_t n, const char *prefix)
+{
+    static const char k[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t pl = strlen(prefix);
+    char *out = malloc(pl + (n + 2) / 3 * 4 + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, prefix, pl);
+    char *o = out + pl;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        *o++ = k[v >> 18 & 63];
+        *o++ = k[v >> 12 & 63];
+        *o++ = i + 1 < n ? k[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? k[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The array root[key], created when absent; NULL when it cannot be. */
+static cJSON *array_of(cJSON *root, const char *key)
+{
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    return a ? a : cJSON_AddArrayToObject(root, key);
+}
+
+/* Appends obj to root[key]; returns its index, or -1 (obj freed) when it cannot. */
+static int append(cJSON *root, const char *key, cJSON *obj)
+{
+    cJSON *a = array_of(root, key);
+    if (!obj || !a || !cJSON_AddItemToArray(a, obj)) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    return cJSON_GetArraySize(a) - 1;
+}
+
+static int add_identity_binds(cJSON *root, cJSON *skin)
+{
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(skin, "joints"));
+    size_t bytes = (size_t)n * 16 * sizeof(float);
+    float *m = calloc((size_t)n * 16, sizeof(float));
+    if (!m)
+        return 0;
+    for (int j = 0; j < n; ++j)
+        m[16 * j] = m[16 * j + 5] = m[16 * j + 10] = m[16 * j + 15] = 1.0f;
+    /* glTF is little-endian, as every platform this library builds on. */
+    char *uri = base64((const unsigned char *)m, bytes, "data:application/octet-stream;base64,");
+    free(m);
+    if (!uri)
+        return 0;
+    cJSON *buf = cJSON_CreateObject();
+    int ok = buf && cJSON_AddNumberToObject(buf, "byteLength", (double)bytes) &&
+             cJSON_AddStringToObject(buf, "uri", uri);
+    free(uri);
+    int b = ok ? append(root, "buffers", buf) : (cJSON_Delete(buf), -1);
+    cJSON *view = b >= 0 ? cJSON_CreateObject() : NULL;
+    ok = view && cJSON_AddNumberToObject(view, "buffer", b) &&
+         cJSON_AddNumberToObject(view, "byteLength", (double)bytes);
+    int v = ok ? append(root, "bufferViews", view) : (cJSON_Delete(view), -1);
+    cJSON *acc = v >= 0 ? cJSON_CreateObject() : NULL;
+    ok = acc && cJSON_AddNumberToObject(acc, "bufferView", v) &&
+         cJSON_AddNumberToObject(acc, "componentType", 5126) &&
+         cJSON_AddNumberToObject(acc, "count", n) && cJSON_AddStringToObject(acc, "type", "MAT4");
+    int a = ok ? append(root, "accessors", acc) : (cJSON_Delete(acc), -1);
+    return a >= 0 && cJSON_AddNumberToObject(skin, "inverseBindMatrices", a) != NULL;
+}
+
+/* A relative file URI of buffers[] or images[] becomes dir/uri. */
+static int absolute_uris(cJSON *root, const char *key, const char *dir)
+{
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, key)) {
+        cJSON *u = cJSON_GetObjectItemCaseSensitive(e, "uri");
+        if (!cJSON_IsString(u) || u->valuestring[0] == '/' || strchr(u->valuestring, ':'))
+            continue;
+        size_t n = strlen(dir) + strlen(u->valuestring) + 2;
+        char *p = malloc(n);
+        if (!p)
+            return 0;
+        snprintf(p, n, "%s/%s", dir, u->valuestring);
+        cJSON *s = cJSON_CreateString(p);
+        free(p);
+        if (!s || !cJSON_ReplaceItemInObjectCaseSensitive(e, "uri", s)) {
+            cJSON_Delete(s);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int glb,
+                   const char *dir, mb_gltf_patch *out)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *skin;
+    cJSON_ArrayForEach(skin, cJSON_GetObjectItemCaseSensitive(root, "skins"))
+        if (!cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices") &&
+            !add_identity_binds(root, skin))
+            return 0;
+    if (dir && (!absolute_uris(root, "buffers", dir) || !absolute_uris(root, "images", dir)))
+        return 0;
+    char *json = cJSON_PrintUnformatted(root);
+    if (!json)
+        return 0;
+    size_t jl = strlen(json);
+    if (!glb) {
+        out->data = json;
+        out->len = jl;
+        out->hint = "gltf";
+        return 1;
+    }
+    /* The GLB again: header, the new JSON chunk (space-padded), the BIN chunk as it was. */
+    size_t jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jp + (bin ? 8 + bp : 0);
+    unsigned char *g = total <= UINT32_MAX ? malloc(total) : NULL;
+    if (!g) {
+        free(json);
+        return 0;
+    }
+    put32(g, 0x46546C67u);
+    put32(g + 4, 2);
+    put32(g + 8, (uint32_t)total);
+    put32(g + 12, (uint32_t)jp);
+    put32(g + 16, 0x4E4F534Au);
+    memcpy(g + 20, json, jl);
+    memset(g + 20 + jl, ' ', jp - jl);
+    free(json);
+    if (bin) {
+        unsigned char *c = g + 20 + jp;
+        put32(c, (uint32_t)bp);
+        put32(c + 4, 0x004E4942u);
+        memcpy(c + 8, bin, bin_len);
+        memset(c + 8 + bin_len, 0, bp - bin_len);
+    }
+    out->data = g;
+    out->len = total;
+    out->hint = "glb";
+    return 1;
+}
+
+#endif /* MB_WITH_ASSIMP */
