@@ -665,6 +665,41 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 /* A glTF file mblend wrote blends again with the file it came from: the skinned mesh sits on
  * the still root node, so reading the output back gives the same skeleton (a second scene
  * root made assimp add a "ROOT" node, two more nodes per round trip). */
+/* --scale on blend and transition glb outputs: a scale node above the skeleton (which
+ * mblend's reader reports and drops), only for .glb, only a positive decimal. */
+Test(cli_blend, scale_applies_to_glb_outputs)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
+    char plain[128], scaled[128], trans[128], bvh[128];
+    snprintf(plain, sizeof plain, "%s/jog.glb", d);
+    snprintf(scaled, sizeof scaled, "%s/jog_m.glb", d);
+    snprintf(trans, sizeof trans, "%s/rw_m.glb", d);
+    snprintf(bvh, sizeof bvh, "%s/jog.bvh", d);
+    cr_assert_eq(RUN("blend", walk, runc, "-o", plain).code, 0);
+    run_out r = RUN("blend", walk, runc, "--scale", "0.01", "-o", scaled);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    r = RUN("transition", runc, walk, "--at", "1.5", "--duration", "0.5", "--scale", "0.01", "-o", trans);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    const char *files[] = {plain, scaled, trans};
+    for (int i = 0; i < 3; ++i) {
+        mb_scene *s;
+        mb_error err;
+        cr_assert_eq(mb_scene_read_file(files[i], NULL, &s, &err), MB_OK, "%s", err.text);
+        cr_assert_eq(mb_scene_get_info(s).scaled_nodes, i == 0 ? 0 : 1, "%s", files[i]);
+        mb_scene_destroy(s);
+    }
+    cr_assert_eq(RUN("blend", walk, runc, "--scale", "0.01", "-o", bvh).code, 1);
+    cr_assert_eq(RUN("transition", runc, walk, "--at", "1.5", "--duration", "0.5", "--scale", "2",
+                     "-o", bvh).code, 1);
+    cr_assert_eq(RUN("blend", walk, runc, "--scale", "0", "-o", scaled).code, 1);
+    cr_assert_eq(RUN("blend", walk, runc, "--scale", "0x1p-3", "-o", scaled).code, 1);
+    cr_assert_eq(access(bvh, F_OK), -1, "a refused command wrote %s", bvh);
+    remove_dir(d);
+}
+
 Test(cli_blend, gltf_output_blends_again_with_its_source)
 {
     if (!mb_scene_supported())

@@ -156,6 +156,15 @@ int mb_cli_parse_nonneg(const char *s, double *out)
     return 1;
 }
 
+int mb_cli_parse_scale(const char *s, float *out)
+{
+    double v;
+    if (!mb_cli_parse_nonneg(s, &v) || !(v > 0.0) || v > 1e6)
+        return 0;
+    *out = (float)v;
+    return 1;
+}
+
 int mb_cli_parse_span(const char *s, double *from, double *to)
 {
     const char *colon = strchr(s, ':');
@@ -484,7 +493,7 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
 }
 
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name, int up_axis)
+                     const mb_clip *clip, const char *name, int up_axis, float scale)
 {
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
@@ -501,6 +510,7 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     gd.mesh = mesh;
     gd.clip = clip;
     gd.clip_name = name;
+    gd.scale = scale;
     gd.up_axis = src->up_axis ? src->up_axis : up_axis;
     if (gd.up_axis == 0) { /* a BVH nobody analysed (poses): its up axis from the motion */
         mb_motion_info mi;

@@ -73,6 +73,9 @@ int mb_cli_parse_long(const char *s, long *out);
  * success. */
 int mb_cli_parse_nonneg(const char *s, double *out);
 
+/* A --scale value for glTF output: a decimal in (0, 1e6]. Returns 1 on success. */
+int mb_cli_parse_scale(const char *s, float *out);
+
 /* "FROM:TO", both mb_cli_parse_nonneg; the caller checks their order. Returns 1 on
  * success. */
 int mb_cli_parse_span(const char *s, double *from, double *to);
@@ -159,7 +162,7 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
  * up axis (1..3: X, Y, Z, as the caller's analysis found it; 0: analyse clip here) to
  * glTF's +Y. */
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name, int up_axis);
+                     const mb_clip *clip, const char *name, int up_axis, float scale);
 
 /* Opens a CSV report as a temporary file beside path (tmp receives its name; the caller
  * renames it over path once the command's output is written, or unlinks it), with the

@@ -36,6 +36,8 @@ void mb_cmd_blend_usage(FILE *out)
             "  -o, --output OUT     the file to write (temporary file + rename): OUT.bvh, or\n"
             "                       OUT.glb (skeleton, the first input's mesh or a generated\n"
             "                       capsule skin, and the blend as an animation)\n"
+            "  --scale S            .glb only: scale the scene by S (e.g. 0.01 for BVH\n"
+            "                       clips in cm, as glTF viewers expect metres); default 1\n"
             "  -w, --weights LIST   one non-negative weight per input, comma-separated;\n"
             "                       normalised to sum 1 (default: equal weights)\n"
             "  --cycle auto|none    auto (default for clips): find one gait cycle per input,\n"
@@ -78,7 +80,8 @@ enum {
     OPT_EXACT,
     OPT_REPORT,
     OPT_COMPARE,
-    OPT_LENIENT
+    OPT_LENIENT,
+    OPT_SCALE
 };
 
 typedef struct input {
@@ -277,12 +280,14 @@ int mb_cmd_blend(int argc, char **argv)
         {"feet", 0, 1, OPT_FEET},       {"up", 0, 1, OPT_UP},
         {"method", 0, 1, OPT_METHOD},   {"exact", 0, 0, OPT_EXACT},
         {"report", 0, 1, OPT_REPORT},   {"compare", 0, 0, OPT_COMPARE},
-        {"lenient", 0, 0, OPT_LENIENT}, {NULL, 0, 0, 0}};
+        {"lenient", 0, 0, OPT_LENIENT}, {"scale", 0, 1, OPT_SCALE},
+        {NULL, 0, 0, 0}};
     const char *cmd = "mblend blend";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
     const char *outp = NULL, *weights = NULL, *ranges = NULL, *feet = NULL, *report = NULL;
     int cycle_auto = -1, up = 0, exact = 0, compare = 0, lenient = 0, id;
+    float scale = 0.0f; /* 0: the writer's default, 1 */
     char range_buf[4096], *range_items[MB_BLEND_MAX_LAYERS + 1]; /* --range, split */
     mb_blend_method method = MB_BLEND_LOGEXP;
     input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
@@ -303,6 +308,10 @@ int mb_cmd_blend(int argc, char **argv)
         case OPT_EXACT: exact = 1; break;
         case OPT_COMPARE: compare = 1; break;
         case OPT_LENIENT: lenient = 1; break;
+        case OPT_SCALE:
+            if (!mb_cli_parse_scale(a.arg, &scale))
+                USAGE("--scale needs a positive number up to 1e6, got '%s'", a.arg);
+            break;
         case OPT_CYCLE:
             if (strcmp(a.arg, "auto") == 0)
                 cycle_auto = 1;
@@ -363,6 +372,8 @@ int mb_cmd_blend(int argc, char **argv)
     int glb = mb_cli_ends_with_ci(outp, ".glb");
     if (!glb && !mb_cli_ends_with_ci(outp, ".bvh"))
         USAGE("the output must end in .bvh or .glb, got '%s'", outp);
+    if (scale > 0.0f && !glb)
+        USAGE("--scale applies to .glb output only");
     int poses = 0;
     for (int i = 0; i < n; ++i)
         poses += in[i].kind == 1;
@@ -667,7 +678,7 @@ int mb_cmd_blend(int argc, char **argv)
     if (glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
         rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend",
-                              up ? up : poses ? 0 : in[0].info.up_axis + 1);
+                              up ? up : poses ? 0 : in[0].info.up_axis + 1, scale);
     } else if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;

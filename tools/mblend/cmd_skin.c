@@ -122,13 +122,10 @@ int mb_cmd_skin(int argc, char **argv)
             else
                 return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
             break;
-        case OPT_SCALE: {
-            char *end;
-            scale = strtof(a.arg, &end);
-            if (end == a.arg || *end || !(scale > 0.0f) || scale > 1e6f)
-                return mb_cli_usage_error(cmd, "--scale needs a positive number, got '%s'", a.arg);
+        case OPT_SCALE:
+            if (!mb_cli_parse_scale(a.arg, &scale))
+                return mb_cli_usage_error(cmd, "--scale needs a positive number up to 1e6, got '%s'", a.arg);
             break;
-        }
         case MB_CLI_OPERAND:
             if (clip)
                 return mb_cli_usage_error(cmd, "unexpected argument '%s' (one CLIP only)", a.arg);

@@ -25,6 +25,8 @@ void mb_cmd_transition_usage(FILE *out)
             "  -o, --output OUT       the file to write (temporary file + rename): OUT.bvh, or\n"
             "                         OUT.glb (skeleton, A's mesh or a generated capsule skin,\n"
             "                         and the clip as an animation)\n"
+            "  --scale S              .glb only: scale the scene by S (e.g. 0.01 for BVH\n"
+            "                         clips in cm, as glTF viewers expect metres); default 1\n"
             "  --at SECONDS|auto      time in A (file time, frame 0 = 0 s) of the last frame\n"
             "                         before the transition. auto: the best transition point\n"
             "                         (the frame pair whose windows of joint positions match\n"
@@ -70,7 +72,8 @@ enum {
     OPT_WINDOW,
     OPT_REPORT,
     OPT_UP,
-    OPT_LENIENT
+    OPT_LENIENT,
+    OPT_SCALE
 };
 
 
@@ -182,13 +185,14 @@ int mb_cmd_transition(int argc, char **argv)
         {"b-start", 0, 1, OPT_BSTART},  {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
         {"sync", 0, 0, OPT_SYNC},       {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
         {"report", 0, 1, OPT_REPORT},   {"up", 0, 1, OPT_UP},         {"lenient", 0, 0, OPT_LENIENT},
-        {NULL, 0, 0, 0}};
+        {"scale", 0, 1, OPT_SCALE},     {NULL, 0, 0, 0}};
     const char *cmd = "mblend transition";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
     const char *outp = NULL, *report = NULL, *paths[2] = {NULL, NULL};
     int curve_given = 0, npaths = 0, at_auto = -1, b_auto = 1, b_phase = 0, sync = 0, up = 0, lenient = 0, have_search = 0, id, rc = MB_EXIT_OK;
     double at = 0.0, duration = -1.0, b_start = 0.0, s_from = 0.0, s_to = 0.0, window = 0.0;
+    float scale = 0.0f; /* 0: the writer's default, 1 */
     mb_transition_mode mode = MB_TRANSITION_CROSSFADE;
     mb_fade_curve curve = MB_CURVE_SMOOTHSTEP;
     mb_cli_clip src[2];
@@ -210,6 +214,10 @@ int mb_cmd_transition(int argc, char **argv)
         case OPT_REPORT: report = a.arg; break;
         case OPT_SYNC: sync = 1; break;
         case OPT_LENIENT: lenient = 1; break;
+        case OPT_SCALE:
+            if (!mb_cli_parse_scale(a.arg, &scale))
+                USAGE("--scale needs a positive number up to 1e6, got '%s'", a.arg);
+            break;
         case OPT_AT:
             if (strcmp(a.arg, "auto") == 0)
                 at_auto = 1;
@@ -275,6 +283,8 @@ int mb_cmd_transition(int argc, char **argv)
         USAGE("missing -o OUT.bvh (or OUT.glb)");
     if (!mb_cli_ends_with_ci(outp, ".bvh") && !mb_cli_ends_with_ci(outp, ".glb"))
         USAGE("the output must end in .bvh or .glb, got '%s'", outp);
+    if (scale > 0.0f && !mb_cli_ends_with_ci(outp, ".glb"))
+        USAGE("--scale applies to .glb output only");
     if (at_auto < 0)
         USAGE("missing --at SECONDS|auto");
     if (duration < 0.0)
@@ -448,7 +458,7 @@ int mb_cmd_transition(int argc, char **argv)
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
     if (mb_cli_ends_with_ci(outp, ".glb")) {
-        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition", bd.up_axis)) !=
+        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition", bd.up_axis, scale)) !=
             MB_EXIT_OK)
             goto out;
     } else if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
