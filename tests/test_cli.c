@@ -397,6 +397,32 @@ Test(cli_positions, matches_oracle_rows)
     check_oracle("fairmotion_sinusoidal_xyz_noendsite.bvh", 119);
 }
 
+/* Far from the origin, 7 significant digits lost up to 0.05 units: every float digit is
+ * printed (100000.125 and 0.00048828125 are exact floats), and no "-0". */
+Test(cli_positions, far_from_the_origin_prints_the_float_exactly)
+{
+    const char *dir = scratch();
+    char path[512];
+    snprintf(path, sizeof path, "%s/far.bvh", dir);
+    write_text(path, "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
+                     "  CHANNELS 3 Xposition Yposition Zposition\n"
+                     "  End Site\n  {\n    OFFSET 0 0 0.00048828125\n  }\n}\n"
+                     "MOTION\nFrames: 2\nFrame Time: 0.1\n100000.125 -0.0 2500.9875\n"
+                     "100000.125 -0.0 2501\n");
+    run_result r = RUN("positions", path);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "0,0,Hips,100000.125,") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, ",2500.98755\n") != NULL, "%s", r.out); /* float(2500.9875) */
+    cr_assert(strstr(r.out, "0,1,Hips_End,100000.125,") != NULL, "%s", r.out);
+    run_free(&r);
+    r = RUN("info", path);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "root travel:    Hips (100000, 0, 2500.99)") != NULL, "%s", r.out);
+    run_free(&r);
+    remove(path);
+    rmdir(dir);
+}
+
 Test(cli_positions, frame_ranges_are_half_open)
 {
     const char *tiny = bvh("bvh/derived/tiny_arm_handcheck.bvh");

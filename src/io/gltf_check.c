@@ -96,7 +96,7 @@ static long long opt_index(const gcheck *g, const cJSON *obj, const char *key, i
         return -1;
     double d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
     if (!(d >= 0.0) || d != floor(d) || d >= (double)n) {
-        *st = fail(g, "%s.%s is not one of the %d %s", path, key, n, what);
+        *st = fail(g, "%s%s%s is not one of the %d %s", path, *path ? "." : "", key, n, what);
         return -2;
     }
     return (long long)d;
@@ -437,7 +437,7 @@ static mb_status check_uses(gcheck *g)
         if ((st = check_index_array(g, it, "nodes", g->nnodes, "nodes", path, 0)) != MB_OK)
             return st;
     }
-    if (opt_index(g, g->root, "scene", array_size(g->root, "scenes"), "scenes", "the asset", &st) == -2)
+    if (opt_index(g, g->root, "scene", array_size(g->root, "scenes"), "scenes", "", &st) == -2)
         return st;
     i = 0;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "meshes")) {

@@ -484,9 +484,10 @@ int mb_cmd_blend(int argc, char **argv)
             ad.up_axis = up ? up : in[i].src.up_axis;
             ad.left_foot = feet_lr[0];
             ad.right_foot = feet_lr[1];
+            if (mb_clip_frame_count(in[i].c) == 0)
+                INPUT_ERR("%s has no frames: nothing to blend", in[i].path);
             if (mb_clip_frame_count(in[i].c) < 2)
-                INPUT_ERR("%s has %d frame%s: give it as a pose (file@N)", in[i].path,
-                          mb_clip_frame_count(in[i].c), mb_clip_frame_count(in[i].c) == 1 ? "" : "s");
+                INPUT_ERR("%s has 1 frame: give it as a pose (file@0)", in[i].path);
             if (mb_motion_analyze(in[i].s, in[i].c, &ad, in[i].path, &in[i].info, &e) != MB_OK) {
                 mb_cli_print_error(&e);
                 rc = MB_EXIT_INPUT;

@@ -18,7 +18,8 @@ void mb_cmd_convert_usage(FILE *out)
             "  --order ORDER      rewrite every joint's rotation channels in ORDER (one of\n"
             "                     XYZ XZY YXZ YZX ZXY ZYX, any case); the motion is unchanged\n"
             "  --precision N      significant digits for the values, 1..17 (default 9, which\n"
-            "                     round-trips 32-bit floats exactly)\n"
+            "                     round-trips 32-bit floats exactly; mblend holds values in\n"
+            "                     single precision, so more digits add no information)\n"
             "  --lenient          accept a Frames line that disagrees with the data (warning\n"
             "                     on stderr); OUT gets the frames actually read\n"
             "  -h, --help         show this help\n");

@@ -121,7 +121,7 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
             ok = mb_cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
                                     pose, world) == MB_OK;
             for (int a3 = 0; ok && a3 < 3; ++a3)
-                ends[k][a3] = world[mi.root][12 + a3];
+                ends[k][a3] = world[mi.root][12 + a3] + 0.0; /* + 0.0: no "-0" printed */
         }
         free(pose);
         free(world);

@@ -141,7 +141,8 @@ int mb_cmd_positions(int argc, char **argv)
                 break;
             }
             for (int j = 0; j < n; ++j)
-                printf("%ld,%d,%s,%.7g,%.7g,%.7g\n", f, j, mb_skeleton_name(s, j),
+                /* 9 digits: the float exactly (7 lost up to 0.05 at 1e5 units from the origin) */
+                printf("%ld,%d,%s,%.9g,%.9g,%.9g\n", f, j, mb_skeleton_name(s, j),
                        (double)world[j][12], (double)world[j][13], (double)world[j][14]);
         }
     }
