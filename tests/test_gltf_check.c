@@ -244,6 +244,19 @@ Test(gltf_check, skin_without_inverse_bind_matrices_reads_as_identity)
         cr_assert_eq(mb_scene_clip_count(s), 1);
         mb_scene_destroy(s);
     }
+    /* A skin with no joints (found by fuzzing: the patch gave it 0 matrices, an accessor
+     * of count 0 that the check itself refuses). */
+    char *nojoints = make_json("", "", k_nodes);
+    char *jt = strstr(nojoints, "\"joints\":[2,3]");
+    cr_assert_not_null(jt);
+    memcpy(jt, "\"joints\":[   ]", 14);
+    mb_error e2;
+    size_t l2;
+    unsigned char *g2 = make_glb(nojoints, bin, &l2);
+    cr_assert_eq(mb_scene_read_mem(g2, l2, "nojoints.glb", NULL, &s, &e2), MB_PARSE);
+    cr_assert(strstr(e2.text, "skins[0].joints is empty"), "%s", e2.text);
+    free(g2);
+    free(nojoints);
     /* Bind matrices of the wrong type: assimp would read past them. */
     expect_error(MB_PARSE, "skins[0].inverseBindMatrices: accessors[5]",
                  ",\"inverseBindMatrices\":5", "", k_nodes, 0, 1, 1);

@@ -462,6 +462,8 @@ static mb_status check_uses(gcheck *g)
         snprintf(path, sizeof path, "skins[%d]", i++);
         if ((st = check_index_array(g, it, "joints", g->nnodes, "nodes", path, 1)) != MB_OK)
             return st;
+        if (array_size(it, "joints") < 1)
+            return fail(g, "%s.joints is empty", path);
         long long ibm = opt_index(g, it, "inverseBindMatrices", g->naccessors, "accessors", path, &st);
         if (ibm == -2)
             return st;
