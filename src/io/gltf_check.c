@@ -24,9 +24,6 @@
 
 #include "io/gltf_internal.h"
 
-#define GLB_MAGIC 0x46546C67u      /* "glTF" */
-#define GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */
-#define GLB_CHUNK_BIN 0x004E4942u  /* "BIN\0" */
 /* A JSON text larger than this is not read (a scene's JSON is kilobytes to a few tens of
  * megabytes; embedded base64 buffers make it larger, up to what assimp takes in memory). */
 #define GLTF_MAX_JSON ((size_t)UINT_MAX)
@@ -632,7 +629,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         return MB_OK;
     char *json = NULL;
     size_t json_len = 0;
-    if (got >= 12 && rd32(head) == GLB_MAGIC) {
+    if (got >= 12 && rd32(head) == MB_GLB_MAGIC) {
         if (rd32(head + 4) != 2)
             return MB_OK; /* glTF 1 binary or unknown: assimp's */
         g->glb = 1;
@@ -640,11 +637,11 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         if (declared > total || declared < 20)
             return fail(g, "the GLB header declares %llu bytes; the file has %llu", declared, total);
         unsigned long long jl = got >= 20 ? rd32(head + 12) : 0;
-        if (got < 20 || rd32(head + 16) != GLB_CHUNK_JSON || jl > declared - 20)
+        if (got < 20 || rd32(head + 16) != MB_GLB_CHUNK_JSON || jl > declared - 20)
             return fail(g, "the GLB's first chunk is not a JSON chunk within the file");
         unsigned long long next = 20 + ((jl + 3) & ~3ull);
         unsigned char ch[8];
-        if (next + 8 <= declared && input_read(g, next, 8, ch) && rd32(ch + 4) == GLB_CHUNK_BIN) {
+        if (next + 8 <= declared && input_read(g, next, 8, ch) && rd32(ch + 4) == MB_GLB_CHUNK_BIN) {
             g->bin_off = next + 8;
             g->bin_len = rd32(ch);
             g->has_bin = 1;

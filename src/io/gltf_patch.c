@@ -106,12 +106,6 @@ static int absolute_uris(cJSON *root, const char *key, const char *dir)
     return 1;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
 int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int glb,
                    const char *dir, mb_gltf_patch *out)
 {
@@ -133,29 +127,14 @@ int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int gl
         out->hint = "gltf";
         return 1;
     }
-    /* The GLB again: header, the new JSON chunk (space-padded), the BIN chunk as it was. */
-    size_t jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
-    size_t total = 12 + 8 + jp + (bin ? 8 + bp : 0);
-    unsigned char *g = total <= UINT32_MAX ? malloc(total) : NULL;
-    if (!g) {
-        free(json);
-        return 0;
-    }
-    put32(g, 0x46546C67u);
-    put32(g + 4, 2);
-    put32(g + 8, (uint32_t)total);
-    put32(g + 12, (uint32_t)jp);
-    put32(g + 16, 0x4E4F534Au);
-    memcpy(g + 20, json, jl);
-    memset(g + 20 + jl, ' ', jp - jl);
+    /* The GLB again: the new JSON chunk, the BIN chunk as it was. */
+    size_t total = mb_glb_pack_(json, jl, bin, bin ? bin_len : 0, NULL);
+    unsigned char *g = total ? malloc(total) : NULL;
+    if (g)
+        mb_glb_pack_(json, jl, bin, bin ? bin_len : 0, g);
     free(json);
-    if (bin) {
-        unsigned char *c = g + 20 + jp;
-        put32(c, (uint32_t)bp);
-        put32(c + 4, 0x004E4942u);
-        memcpy(c + 8, bin, bin_len);
-        memset(c + 8 + bin_len, 0, bp - bin_len);
-    }
+    if (!g)
+        return 0;
     out->data = g;
     out->len = total;
     out->hint = "glb";

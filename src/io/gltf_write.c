@@ -135,13 +135,6 @@ static void minmax(const float *v, size_t count, int comps, float *lo, float *hi
         }
 }
 
-static void put_u32le(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
 
 static int finite_pose(const mb_xform *x, int n)
 {
@@ -407,26 +400,15 @@ anim_done:;
     if (failed)
         goto done;
     {
-        size_t total = 12 + 8 + json.len + (c.bin.len ? 8 + c.bin.len : 0);
-        if (total > 0xffffffffu) {
+        size_t total = mb_glb_pack_(json.p, json.len, c.bin.p, c.bin.len, NULL);
+        if (total == 0) {
             st = mb_error_set_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
             goto done;
         }
         unsigned char *o = mb_alloc_(&d->allocator, total);
         if (!o)
             goto done;
-        /* header "glTF", version 2, length; then the JSON chunk and the BIN chunk */
-        put_u32le(o, 0x46546C67u);
-        put_u32le(o + 4, 2u);
-        put_u32le(o + 8, (uint32_t)total);
-        put_u32le(o + 12, (uint32_t)json.len);
-        put_u32le(o + 16, 0x4E4F534Au);
-        memcpy(o + 20, json.p, json.len);
-        if (c.bin.len) {
-            put_u32le(o + 20 + json.len, (uint32_t)c.bin.len);
-            put_u32le(o + 24 + json.len, 0x004E4942u);
-            memcpy(o + 28 + json.len, c.bin.p, c.bin.len);
-        }
+        mb_glb_pack_(json.p, json.len, c.bin.p, c.bin.len, o);
         *out = o;
         *out_len = total;
         st = MB_OK;

@@ -1,5 +1,5 @@
 /* File helpers for the mesh exporters and the scene loader: errors, atomic writes, whole-file
- * reads, a 4x4 inverse. */
+ * reads, the GLB container, a 4x4 inverse. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,6 +14,38 @@
 
 #include "io/mesh_internal.h"
 
+
+static void put_u32le(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+size_t mb_glb_pack_(const char *json, size_t json_len, const void *bin, size_t bin_len,
+                    unsigned char *out)
+{
+    size_t jp = (json_len + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jp + (bin_len ? 8 + bp : 0);
+    if (jp < json_len || total > 0xffffffffu)
+        return 0;
+    if (!out)
+        return total;
+    put_u32le(out, MB_GLB_MAGIC);
+    put_u32le(out + 4, 2u);
+    put_u32le(out + 8, (uint32_t)total);
+    put_u32le(out + 12, (uint32_t)jp);
+    put_u32le(out + 16, MB_GLB_CHUNK_JSON);
+    memcpy(out + 20, json, json_len);
+    memset(out + 20 + json_len, ' ', jp - json_len);
+    if (bin_len) {
+        unsigned char *c = out + 20 + jp;
+        put_u32le(c, (uint32_t)bp);
+        put_u32le(c + 4, MB_GLB_CHUNK_BIN);
+        memcpy(c + 8, bin, bin_len);
+        memset(c + 8 + bin_len, 0, bp - bin_len);
+    }
+    return total;
+}
 
 int mb_mesh_invert4d_(const double m[16], double out[16])
 {

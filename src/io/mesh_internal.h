@@ -18,6 +18,17 @@ int mb_mesh_invert4_(const float m[16], float out[16]);
  * drops out), as a unit quaternion x, y, z, w. */
 void mb_mesh_quat_from_matrix_(const double m[16], double q[4]);
 
+/* Binary glTF (GLB) container: magic "glTF", version 2, chunk types "JSON" and "BIN". */
+#define MB_GLB_MAGIC 0x46546C67u
+#define MB_GLB_CHUNK_JSON 0x4E4F534Au
+#define MB_GLB_CHUNK_BIN 0x004E4942u
+
+/* Packs a GLB: the header, the JSON chunk (padded with spaces to 4 bytes) and, when
+ * bin_len > 0, the BIN chunk (padded with zeros). With out NULL only measures. Returns the
+ * size, 0 when it would not fit the format's 32-bit length. */
+size_t mb_glb_pack_(const char *json, size_t json_len, const void *bin, size_t bin_len,
+                    unsigned char *out);
+
 /* A rewritten copy of an asset for assimp to read from memory (hint: its format). */
 typedef struct mb_gltf_patch {
     void *data; /* malloc'd; NULL when the file is read as it is */
