@@ -268,6 +268,27 @@ Test(gltf_check, skin_without_inverse_bind_matrices_reads_as_identity)
     free(json);
 }
 
+Test(gltf_check, control_characters_in_names_become_underscores)
+{
+    need_assimp();
+    /* They reached the terminal raw (escape sequences in `mblend info`) and made the BVH
+     * writer refuse the skeleton. */
+    const char *nodes =
+        "[{\"name\":\"Root\",\"children\":[1,2]},{\"name\":\"Body\",\"mesh\":0,\"skin\":0},"
+        "{\"name\":\"H\\u001b[31mip\\n\",\"children\":[3]},{\"name\":\"Knee\",\"translation\":[0,1,0]}]";
+    mb_scene *s = NULL;
+    char msg[300];
+    cr_assert_eq(read_parts(k_ibm, "", nodes, 0, 1, 1, &s, msg, sizeof msg), MB_OK, "%s", msg);
+    const mb_skeleton *sk = mb_scene_skeleton(s);
+    cr_assert_geq(mb_skeleton_find(sk, "H_[31mip_"), 0);
+    char *text = NULL;
+    size_t len = 0;
+    mb_error err;
+    cr_assert_eq(mb_bvh_write_mem(sk, mb_scene_clip(s, 0), NULL, &text, &len, &err), MB_OK, "%s", err.text);
+    free(text);
+    mb_scene_destroy(s);
+}
+
 Test(gltf_check, sparse_parts_past_their_accessor_are_errors)
 {
     need_assimp();

@@ -121,7 +121,8 @@ typedef struct mb_scene_info {
  * tracks for exactly the nodes with position keys (nodes without a channel hold their
  * bind transform, which is their skeleton offset; rotations slerped, positions lerped
  * between keys, clamped before the first and after the last key). Unnamed nodes are called
- * "node<i>", repeated names get "#<k>" appended, unnamed clips "clip<i>".
+ * "node<i>", repeated names get "#<k>" appended, unnamed clips "clip<i>"; control
+ * characters in node and clip names become '_'.
  * MB_INVALID_ARG for NULL data or outputs; MB_PARSE when assimp cannot read it (its
  * message in err); MB_LIMIT past the skeleton or mesh limits; MB_NOMEM; MB_IO when the
  * build has no assimp. On failure *out is NULL. A glTF 2.0 asset (.glb or .gltf) is checked

@@ -121,6 +121,15 @@ static void *zalloc(const loader *L, size_t n)
     return p;
 }
 
+/* Control characters (a name is printed and written into BVH files, which refuse them)
+ * become '_'. */
+static void printable(char *s)
+{
+    for (; *s; ++s)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '_';
+}
+
 static int count_nodes(const struct aiNode *n, int limit)
 {
     int c = 1;
@@ -241,6 +250,7 @@ static mb_status build_skeleton(loader *L)
         else
             snprintf(nm, MB_MAX_NAME + 1, "%.*s", (int)(nd->mName.length > MB_MAX_NAME ? MB_MAX_NAME : nd->mName.length),
                      nd->mName.data);
+        printable(nm);
         for (int k = 2;; ++k) {
             int dup = 0;
             for (int o = 0; o < i && !dup; ++o)
@@ -256,6 +266,7 @@ static mb_status build_skeleton(loader *L)
                 snprintf(nm, MB_MAX_NAME + 1, "node%d%s", i, suffix);
             else
                 snprintf(nm, MB_MAX_NAME + 1, "%.*s%s", (int)base, nd->mName.data, suffix);
+            printable(nm);
         }
         jd[i].name = nm;
         jd[i].parent = L->parent[i];
@@ -854,6 +865,7 @@ static mb_status build_clips(loader *L)
                      an->mName.data);
         else
             snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
+        printable(S->clip_names[S->clip_count]);
         S->clip_count++;
         float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
         for (long long f = 0; f < frames; ++f) {
