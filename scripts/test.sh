@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite twice: a normal build, then one with
-# AddressSanitizer + UndefinedBehaviorSanitizer. Warnings are errors in both.
+# Builds and runs the whole test suite three times: a normal build, one with
+# AddressSanitizer + UndefinedBehaviorSanitizer, and one without assimp (the optional
+# dependency: the scene tests skip, everything else must still build and pass). Warnings
+# are errors in all three.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
@@ -14,4 +16,8 @@ ctest --test-dir "$here/build" --output-on-failure -j"$jobs"
 echo "== tests (ASan + UBSan build)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$here/build-asan" --output-on-failure -j"$jobs"
-echo "== all tests passed (release and sanitizer builds)"
+
+"$here/scripts/setup.sh" "$here/build-noassimp" -DMB_BUILD_TESTS=ON -DMB_WITH_ASSIMP=OFF
+echo "== tests (built without assimp)"
+ctest --test-dir "$here/build-noassimp" --output-on-failure -j"$jobs"
+echo "== all tests passed (release, sanitizer and no-assimp builds)"

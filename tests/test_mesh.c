@@ -39,6 +39,7 @@
 #pragma weak aiReleaseImport
 #pragma weak aiDecomposeMatrix
 #pragma weak aiExportScene
+#pragma weak aiGetErrorString
 #endif
 
 #define PI 3.14159265358979323846
