@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -107,11 +108,11 @@ static void put32(unsigned char *p, uint32_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* A GLB: header, JSON chunk (padded with spaces), BIN chunk. */
+/* A GLB: header, JSON chunk (padded with spaces), BIN chunk (none when bin is NULL). */
 static unsigned char *make_glb(const char *json, const unsigned char *bin, size_t *len)
 {
     size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3;
-    size_t total = 12 + 8 + jp + 8 + BIN_LEN;
+    size_t total = 12 + 8 + jp + (bin ? 8 + BIN_LEN : 0);
     unsigned char *g = malloc(total);
     cr_assert_not_null(g);
     put32(g, 0x46546C67u);
@@ -121,9 +122,11 @@ static unsigned char *make_glb(const char *json, const unsigned char *bin, size_
     put32(g + 16, 0x4E4F534Au);
     memcpy(g + 20, json, jl);
     memset(g + 20 + jl, ' ', jp - jl);
-    put32(g + 20 + jp, BIN_LEN);
-    put32(g + 24 + jp, 0x004E4942u);
-    memcpy(g + 28 + jp, bin, BIN_LEN);
+    if (bin) {
+        put32(g + 20 + jp, BIN_LEN);
+        put32(g + 24 + jp, 0x004E4942u);
+        memcpy(g + 28 + jp, bin, BIN_LEN);
+    }
     *len = total;
     return g;
 }
@@ -236,8 +239,28 @@ Test(gltf_check, skin_without_inverse_bind_matrices_reads_as_identity)
     cr_assert_not_null(f);
     fprintf(f, "%.*s\"buffers\":[{\"byteLength\":288,\"uri\":\"asset.bin\"}]}", (int)(at - json), json);
     cr_assert_eq(fclose(f), 0);
-    const char *paths[] = {glb_path, gltf_path};
-    for (int i = 0; i < 2; ++i) {
+    /* The same .gltf led by 40 spaces (the check once looked at the first 20 bytes only,
+     * and assimp crashed on the unpatched skin), and one whose buffer's relative path
+     * holds a ':' after a '/' (RFC 3986: not a scheme; made absolute for the patched copy like any relative path). */
+    char ws_path[128], colon_path[128], colon_dir[128], colon_bin[160];
+    snprintf(ws_path, sizeof ws_path, "%s/spaced.gltf", dir);
+    snprintf(colon_path, sizeof colon_path, "%s/colon.gltf", dir);
+    snprintf(colon_dir, sizeof colon_dir, "%s/sub", dir);
+    snprintf(colon_bin, sizeof colon_bin, "%s/a:b.bin", colon_dir);
+    cr_assert_eq(mkdir(colon_dir, 0700), 0);
+    f = fopen(ws_path, "wb");
+    cr_assert_not_null(f);
+    fprintf(f, "%40s%.*s\"buffers\":[{\"byteLength\":288,\"uri\":\"asset.bin\"}]}", "",
+            (int)(at - json), json);
+    cr_assert_eq(fclose(f), 0);
+    f = fopen(colon_path, "wb");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*s\"buffers\":[{\"byteLength\":288,\"uri\":\"sub/a:b.bin\"}]}", (int)(at - json), json);
+    cr_assert_eq(fclose(f), 0);
+    f = fopen(colon_bin, "wb");
+    cr_assert(f && fwrite(bin, 1, BIN_LEN, f) == BIN_LEN && fclose(f) == 0);
+    const char *paths[] = {glb_path, gltf_path, ws_path, colon_path};
+    for (int i = 0; i < 4; ++i) {
         mb_error err;
         cr_assert_eq(mb_scene_read_file(paths[i], NULL, &s, &err), MB_OK, "%s: %s", paths[i], err.text);
         expect_identity_binds(s);
@@ -260,6 +283,21 @@ Test(gltf_check, skin_without_inverse_bind_matrices_reads_as_identity)
     /* Bind matrices of the wrong type: assimp would read past them. */
     expect_error(MB_PARSE, "skins[0].inverseBindMatrices: accessors[5]",
                  ",\"inverseBindMatrices\":5", "", k_nodes, 0, 1, 1);
+    /* A GLB with no buffer at all (a skeleton): the matrices go into a new BIN chunk, as
+     * assimp takes a GLB's buffers[0] for it. */
+    const char *skel = "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0]}],"
+                       "\"nodes\":[{\"name\":\"Hip\",\"children\":[1]},{\"name\":\"Knee\"}],"
+                       "\"skins\":[{\"joints\":[0,1]}]}";
+    unsigned char *sg = make_glb(skel, NULL, &len);
+    mb_error e3;
+    cr_assert_eq(mb_scene_read_mem(sg, len, "skeleton.glb", NULL, &s, &e3), MB_OK, "%s", e3.text);
+    cr_assert_geq(mb_skeleton_find(mb_scene_skeleton(s), "Knee"), 0);
+    mb_scene_destroy(s);
+    free(sg);
+    remove(ws_path);
+    remove(colon_path);
+    remove(colon_bin);
+    remove(colon_dir);
     remove(glb_path);
     remove(gltf_path);
     remove(bin_path);
@@ -341,6 +379,74 @@ Test(gltf_check, a_node_chain_deeper_than_the_skeleton_limit_is_refused_before_a
                                     : snprintf(nodes + n, cap - n, ",{}]"));
     expect_error(MB_LIMIT, "levels deep (the skeleton limit is 4096 nodes)", k_ibm, "", nodes, 0, 1, 1);
     free(nodes);
+}
+
+/* Reads the built asset with one substring of its JSON replaced. */
+static mb_status read_edited(const char *from, const char *to, char *msg, size_t msg_len)
+{
+    unsigned char bin[BIN_LEN];
+    make_bin(bin, 0, 1, 1);
+    char *json = make_json(k_ibm, "", k_nodes);
+    char *at = strstr(json, from);
+    cr_assert_not_null(at, "no %s", from);
+    size_t n = strlen(json) - strlen(from) + strlen(to) + 1;
+    char *ed = malloc(n);
+    cr_assert_not_null(ed);
+    snprintf(ed, n, "%.*s%s%s", (int)(at - json), json, to, at + strlen(from));
+    size_t len;
+    unsigned char *glb = make_glb(ed, bin, &len);
+    mb_error err;
+    mb_scene *s = NULL;
+    mb_status st = mb_scene_read_mem(glb, len, "edited.glb", NULL, &s, &err);
+    snprintf(msg, msg_len, "%s", st == MB_OK ? "" : err.text);
+    mb_scene_destroy(s);
+    free(glb);
+    free(ed);
+    free(json);
+    return st;
+}
+
+Test(gltf_check, primitive_modes_and_scene_roots_are_checked)
+{
+    need_assimp();
+    char msg[300];
+    /* A triangle fan of 2 indices: assimp read past its faces (heap overflow under ASan,
+     * silent in a release build); a strip or fan of 1 asks assimp for 2^64 bytes. */
+    cr_assert_eq(read_edited("\"indices\":3}", "\"indices\":5,\"mode\":6}", msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "mode 6 needs at least 3 indices, the accessor has 2"), "%s", msg);
+    cr_assert_eq(read_edited("\"indices\":3}", "\"indices\":3,\"mode\":7}", msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, ".mode is not an integer from 0 to 6"), "%s", msg);
+    cr_assert_eq(read_edited("\"indices\":3}", "\"indices\":3,\"mode\":6}", msg, sizeof msg), MB_OK, "%s", msg);
+    /* A scene lists root nodes, each once (assimp copies a subtree per entry: a root
+     * listed thousands of times asked for gigabytes). */
+    cr_assert_eq(read_edited("\"nodes\":[0]}", "\"nodes\":[0,0]}", msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "scenes[0].nodes lists nodes[0] twice"), "%s", msg);
+    cr_assert_eq(read_edited("\"nodes\":[0]}", "\"nodes\":[2]}", msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "which is a child of nodes[0]"), "%s", msg);
+}
+
+Test(gltf_check, json_texts_assimp_would_parse_differently_are_refused)
+{
+    need_assimp();
+    mb_scene *s = NULL;
+    mb_error err;
+    /* Nested past cJSON's limit under any name (assimp reads glTF by content and its
+     * parser recursed into a stack overflow), and a \u0000 in a key (cJSON ends the key
+     * there, assimp's parser does not: "asset\u0000" hid the real version). */
+    size_t depth = 200000;
+    char *deep = malloc(2 * depth + 64);
+    cr_assert_not_null(deep);
+    int k = sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"x\":");
+    memset(deep + k, '[', depth);
+    memset(deep + k + depth, ']', depth);
+    strcpy(deep + k + 2 * depth, "}");
+    cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), "deep.json", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "nested deeper"), "%s", err.text);
+    cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), NULL, NULL, &s, &err), MB_PARSE);
+    free(deep);
+    const char *nul = "{\"asset\\u0000\":{\"version\":\"1.0\"},\"asset\":{\"version\":\"2.0\"}}";
+    cr_assert_eq(mb_scene_read_mem(nul, strlen(nul), "nul.gltf", NULL, &s, &err), MB_PARSE);
+    cr_assert(strstr(err.text, "\\u0000"), "%s", err.text);
 }
 
 Test(gltf_check, key_times_below_zero_or_out_of_order_are_errors)

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "mblend/anim.h"
@@ -44,6 +43,7 @@ typedef struct {
     const cJSON **view, **acc; /* the bufferViews and accessors by index (cJSON's own
                                   lookup by index walks the list) */
     int skins_without_binds;
+    int *parent;               /* each node's parent, -1 for a root (after check_nodes) */
 } gcheck;
 
 static uint32_t rd32(const unsigned char *p)
@@ -360,7 +360,7 @@ static mb_status check_index_array(const gcheck *g, const cJSON *obj, const char
 /* The node graph: children in range, one parent each, no cycle, no chain deeper than the
  * skeleton limit (assimp walks the tree recursively). Depths are found in O(nodes) with an
  * explicit stack. */
-static mb_status check_nodes(const gcheck *g)
+static mb_status check_nodes(gcheck *g)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
     int n = g->nnodes;
@@ -419,8 +419,31 @@ static mb_status check_nodes(const gcheck *g)
             }
         }
     }
-    free(parent);
+    g->parent = parent; /* freed by run() */
     return st;
+}
+
+/* A primitive's mode (0 points ... 6 triangle fan) and enough elements for one of its
+ * shapes: assimp 5.2 counts strips and fans as count - 2 in an unsigned type and reads
+ * past a loop of one index. The elements are the indices, else the POSITION accessor. */
+static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indices,
+                            const char *path)
+{
+    double mode;
+    mb_status st = MB_OK;
+    if (!get_count(g, prim, "mode", 4.0, 6.0, path, &mode, &st))
+        return st;
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(prim, "attributes"), "POSITION");
+    long long acc = indices >= 0 ? indices : cJSON_IsNumber(pos) ? (long long)pos->valuedouble : -1;
+    if (acc < 0 || acc >= g->naccessors)
+        return MB_OK; /* no positions: assimp refuses the mesh itself */
+    double need = mode == 0.0 ? 1.0 : mode <= 3.0 ? 2.0 : 3.0;
+    double count = cJSON_GetObjectItemCaseSensitive(g->acc[acc], "count")->valuedouble;
+    if (count < need)
+        return fail(g, "%s: mode %.0f needs at least %.0f %s, the accessor has %.0f", path, mode,
+                    need, indices >= 0 ? "indices" : "vertices", count);
+    return MB_OK;
 }
 
 static mb_status check_uses(gcheck *g)
@@ -433,6 +456,20 @@ static mb_status check_uses(gcheck *g)
         snprintf(path, sizeof path, "scenes[%d]", i++);
         if ((st = check_index_array(g, it, "nodes", g->nnodes, "nodes", path, 0)) != MB_OK)
             return st;
+        /* Root nodes, each once: assimp copies the subtree of every entry, so one root
+         * listed thousands of times asks for gigabytes. */
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "nodes"), *e;
+        cJSON_ArrayForEach(e, a) {
+            int k = (int)e->valuedouble;
+            if (g->parent[k] >= 0)
+                return fail(g, "%s.nodes lists nodes[%d], which is a child of nodes[%d]: a "
+                            "scene lists root nodes", path, k, g->parent[k]);
+            if (g->parent[k] == -2)
+                return fail(g, "%s.nodes lists nodes[%d] twice", path, k);
+            g->parent[k] = -2;
+        }
+        cJSON_ArrayForEach(e, a)
+            g->parent[(int)e->valuedouble] = -1;
     }
     if (opt_index(g, g->root, "scene", array_size(g->root, "scenes"), "scenes", "", &st) == -2)
         return st;
@@ -442,7 +479,10 @@ static mb_status check_uses(gcheck *g)
         const cJSON *prim;
         cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(it, "primitives")) {
             snprintf(path, sizeof path, "meshes[%d].primitives[%d]", i, p++);
-            if (opt_index(g, prim, "indices", g->naccessors, "accessors", path, &st) == -2)
+            long long ind = opt_index(g, prim, "indices", g->naccessors, "accessors", path, &st);
+            if (ind == -2)
+                return st;
+            if ((st = check_mode(g, prim, ind, path)) != MB_OK)
                 return st;
             const cJSON *attr;
             cJSON_ArrayForEach(attr, cJSON_GetObjectItemCaseSensitive(prim, "attributes")) {
@@ -570,7 +610,7 @@ static mb_status parse_json(gcheck *g, const char *json, size_t len)
         else
             ++col;
     }
-    const char *what = depth >= CJSON_NESTING_LIMIT ? "JSON nested deeper than cJSON allows (CJSON_NESTING_LIMIT)"
+    const char *what = depth >= CJSON_NESTING_LIMIT ? "JSON nested deeper than the parser's limit"
                        : at >= len                  ? "unexpected end of the JSON"
                                                     : "malformed JSON";
     if (g->glb)
@@ -591,10 +631,40 @@ static int is_gltf2(const cJSON *root)
     return cJSON_IsString(v) && v->valuestring[0] == '2';
 }
 
-static int ends_with_gltf(const char *s)
+/* The first byte after the JSON whitespace that starts at `from` (-1 when there is none):
+ * the parsers skip any amount of it. */
+static int first_text_byte(const gcheck *g, unsigned long long total, unsigned long long from)
 {
-    size_t n = s ? strlen(s) : 0;
-    return n >= 5 && strcasecmp(s + n - 5, ".gltf") == 0;
+    unsigned char blk[4096];
+    for (unsigned long long at = from; at < total;) {
+        size_t n = total - at < sizeof blk ? (size_t)(total - at) : sizeof blk;
+        if (!input_read(g, at, n, blk))
+            return -1;
+        for (size_t i = 0; i < n; ++i)
+            if (blk[i] != ' ' && blk[i] != '\t' && blk[i] != '\r' && blk[i] != '\n')
+                return blk[i];
+        at += n;
+    }
+    return -1;
+}
+
+/* Whether a JSON string holds the escape \u0000: cJSON ends a key there, assimp's parser
+ * does not, so "asset\u0000" would be a different key to each. */
+static int nul_escape(const char *s, size_t n)
+{
+    int in_str = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!in_str) {
+            in_str = s[i] == '"';
+        } else if (s[i] == '"') {
+            in_str = 0;
+        } else if (s[i] == '\\' && i + 1 < n) {
+            if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
+                return 1;
+            ++i;
+        }
+    }
+    return 0;
 }
 
 /* The copy assimp reads when a skin has no inverse bind matrices. */
@@ -657,11 +727,12 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
             return fail(g, "cannot read the GLB's JSON chunk");
         }
     } else {
-        size_t skip = got >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
-        while (skip < got && (head[skip] == ' ' || head[skip] == '\t' || head[skip] == '\r' || head[skip] == '\n'))
-            ++skip;
-        if (skip >= got || head[skip] != '{' || total > GLTF_MAX_JSON)
-            return MB_OK; /* not JSON: another format (or whitespace-led beyond 20 bytes) */
+        if (first_text_byte(g, total, got >= 3 && head[0] == 0xEF && head[1] == 0xBB &&
+                                          head[2] == 0xBF ? 3 : 0) != '{')
+            return MB_OK; /* not JSON: another format, assimp's */
+        if (total > GLTF_MAX_JSON)
+            return mb_error_set_(g->err, MB_LIMIT, g->source,
+                                 "glTF: a JSON text over %zu bytes", GLTF_MAX_JSON);
         json_len = (size_t)total;
         json = malloc(json_len + 1);
         if (!json)
@@ -672,13 +743,13 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         }
     }
     json[json_len] = '\0';
-    mb_status st = parse_json(g, json, json_len);
+    /* Any JSON text goes to assimp's glTF readers (it reads glTF by content, whatever the
+     * name), whose parser recurses without a limit: one cJSON refuses is refused here. */
+    mb_status st = nul_escape(json, json_len)
+                       ? fail(g, "a JSON string holds \\u0000, which JSON readers disagree on")
+                       : parse_json(g, json, json_len);
     free(json);
-    if (st != MB_OK) {
-        /* A JSON text that is not glTF by name may be another format assimp reads. */
-        if (!g->glb && !ends_with_gltf(g->source))
-            st = MB_OK;
-    } else if (is_gltf2(g->root)) {
+    if (st == MB_OK && is_gltf2(g->root)) {
         st = check_top(g);
         if (st == MB_OK && g->skins_without_binds > 0)
             st = make_patch(g, patch);
@@ -686,6 +757,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
     cJSON_Delete(g->root);
     free(g->buffer_len);
     free(g->view);
+    free(g->parent);
     return st;
 }
 

@@ -52,7 +52,16 @@ static int append(cJSON *root, const char *key, cJSON *obj)
     return cJSON_GetArraySize(a) - 1;
 }
 
-static int add_identity_binds(cJSON *root, cJSON *skin)
+/* Where the identity matrices go: a GLB's BIN chunk when buffers[0] is it (or there is no
+ * buffer at all, so a new uri-less buffers[0] and BIN chunk are made: assimp takes
+ * buffers[0] of a GLB for the BIN chunk whatever its uri), else a data URI buffer each. */
+typedef struct {
+    int in_bin;
+    unsigned char *bin;
+    size_t len;
+} bin_out;
+
+static int add_identity_binds(cJSON *root, cJSON *skin, bin_out *bo)
 {
     int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(skin, "joints"));
     size_t bytes = (size_t)n * 16 * sizeof(float);
@@ -62,17 +71,41 @@ static int add_identity_binds(cJSON *root, cJSON *skin)
     for (int j = 0; j < n; ++j)
         m[16 * j] = m[16 * j + 5] = m[16 * j + 10] = m[16 * j + 15] = 1.0f;
     /* glTF is little-endian, as every platform this library builds on. */
-    char *uri = base64((const unsigned char *)m, bytes, "data:application/octet-stream;base64,");
-    free(m);
-    if (!uri)
-        return 0;
-    cJSON *buf = cJSON_CreateObject();
-    int ok = buf && cJSON_AddNumberToObject(buf, "byteLength", (double)bytes) &&
+    int b = 0, ok = 1;
+    size_t offset = 0;
+    if (bo->in_bin) {
+        offset = (bo->len + 3) & ~(size_t)3;
+        unsigned char *grown = realloc(bo->bin, offset + bytes);
+        if (!grown) {
+            free(m);
+            return 0;
+        }
+        memset(grown + bo->len, 0, offset - bo->len);
+        memcpy(grown + offset, m, bytes);
+        bo->bin = grown;
+        bo->len = offset + bytes;
+        cJSON *bufs = array_of(root, "buffers");
+        cJSON *b0 = bufs ? cJSON_GetArrayItem(bufs, 0) : NULL;
+        if (bufs && !b0 && append(root, "buffers", cJSON_CreateObject()) == 0)
+            b0 = cJSON_GetArrayItem(bufs, 0);
+        cJSON *len = b0 ? cJSON_CreateNumber((double)bo->len) : NULL;
+        ok = len && (cJSON_GetObjectItemCaseSensitive(b0, "byteLength")
+                         ? cJSON_ReplaceItemInObjectCaseSensitive(b0, "byteLength", len)
+                         : cJSON_AddItemToObject(b0, "byteLength", len));
+        if (!ok)
+            cJSON_Delete(len);
+    } else {
+        char *uri = base64((const unsigned char *)m, bytes, "data:application/octet-stream;base64,");
+        cJSON *buf = uri ? cJSON_CreateObject() : NULL;
+        ok = buf && cJSON_AddNumberToObject(buf, "byteLength", (double)bytes) &&
              cJSON_AddStringToObject(buf, "uri", uri);
-    free(uri);
-    int b = ok ? append(root, "buffers", buf) : (cJSON_Delete(buf), -1);
-    cJSON *view = b >= 0 ? cJSON_CreateObject() : NULL;
+        free(uri);
+        b = ok ? append(root, "buffers", buf) : (cJSON_Delete(buf), -1);
+    }
+    free(m);
+    cJSON *view = ok && b >= 0 ? cJSON_CreateObject() : NULL;
     ok = view && cJSON_AddNumberToObject(view, "buffer", b) &&
+         cJSON_AddNumberToObject(view, "byteOffset", (double)offset) &&
          cJSON_AddNumberToObject(view, "byteLength", (double)bytes);
     int v = ok ? append(root, "bufferViews", view) : (cJSON_Delete(view), -1);
     cJSON *acc = v >= 0 ? cJSON_CreateObject() : NULL;
@@ -89,7 +122,10 @@ static int absolute_uris(cJSON *root, const char *key, const char *dir)
     cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, key)) {
         cJSON *u = cJSON_GetObjectItemCaseSensitive(e, "uri");
-        if (!cJSON_IsString(u) || u->valuestring[0] == '/' || strchr(u->valuestring, ':'))
+        /* a scheme ("data:", "http:") is a ':' before any '/' */
+        const char *colon = cJSON_IsString(u) ? strchr(u->valuestring, ':') : NULL;
+        const char *slash = cJSON_IsString(u) ? strchr(u->valuestring, '/') : NULL;
+        if (!cJSON_IsString(u) || u->valuestring[0] == '/' || (colon && (!slash || colon < slash)))
             continue;
         size_t n = strlen(dir) + strlen(u->valuestring) + 2;
         char *p = malloc(n);
@@ -110,16 +146,29 @@ int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int gl
                    const char *dir, mb_gltf_patch *out)
 {
     memset(out, 0, sizeof *out);
+    const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(root, "buffers");
+    bin_out bo = {0, NULL, 0};
+    bo.in_bin = glb && (bin ? !cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(bufs, 0), "uri")
+                            : cJSON_GetArraySize(bufs) == 0);
+    if (bo.in_bin && bin) {
+        bo.bin = malloc(bin_len ? bin_len : 1);
+        if (!bo.bin)
+            return 0;
+        memcpy(bo.bin, bin, bin_len);
+        bo.len = bin_len;
+    }
+    int ok = 1;
     cJSON *skin;
     cJSON_ArrayForEach(skin, cJSON_GetObjectItemCaseSensitive(root, "skins"))
-        if (!cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices") &&
-            !add_identity_binds(root, skin))
-            return 0;
-    if (dir && (!absolute_uris(root, "buffers", dir) || !absolute_uris(root, "images", dir)))
+        if (ok && !cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices"))
+            ok = add_identity_binds(root, skin, &bo);
+    if (ok && dir)
+        ok = absolute_uris(root, "buffers", dir) && absolute_uris(root, "images", dir);
+    char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
+    if (!json) {
+        free(bo.bin);
         return 0;
-    char *json = cJSON_PrintUnformatted(root);
-    if (!json)
-        return 0;
+    }
     size_t jl = strlen(json);
     if (!glb) {
         out->data = json;
@@ -127,12 +176,15 @@ int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int gl
         out->hint = "gltf";
         return 1;
     }
-    /* The GLB again: the new JSON chunk, the BIN chunk as it was. */
-    size_t total = mb_glb_pack_(json, jl, bin, bin ? bin_len : 0, NULL);
+    /* The GLB again: the new JSON chunk, the BIN chunk as it was or grown. */
+    const unsigned char *b = bo.in_bin ? bo.bin : bin;
+    size_t bl = bo.in_bin ? bo.len : bin ? bin_len : 0;
+    size_t total = mb_glb_pack_(json, jl, b, bl, NULL);
     unsigned char *g = total ? malloc(total) : NULL;
     if (g)
-        mb_glb_pack_(json, jl, bin, bin ? bin_len : 0, g);
+        mb_glb_pack_(json, jl, b, bl, g);
     free(json);
+    free(bo.bin);
     if (!g)
         return 0;
     out->data = g;
