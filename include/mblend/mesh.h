@@ -126,8 +126,9 @@ typedef struct mb_scene_info {
  * MB_INVALID_ARG for NULL data or outputs; MB_PARSE when assimp cannot read it (its
  * message in err); MB_LIMIT past the skeleton or mesh limits; MB_NOMEM; MB_IO when the
  * build has no assimp. On failure *out is NULL. A glTF 2.0 asset (.glb or .gltf) is checked
- * before assimp reads it: its JSON (cJSON), the GLB container and every index and byte
- * range assimp follows, so a broken or hostile glTF is an MB_PARSE (MB_LIMIT for a node
+ * before assimp reads it: its JSON (cJSON; a JSON text of any name is, as assimp reads
+ * glTF by content), the GLB container, every index and byte range assimp follows,
+ * primitive modes and scene roots, so a broken or hostile glTF is an MB_PARSE (MB_LIMIT for a node
  * tree deeper than MB_MAX_JOINTS) naming the JSON path; a skin without
  * inverseBindMatrices (valid glTF: identity matrices; Debian's assimp 5.2.5 crashes on
  * it) is read from a copy with the identity matrices written in. Other formats are parsed by assimp unguarded (an X or Collada file nested

@@ -37,10 +37,11 @@ typedef struct mb_gltf_patch {
 } mb_gltf_patch;
 
 /* Checks a glTF 2.0 asset (a .glb or a JSON .gltf) before assimp reads it: JSON syntax
- * (line and column), the GLB container, and every index and byte range assimp follows
+ * (line and column; any text led by '{' is refused when cJSON refuses it, and a \u0000
+ * escape always), the GLB container, and every index and byte range assimp follows
  * (buffers, views, accessors and their sparse parts, nodes as a tree no deeper than the
- * skeleton limit, meshes, skins, animations). MB_OK for anything that is not glTF 2
- * (other formats are assimp's alone); MB_PARSE, MB_LIMIT or MB_NOMEM with err filled
+ * skeleton limit, scenes of distinct roots, meshes with valid primitive modes, skins,
+ * animations). MB_OK for anything else that is not glTF 2 (assimp's alone); MB_PARSE, MB_LIMIT or MB_NOMEM with err filled
  * otherwise. From memory (data, len) or from the file at path, whose directory resolves
  * relative buffer URIs. When the asset has a skin without inverseBindMatrices (valid
  * glTF: identity matrices; assimp 5.2.5 crashes on it), *patch receives a copy with those
