@@ -166,6 +166,18 @@ static void expect_error(mb_status want, const char *needle, const char *skin, c
     cr_assert(strstr(msg, needle), "message '%s' lacks '%s'", msg, needle);
 }
 
+/* A glTF 2 JSON text with `depth` nested arrays in it (the caller frees it). */
+static char *deep_json(size_t depth)
+{
+    char *deep = malloc(2 * depth + 64);
+    cr_assert_not_null(deep);
+    int k = sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"x\":");
+    memset(deep + k, '[', depth);
+    memset(deep + k + depth, ']', depth);
+    strcpy(deep + k + 2 * depth, "}");
+    return deep;
+}
+
 /* ---------- tests ---------- */
 
 Test(gltf_check, the_built_asset_loads_and_its_sparse_part_applies)
@@ -433,13 +445,7 @@ Test(gltf_check, json_texts_assimp_would_parse_differently_are_refused)
     /* Nested past cJSON's limit under any name (assimp reads glTF by content and its
      * parser recursed into a stack overflow), and a \u0000 in a key (cJSON ends the key
      * there, assimp's parser does not: "asset\u0000" hid the real version). */
-    size_t depth = 200000;
-    char *deep = malloc(2 * depth + 64);
-    cr_assert_not_null(deep);
-    int k = sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"x\":");
-    memset(deep + k, '[', depth);
-    memset(deep + k + depth, ']', depth);
-    strcpy(deep + k + 2 * depth, "}");
+    char *deep = deep_json(200000);
     cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), "deep.json", NULL, &s, &err), MB_PARSE);
     cr_assert(strstr(err.text, "nested deeper"), "%s", err.text);
     cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), NULL, NULL, &s, &err), MB_PARSE);
@@ -488,13 +494,7 @@ Test(gltf_check, the_container_and_the_json_are_checked)
     cr_assert_eq(err.line, 2);
     cr_assert_eq(err.column, 20, "column %d (the \"a\" where ':' belongs)", err.column);
     /* Nested beyond cJSON's limit (assimp's own parser recurses too). */
-    size_t depth = 3000;
-    char *deep = malloc(2 * depth + 64);
-    cr_assert_not_null(deep);
-    int k = sprintf(deep, "{\"asset\":{\"version\":\"2.0\"},\"x\":");
-    memset(deep + k, '[', depth);
-    memset(deep + k + depth, ']', depth);
-    strcpy(deep + k + 2 * depth, "}");
+    char *deep = deep_json(3000);
     cr_assert_eq(mb_scene_read_mem(deep, strlen(deep), "deep.gltf", NULL, &s, &err), MB_PARSE);
     cr_assert(strstr(err.text, "nested deeper"), "%s", err.text);
     /* JSON that is not glTF by name or content is left to assimp (which cannot read it). */
