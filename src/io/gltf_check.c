@@ -5,11 +5,12 @@
  * stack before mblend could see the tree. This pass reads the JSON with cJSON (whose
  * parser stops at 1000 levels of nesting) and checks every index and byte range assimp
  * follows, so such files end in an MB_PARSE naming the JSON path instead of a crash.
- * Content that is not glTF 2 is left to assimp untouched. */
+ * Other formats are left to assimp untouched; so is JSON that parses but is not glTF 2
+ * (assimp's glTF 1 reader takes it or refuses it), while JSON cJSON refuses is refused
+ * here whatever the file's name, since assimp picks its glTF readers by content. */
 #ifdef MB_WITH_ASSIMP
 
 #include <cJSON.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,8 +24,9 @@
 
 #include "io/gltf_internal.h"
 
-/* A JSON text larger than this is not read (a scene's JSON is kilobytes to a few tens of
- * megabytes; embedded base64 buffers make it larger, up to what assimp takes in memory). */
+/* A JSON text larger than this is refused (MB_LIMIT): a scene's JSON is kilobytes to a few
+ * tens of megabytes; embedded base64 buffers make it larger, up to what assimp takes from
+ * memory. */
 #define GLTF_MAX_JSON ((size_t)UINT_MAX)
 
 typedef struct {
