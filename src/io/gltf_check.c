@@ -681,8 +681,7 @@ static mb_status make_patch(gcheck *g, mb_gltf_patch *patch)
         }
     }
     int ok = (bin || !(g->glb && g->has_bin)) &&
-             mb_gltf_patch_(g->root, bin, (size_t)g->bin_len, g->glb, g->dir, patch);
-    free(bin);
+             mb_gltf_patch_(g->root, bin, (size_t)g->bin_len, g->glb, g->dir, patch); /* frees bin */
     return ok ? MB_OK : mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
 }
 

@@ -9,9 +9,10 @@
 
 /* Fills *out with root written out again (as a GLB holding bin when glb is set, else as
  * JSON text), after giving every skin without inverseBindMatrices identity matrices and
- * making relative buffer and image URIs start from dir (NULL: left as they are). Returns
- * 0 when memory runs out (*out empty). */
-int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int glb,
+ * making relative buffer and image URIs start from dir (NULL: left as they are). Takes
+ * bin (malloc'd, or NULL), which it may grow and always frees. Returns 0 when memory runs
+ * out (*out empty). */
+int mb_gltf_patch_(cJSON *root, unsigned char *bin, size_t bin_len, int glb,
                    const char *dir, mb_gltf_patch *out);
 
 #endif

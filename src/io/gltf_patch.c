@@ -142,21 +142,15 @@ static int absolute_uris(cJSON *root, const char *key, const char *dir)
     return 1;
 }
 
-int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int glb,
+int mb_gltf_patch_(cJSON *root, unsigned char *bin, size_t bin_len, int glb,
                    const char *dir, mb_gltf_patch *out)
 {
     memset(out, 0, sizeof *out);
     const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(root, "buffers");
-    bin_out bo = {0, NULL, 0};
+    /* The BIN chunk is grown in place when the matrices go into it. */
+    bin_out bo = {0, bin, bin ? bin_len : 0};
     bo.in_bin = glb && (bin ? !cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(bufs, 0), "uri")
                             : cJSON_GetArraySize(bufs) == 0);
-    if (bo.in_bin && bin) {
-        bo.bin = malloc(bin_len ? bin_len : 1);
-        if (!bo.bin)
-            return 0;
-        memcpy(bo.bin, bin, bin_len);
-        bo.len = bin_len;
-    }
     int ok = 1;
     cJSON *skin;
     cJSON_ArrayForEach(skin, cJSON_GetObjectItemCaseSensitive(root, "skins"))
@@ -171,18 +165,17 @@ int mb_gltf_patch_(cJSON *root, const unsigned char *bin, size_t bin_len, int gl
     }
     size_t jl = strlen(json);
     if (!glb) {
+        free(bo.bin);
         out->data = json;
         out->len = jl;
         out->hint = "gltf";
         return 1;
     }
     /* The GLB again: the new JSON chunk, the BIN chunk as it was or grown. */
-    const unsigned char *b = bo.in_bin ? bo.bin : bin;
-    size_t bl = bo.in_bin ? bo.len : bin ? bin_len : 0;
-    size_t total = mb_glb_pack_(json, jl, b, bl, NULL);
+    size_t total = mb_glb_pack_(json, jl, bo.bin, bo.len, NULL);
     unsigned char *g = total ? malloc(total) : NULL;
     if (g)
-        mb_glb_pack_(json, jl, b, bl, g);
+        mb_glb_pack_(json, jl, bo.bin, bo.len, g);
     free(json);
     free(bo.bin);
     if (!g)
