@@ -941,7 +941,12 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
     mb_status pre = mb_gltf_check_(data, len, path, source, err, &patch);
     if (pre != MB_OK)
         return pre;
-    struct aiPropertyStore *props = patch.len <= UINT_MAX ? aiCreatePropertyStore() : NULL;
+    if (patch.len > UINT_MAX) { /* assimp's memory reader takes an unsigned length */
+        free(patch.data);
+        return mb_error_set_(err, MB_LIMIT, source, "glTF: the patched copy is larger than %u bytes",
+                              UINT_MAX);
+    }
+    struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props) {
         free(patch.data);
         return mb_error_set_(err, MB_NOMEM, source, "out of memory");
