@@ -1138,3 +1138,97 @@ Test(bvh_read, frames_and_frame_time_labels_in_every_spelling)
         mb_clip_destroy(c);
     }
 }
+
+/* Two ROOTs (a body and a prop, as some exporters write one per actor): node 0 of the
+ * skeleton becomes a group that holds them, the motion rows map onto both, and world
+ * positions match the independent oracle (../shared/tools/bvh_oracle.py on this text,
+ * which reads several ROOTs as it reads one). */
+static const char *const multi_root_text =
+    "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n"
+    "\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n"
+    "\tJOINT Spine\n\t{\n\t\tOFFSET 0 5 0\n\t\tCHANNELS 3 Zrotation Yrotation Xrotation\n"
+    "\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 3 0\n\t\t}\n\t}\n}\n"
+    "ROOT Prop\n{\n\tOFFSET 10 0 0\n"
+    "\tCHANNELS 6 Xposition Yposition Zposition Xrotation Yrotation Zrotation\n"
+    "\tEnd Site\n\t{\n\t\tOFFSET 0 0 2\n\t}\n}\n"
+    "MOTION\nFrames: 2\nFrame Time: 0.0333333\n"
+    "0 90 0 0 0 0 10 0 0 1 2 3 0 90 0\n0.5 90 0 5 0 0 12 0 0 1 2 3 0 0 90\n";
+
+Test(bvh_read, several_roots_under_a_group_node)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(multi_root_text, &s, &c);
+    cr_assert_eq(mb_skeleton_joint_count(s), 6);
+    cr_expect_str_eq(mb_skeleton_name(s, 0), "ROOTS");
+    cr_expect(mb_skeleton_is_roots_group(s, 0));
+    cr_expect(!mb_skeleton_is_roots_group(s, 1));
+    cr_expect_eq(mb_skeleton_channel_count(s), 15);
+    const int want_parent[6] = {-1, 0, 1, 2, 0, 4};
+    const char *want_name[6] = {"ROOTS", "Hips", "Spine", "Spine_End", "Prop", "Prop_End"};
+    for (int j = 0; j < 6; ++j) {
+        cr_expect_eq(mb_skeleton_parents(s)[j], want_parent[j], "joint %d", j);
+        cr_expect_str_eq(mb_skeleton_name(s, j), want_name[j]);
+    }
+    /* oracle world positions, frames 0 and 1 (the group adds nothing) */
+    const double want[2][6][3] = {
+        {{0, 0, 0}, {0, 90, 0}, {0, 95, 0}, {-0.52094, 97.95442, 0}, {1, 2, 3}, {3, 2, 3}},
+        {{0, 0, 0}, {0.5, 90, 0}, {0.06422, 94.98097, 0}, {-0.81289, 97.84989, 0}, {1, 2, 3},
+         {1, 2, 5}}};
+    mb_xform x[6];
+    mb_pose p = {x, 6};
+    float w[6][16];
+    for (int f = 0; f < 2; ++f) {
+        cr_assert_eq(mb_clip_frame_pose(s, c, f, p), MB_OK);
+        cr_assert_eq(mb_fk(s, &p, w, 6), MB_OK);
+        for (int j = 0; j < 6; ++j)
+            for (int k = 0; k < 3; ++k)
+                cr_expect(fabs(w[j][12 + k] - want[f][j][k]) < 2e-4, "frame %d %s[%d]: %g, want %g",
+                          f, want_name[j], k, (double)w[j][12 + k], want[f][j][k]);
+    }
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+Test(bvh_read, roots_group_name_avoids_joint_names)
+{
+    const char *text = "HIERARCHY\nROOT ROOTS\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\n"
+                       "End Site\n{\nOFFSET 1 0 0\n}\n}\nROOT ROOTS_2\n{\nOFFSET 0 0 0\n"
+                       "CHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+                       "MOTION\nFrames: 1\nFrame Time: 0.5\n10 20\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_str_eq(mb_skeleton_name(s, 0), "ROOTS_3");
+    cr_expect(mb_skeleton_is_roots_group(s, 0));
+    cr_expect_str_eq(mb_skeleton_name(s, 1), "ROOTS");
+    cr_expect_str_eq(mb_skeleton_name(s, 3), "ROOTS_2");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
+/* The group node counts against MB_MAX_JOINTS: 4096 nodes under two ROOTs are one too
+ * many, refused at the second ROOT before anything is built. */
+Test(bvh_read, roots_group_counts_against_the_joint_limit)
+{
+    size_t cap = 64u * MB_MAX_JOINTS + 256;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    size_t n = (size_t)snprintf(text, cap, "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n");
+    for (int j = 0; j < MB_MAX_JOINTS - 3; ++j)
+        n += (size_t)snprintf(text + n, cap - n, "JOINT J%d\n{\nOFFSET 0 0 0\n}\n", j);
+    n += (size_t)snprintf(text + n, cap - n, "}\nROOT B\n{\nOFFSET 0 0 0\nEnd Site\n{\n"
+                                             "OFFSET 0 1 0\n}\n}\nMOTION\nFrames: 0\n"
+                                             "Frame Time: 1\n");
+    mb_skeleton *s = NULL;
+    mb_clip *c = NULL;
+    mb_error err;
+    cr_assert_eq(load_text(text, 0, &s, &c, &err), MB_LIMIT);
+    cr_expect_null(s);
+    cr_expect_null(c);
+    char msg[600];
+    mb_error_format(&err, msg, sizeof msg);
+    cr_expect(strstr(msg, "plus the node that groups the ROOTs") != NULL, "%s", msg);
+    cr_expect(strstr(msg, "MB_MAX_JOINTS") != NULL, "%s", msg);
+    free(text);
+}

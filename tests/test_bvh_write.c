@@ -1325,3 +1325,65 @@ Test(bvh_write_file, failed_rename_cleans_up)
     mb_clip_destroy(c);
     cleanup_dir(dir);
 }
+
+/* ---------- several ROOTs ---------- */
+
+/* A multi-ROOT file comes back as the same ROOT blocks (the group node the reader adds is
+ * not written), with the same motion, and writing what was read back gives the same text. */
+Test(bvh_write, several_roots_round_trip)
+{
+    const char *src = "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n"
+                      "\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n"
+                      "\tJOINT Spine\n\t{\n\t\tOFFSET 0 5 0\n\t\tCHANNELS 3 Zrotation Yrotation "
+                      "Xrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 3 0\n\t\t}\n\t}\n}\n"
+                      "ROOT Prop\n{\n\tOFFSET 10 0 0\n\tCHANNELS 6 Xposition Yposition "
+                      "Zposition Xrotation Yrotation Zrotation\n\tEnd Site\n\t{\n\t\tOFFSET 0 0 "
+                      "2\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n"
+                      "0 90 0 0 0 0 10 0 0 1 2 3 0 90 0\n0.5 90 0 5 0 0 12 0 0 1 2 3 0 0 90\n";
+    mb_skeleton *s1, *s2, *s3;
+    mb_clip *c1, *c2, *c3;
+    read_text_or_die(src, strlen(src), "source", &s1, &c1);
+    size_t n1, n2;
+    char *t1 = write_or_die(s1, c1, NULL, &n1, "multi-root");
+    /* the hierarchy part is the source's, tabs and all */
+    const char *motion = strstr(src, "MOTION");
+    cr_assert_eq(strncmp(t1, src, (size_t)(motion - src)), 0, "hierarchy differs:\n%s", t1);
+    cr_expect_null(strstr(t1, "ROOTS"), "the group node was written:\n%s", t1);
+    /* round values in plain notation ("90", not "9e+01": not every reader takes exponents) */
+    cr_expect_null(strstr(t1, "e+"), "%s", t1);
+    cr_expect_not_null(strstr(t1, "\n0 90 0 0 0 0 "), "%s", t1);
+    read_text_or_die(t1, n1, "multi-root", &s2, &c2);
+    cr_assert(mb_skeleton_same_topology(s1, s2, NULL));
+    cr_expect(mb_skeleton_is_roots_group(s2, 0));
+    worst w = {0};
+    compare_motion("multi-root", s1, c1, s2, c2, default_tols, &w);
+    char *t2 = write_or_die(s2, c2, NULL, &n2, "multi-root again");
+    cr_expect_str_eq(t2, t1);
+    /* a group whose only child is an End Site has no ROOT to write */
+    mb_joint_desc jd[2] = {{"ROOTS", -1, {0, 0, 0}, 0, 0, {0}, 1},
+                           {"ROOTS_End", 0, {0, 1, 0}, 1, 0, {0}, 0}};
+    mb_skeleton_desc sd = {jd, 2, {0}};
+    cr_assert_eq(mb_skeleton_create(&sd, &s3), MB_OK);
+    cr_assert_eq(mb_clip_alloc(2, 0, 0.1, NULL, 0, NULL, &c3), MB_OK);
+    char *t3 = NULL;
+    size_t n3 = 0;
+    mb_error err;
+    cr_expect_eq(mb_bvh_write_mem(s3, c3, NULL, &t3, &n3, &err), MB_INVALID_ARG);
+    cr_expect_null(t3);
+    /* the group is node 0 only, without channels or offset */
+    jd[1] = (mb_joint_desc){"B", 0, {0, 0, 0}, 0, 0, {0}, 1};
+    mb_skeleton *bad = NULL;
+    cr_expect_eq(mb_skeleton_create(&sd, &bad), MB_INVALID_ARG);
+    jd[1].roots_group = 0;
+    jd[0].offset[1] = 1.0f;
+    cr_expect_eq(mb_skeleton_create(&sd, &bad), MB_INVALID_ARG);
+    cr_expect_null(bad);
+    free(t1);
+    free(t2);
+    mb_skeleton_destroy(s1);
+    mb_skeleton_destroy(s2);
+    mb_skeleton_destroy(s3);
+    mb_clip_destroy(c1);
+    mb_clip_destroy(c2);
+    mb_clip_destroy(c3);
+}

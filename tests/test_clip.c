@@ -165,7 +165,7 @@ Test(clip, frame_poses_and_samples_of_tracked_and_untracked_joints)
     cr_assert_null(mb_clip_joint_translation(s, c, -1, 0));
     cr_assert_null(mb_clip_joint_translation(s, c, 0, NJ));
     cr_assert_null(mb_clip_joint_translation(NULL, c, 0, 0));
-    mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}};
+    mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc od = {&one, 1, {0}};
     mb_skeleton *other;
     cr_assert_eq(mb_skeleton_create(&od, &other), MB_OK);
@@ -200,7 +200,7 @@ Test(clip, skeleton_lists_its_translation_joints)
     cr_assert_eq(mb_skeleton_translation_joints(s, NULL), tj);
     cr_assert_null(mb_skeleton_translation_joints(NULL, &n));
     cr_assert_eq(n, 0);
-    mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}};
+    mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc od = {&one, 1, {0}};
     mb_skeleton *rot_only;
     cr_assert_eq(mb_skeleton_create(&od, &rot_only), MB_OK);

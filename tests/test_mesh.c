@@ -727,7 +727,7 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
     cr_assert_float_eq(th[1], bind[hip].pos[1], 1e-6, "a non-top joint keeps its bind offset");
     mb_clip_destroy(mapped);
     /* nothing in common */
-    mb_joint_desc lone = {"nobody", -1, {0, 0, 0}, 0, 0, {0}};
+    mb_joint_desc lone = {"nobody", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc ld = {&lone, 1, {0}};
     mb_skeleton *ls;
     cr_assert_eq(mb_skeleton_create(&ld, &ls), MB_OK);

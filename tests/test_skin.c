@@ -733,9 +733,9 @@ static double ring_area(const float *p, int ring)
 
 Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
 {
-    mb_joint_desc j[3] = {{"root", -1, {0, 0, 0}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}},
-                          {"twist", 0, {0, 0, 4}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}},
-                          {"twist_End", 1, {0, 0, 4}, 1, 0, {0}}};
+    mb_joint_desc j[3] = {{"root", -1, {0, 0, 0}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}, 0},
+                          {"twist", 0, {0, 0, 4}, 0, 3, {MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT}, 0},
+                          {"twist_End", 1, {0, 0, 4}, 1, 0, {0}, 0}};
     mb_skeleton_desc sd = {j, 3, {0}};
     mb_skeleton *s;
     cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
@@ -1048,7 +1048,7 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     cr_assert_eq(mb_skin_generate(NULL, NULL, &m), MB_INVALID_ARG);
     cr_assert_eq(mb_skin_generate(s, NULL, NULL), MB_INVALID_ARG);
     /* a lone joint has no bone */
-    mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}};
+    mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc sd = {&one, 1, {0}};
     mb_skeleton *lone;
     cr_assert_eq(mb_skeleton_create(&sd, &lone), MB_OK);

@@ -47,6 +47,9 @@ typedef struct mb_joint_desc {
     int end_site;              /* non-zero: a BVH End Site (no channels allowed) */
     int channel_count;         /* 0..6 */
     mb_channel channels[6];    /* as written in the file; each channel at most once */
+    int roots_group;           /* non-zero only on node 0 of a BVH with several ROOTs: a node
+                                  that holds them (no channels, zero offset, not an End Site;
+                                  the BVH writer writes its children as the ROOTs, not it) */
 } mb_joint_desc;
 
 typedef struct mb_skeleton_desc {
@@ -67,6 +70,8 @@ MB_API const int *mb_skeleton_parents(const mb_skeleton *s);   /* joint_count en
 MB_API const char *mb_skeleton_name(const mb_skeleton *s, int joint);
 MB_API const float *mb_skeleton_offset(const mb_skeleton *s, int joint); /* float[3] */
 MB_API int mb_skeleton_is_end_site(const mb_skeleton *s, int joint);
+/* Non-zero for node 0 when it only groups the ROOTs of a multi-ROOT BVH (mb_joint_desc). */
+MB_API int mb_skeleton_is_roots_group(const mb_skeleton *s, int joint);
 /* Channel list of a joint as written; returns the count (0..6) and sets *out. */
 MB_API int mb_skeleton_channels(const mb_skeleton *s, int joint, const mb_channel **out);
 /* Euler order of a joint's rotation channels: the listed rotation axes, completed with
@@ -81,7 +86,8 @@ MB_API int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
 MB_API const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count);
 /* Index of the joint (End Sites included) with that exact name, or -1. */
 MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
-/* Whether two skeletons have the same names and parents (offsets and channels may differ).
+/* Whether two skeletons have the same names and parents, and the same roots group (offsets
+ * and channels may differ).
  * On a difference, returns 0 and, when first_diff is not NULL, the first differing joint
  * index (or the smaller joint count). */
 MB_API int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff);

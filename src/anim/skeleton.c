@@ -60,6 +60,10 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
             return MB_INVALID_ARG;
         if (j->end_site && j->channel_count != 0)
             return MB_INVALID_ARG;
+        if (j->roots_group && (i != 0 || j->end_site || j->channel_count != 0 ||
+                               j->offset[0] != 0.0f || j->offset[1] != 0.0f ||
+                               j->offset[2] != 0.0f))
+            return MB_INVALID_ARG;
         unsigned mask = 0;
         for (int k = 0; k < j->channel_count; ++k) {
             unsigned c = (unsigned)j->channels[k];
@@ -111,6 +115,7 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
         np += len + 1;
         mb_joint_info_ *inf = &s->info[i];
         inf->end_site = (uint8_t)(j->end_site != 0);
+        inf->roots_group = (uint8_t)(j->roots_group != 0);
         inf->channel_count = (uint8_t)j->channel_count;
         inf->channel_start = s->channel_count;
         for (int k = 0; k < j->channel_count; ++k) {
@@ -161,6 +166,11 @@ int mb_skeleton_is_end_site(const mb_skeleton *s, int j)
     return valid_joint(s, j) ? s->info[j].end_site : 0;
 }
 
+int mb_skeleton_is_roots_group(const mb_skeleton *s, int j)
+{
+    return valid_joint(s, j) ? s->info[j].roots_group : 0;
+}
+
 int mb_skeleton_channels(const mb_skeleton *s, int j, const mb_channel **out)
 {
     if (!valid_joint(s, j)) {
@@ -209,7 +219,8 @@ int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *f
     }
     int n = a->joint_count < b->joint_count ? a->joint_count : b->joint_count;
     for (int i = 0; i < n; ++i)
-        if (a->parents[i] != b->parents[i] || strcmp(a->names[i], b->names[i]) != 0) {
+        if (a->parents[i] != b->parents[i] || strcmp(a->names[i], b->names[i]) != 0 ||
+            a->info[i].roots_group != b->info[i].roots_group) {
             if (first_diff)
                 *first_diff = i;
             return 0;

@@ -9,6 +9,7 @@
 
 typedef struct mb_joint_info_ {
     uint8_t end_site;
+    uint8_t roots_group;    /* node 0 only: holds the ROOTs of a multi-ROOT BVH */
     uint8_t channel_count;
     uint8_t rot_channels;
     uint8_t has_translation;

@@ -36,7 +36,8 @@ typedef struct parser {
     const mb_allocator *alloc;
     tmp_joint *joints;
     int joint_count, joint_cap;
-    int root_close_line; /* line of the '}' that closed the root (for "extra '}'" hints) */
+    int root_close_line; /* line of the '}' that closed the last root ("extra '}'" hints) */
+    int last_root;       /* index of the last ROOT read */
 } parser;
 
 /* ---------- positions and errors ---------- */
@@ -505,8 +506,9 @@ static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child
     return MB_OK;
 }
 
-/* Parses from just after "ROOT" to the closing brace of the root. Iterative, with an
- * explicit stack of open joints, so deep hierarchies cannot overflow the C stack. */
+/* Parses from just after "ROOT" to the closing brace of the root (one of several in a
+ * multi-ROOT file). Iterative, with an explicit stack of open joints, so deep hierarchies
+ * cannot overflow the C stack. */
 static mb_status read_hierarchy(parser *ps, token root_kw)
 {
     int stack[MB_MAX_JOINTS];
@@ -522,9 +524,10 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
     if (st != MB_OK)
         return st;
     j->d.parent = -1;
+    ps->last_root = ps->joint_count - 1;
     if ((st = expect_open_brace(ps, "joint", j->name)) != MB_OK)
         return st;
-    stack[depth] = 0;
+    stack[depth] = ps->last_root;
     had_child[depth] = 0;
     ++depth;
 
@@ -905,7 +908,7 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2, 
 static mb_status fail_no_motion(parser *ps, token t)
 {
     char b[48];
-    const char *root = ps->joints[0].name;
+    const char *root = ps->joints[ps->last_root].name;
     if (t.n == 0)
         return fail_at(ps, MB_PARSE, t.line, t.column,
                        "file ends after the hierarchy: missing MOTION section (expected 'MOTION', "
@@ -916,9 +919,6 @@ static mb_status fail_no_motion(parser *ps, token t)
                        "unmatched '}': the root joint '%s' was already closed at line %d (one "
                        "'}' too many?)",
                        root, ps->root_close_line);
-    if (tok_is(t, "ROOT"))
-        return fail_tok(ps, MB_PARSE, t,
-                        "a second ROOT is not supported (one skeleton per file)%s", "");
     if (tok_is(t, "JOINT") || tok_is(t, "End") || tok_is(t, "OFFSET") || tok_is(t, "CHANNELS"))
         return fail_at(ps, MB_PARSE, t.line, t.column,
                        "'%s' after the root joint '%s' was closed at line %d (one '}' too many "
@@ -1191,21 +1191,62 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
     }
     if ((st = read_hierarchy(&ps, t)) != MB_OK)
         goto out;
+    /* More ROOTs (Blender reads them; some exporters write one per actor): each one is
+     * read like the first, and node 0 of the skeleton becomes a group that holds them. */
+    int roots = 1;
+    token second_root = {0};
+    for (;;) {
+        const char *save = ps.p, *save_ls = ps.line_start;
+        int save_line = ps.line;
+        t = next_token(&ps);
+        if (!tok_is(t, "ROOT")) {
+            ps.p = save;
+            ps.line = save_line;
+            ps.line_start = save_ls;
+            break;
+        }
+        if (roots++ == 1)
+            second_root = t;
+        if ((st = read_hierarchy(&ps, t)) != MB_OK)
+            goto out;
+    }
+    const int group = roots > 1;
+    if (group && ps.joint_count + 1 > MB_MAX_JOINTS) {
+        st = fail_at(&ps, MB_LIMIT, second_root.line, second_root.column,
+                     "%d joints and End Sites under %d ROOTs, plus the node that groups the "
+                     "ROOTs, are more than the limit MB_MAX_JOINTS (%d)",
+                     ps.joint_count, roots, MB_MAX_JOINTS);
+        goto out;
+    }
 
     {
-        mb_joint_desc *descs = mb_alloc_(ps.alloc, (size_t)ps.joint_count * sizeof *descs);
+        const int n = ps.joint_count + group;
+        mb_joint_desc *descs = mb_alloc_(ps.alloc, (size_t)n * sizeof *descs);
         if (!descs) {
             st = fail_at(&ps, MB_NOMEM, ps.line, 1, "out of memory");
             goto out;
         }
+        char group_name[24] = "ROOTS";
+        if (group) {
+            /* named after what it holds, unless a joint has that name */
+            for (int k = 2; find_joint(&ps, group_name, ps.joint_count) >= 0; ++k)
+                snprintf(group_name, sizeof group_name, "ROOTS_%d", k);
+            memset(&descs[0], 0, sizeof descs[0]);
+            descs[0].name = group_name;
+            descs[0].parent = -1;
+            descs[0].roots_group = 1;
+        }
         for (int i = 0; i < ps.joint_count; ++i) {
-            descs[i] = ps.joints[i].d;
-            descs[i].name = ps.joints[i].name;
+            mb_joint_desc *jd = &descs[i + group];
+            *jd = ps.joints[i].d;
+            jd->name = ps.joints[i].name;
+            if (group)
+                jd->parent = jd->parent < 0 ? 0 : jd->parent + 1;
         }
         mb_skeleton_desc sd;
         memset(&sd, 0, sizeof sd);
         sd.joints = descs;
-        sd.joint_count = ps.joint_count;
+        sd.joint_count = n;
         sd.allocator = d->allocator;
         st = mb_skeleton_create(&sd, &skel);
         mb_free_(ps.alloc, descs);

@@ -129,6 +129,17 @@ static int fmt_g(char *buf, double v, int prec)
     int n = snprintf(buf, 40, "%.*g", prec, v + 0.0);
     if (n < 0 || n >= 40)
         n = snprintf(buf, 40, "0");
+    /* %g writes 90 as "9e+01" at one digit. The same decimal value in plain notation
+     * ("90", "0.00015"), which every BVH reader parses (not all take exponents), unless
+     * the value is so large or small that plain notation gets long. */
+    const char *e = memchr(buf, 'e', (size_t)n);
+    double a = fabs(v);
+    if (e && a >= 1e-5 && a < 1e15) {
+        int ex = atoi(e + 1), dec = prec - 1 - ex;
+        int m = snprintf(buf, 40, "%.*f", dec > 0 ? dec : 0, v + 0.0);
+        if (m > 0 && m < 40)
+            n = m;
+    }
     return to_c_locale(buf, n);
 }
 
@@ -350,6 +361,23 @@ static mb_status validate(const mb_skeleton *s, const mb_clip *c, const mb_bvh_w
     if (s->info[0].end_site)
         return fail(err, MB_INVALID_ARG, source, "the root '%s' cannot be an End Site",
                     s->names[0]);
+    if (s->info[0].roots_group) {
+        /* node 0 is not written: its children are the file's ROOTs */
+        int roots = 0;
+        for (int j = 1; j < s->joint_count; ++j) {
+            if (s->parents[j] != 0)
+                continue;
+            if (s->info[j].end_site)
+                return fail(err, MB_INVALID_ARG, source,
+                            "the ROOT '%s' (under the roots group '%s') cannot be an End Site",
+                            s->names[j], s->names[0]);
+            ++roots;
+        }
+        if (roots == 0)
+            return fail(err, MB_INVALID_ARG, source,
+                        "the roots group '%s' holds no ROOT, so there is no hierarchy to write",
+                        s->names[0]);
+    }
     /* Rewriting the order never empties a channel list, so the stored count decides. */
     if (s->channel_count == 0 && mb_clip_frame_count(c) > 0)
         return fail(err, MB_INVALID_ARG, source,
@@ -405,9 +433,11 @@ static void write_hierarchy(outbuf *b, const mb_skeleton *s, const out_joint *la
                             const int *order, const int *depth)
 {
     int n = s->joint_count;
+    /* a roots group (first in preorder) is not written; its children are the ROOTs */
+    const int group = s->info[0].roots_group;
     ob_str(b, "HIERARCHY\n");
-    for (int w = 0; w < n; ++w) {
-        int j = order[w], dj = depth[j];
+    for (int w = group; w < n; ++w) {
+        int j = order[w], dj = depth[j] - group;
         if (s->info[j].end_site) {
             ob_tabs(b, dj);
             ob_str(b, "End Site\n");
@@ -434,7 +464,7 @@ static void write_hierarchy(outbuf *b, const mb_skeleton *s, const out_joint *la
             ob_char(b, '\n');
         }
         /* Close every block the next joint in preorder is not inside of. */
-        int next_depth = w + 1 < n ? depth[order[w + 1]] : 0;
+        int next_depth = w + 1 < n ? depth[order[w + 1]] - group : 0;
         for (int d = dj; d >= next_depth; --d) {
             ob_tabs(b, d);
             ob_str(b, "}\n");

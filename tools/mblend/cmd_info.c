@@ -271,8 +271,18 @@ int mb_cmd_info(int argc, char **argv)
     int frames = mb_clip_frame_count(c);
     double dt = mb_clip_frame_time(c);
     printf("file:           %s (%lld bytes)\n", path, file_size(path));
-    printf("joints:         %d joints + %d End Sites (%d nodes), %d channels\n", n - end_sites,
-           end_sites, n, mb_skeleton_channel_count(s));
+    const int group = mb_skeleton_is_roots_group(s, 0);
+    printf("joints:         %d joints + %d End Sites (%d nodes), %d channels\n",
+           n - end_sites - group, end_sites, n, mb_skeleton_channel_count(s));
+    if (group) {
+        /* a multi-ROOT file: node 0 only holds the ROOTs (re-export writes them, not it) */
+        const int *par = mb_skeleton_parents(s);
+        int roots = 0;
+        for (int j = 1; j < n; ++j)
+            roots += par[j] == 0;
+        printf("roots:          %d ROOTs, under node 0 '%s' (not in the file: it holds them)\n",
+               roots, mb_skeleton_name(s, 0));
+    }
     int distinct = 0;
     for (int o = 0; o < 6; ++o)
         distinct += order_count[o] > 0;

@@ -85,7 +85,8 @@ case("end_site_with_channels", rep("\t\t\tOFFSET 0.0 3.0 0.0\n", "\t\t\tOFFSET 0
 case("end_without_site", rep("End Site", "End"))
 case("joint_without_name", rep("JOINT Spine", "JOINT"))
 case("unknown_keyword", rep("\t\tOFFSET 0.0 5.0 0.0\n", "\t\tOFFSET 0.0 5.0 0.0\n\t\tLIMITS 0 90\n"))
-case("second_root", BASE.replace("MOTION", HEAD.replace("HIERARCHY\n", "").replace("Hips", "Hips2").replace("Spine", "Spine2") + "MOTION"))
+# A second ROOT whose motion rows still hold the first ROOT's values only.
+case("second_root_values_missing", BASE.replace("MOTION", HEAD.replace("HIERARCHY\n", "").replace("Hips", "Hips2").replace("Spine", "Spine2") + "MOTION"))
 case("empty_file", "")
 case("whitespace_only", " \n\t\r\n")
 case("no_hierarchy", BASE.replace("HIERARCHY\n", ""))
