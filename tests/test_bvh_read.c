@@ -1232,3 +1232,21 @@ Test(bvh_read, roots_group_counts_against_the_joint_limit)
     cr_expect(strstr(msg, "MB_MAX_JOINTS") != NULL, "%s", msg);
     free(text);
 }
+
+/* A second ROOT named like an End Site of the first: the End Site is renamed, as for a
+ * JOINT of that name. */
+Test(bvh_read, second_root_named_like_an_end_site)
+{
+    const char *text = "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\n"
+                       "End Site\n{\nOFFSET 0 1 0\n}\n}\nROOT Hips_End\n{\nOFFSET 0 0 0\n"
+                       "CHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+                       "MOTION\nFrames: 1\nFrame Time: 0.5\n10 20\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_str_eq(mb_skeleton_name(s, 2), "Hips_End_2");
+    cr_expect_str_eq(mb_skeleton_name(s, 3), "Hips_End");
+    cr_expect_str_eq(mb_skeleton_name(s, 4), "Hips_End_End");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}

@@ -1387,3 +1387,23 @@ Test(bvh_write, several_roots_round_trip)
     mb_clip_destroy(c2);
     mb_clip_destroy(c3);
 }
+
+/* Numbers in plain notation where %g would use an exponent and the plain form is at most
+ * two characters longer; the same decimal value either way (offsets are written as read). */
+Test(bvh_write, plain_notation_for_round_and_small_values)
+{
+    const char *src = "HIERARCHY\nROOT A\n{\nOFFSET 90 1500 1e-5\nCHANNELS 1 Zrotation\n"
+                      "JOINT B\n{\nOFFSET -4.5e-05 0.00015 3e14\nCHANNELS 1 Zrotation\n"
+                      "End Site\n{\nOFFSET 1e-30 1e7 0.1\n}\n}\n}\nMOTION\nFrames: 1\n"
+                      "Frame Time: 0.5\n0 0\n";
+    mb_skeleton *s;
+    mb_clip *c;
+    read_text_or_die(src, strlen(src), "source", &s, &c);
+    char *t = write_or_die(s, c, NULL, NULL, "plain");
+    cr_expect_not_null(strstr(t, "OFFSET 90 1500 0.00001\n"), "%s", t);
+    cr_expect_not_null(strstr(t, "OFFSET -0.000045 0.00015 3e+14\n"), "%s", t);
+    cr_expect_not_null(strstr(t, "OFFSET 1e-30 1e+07 0.1\n"), "%s", t);
+    free(t);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}

@@ -86,8 +86,9 @@ MB_API int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
 MB_API const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count);
 /* Index of the joint (End Sites included) with that exact name, or -1. */
 MB_API int mb_skeleton_find(const mb_skeleton *s, const char *name);
-/* Whether two skeletons have the same names and parents, and the same roots group (offsets
- * and channels may differ).
+/* Whether two skeletons have the same names and parents (offsets, channels and the roots
+ * group flag may differ: a glTF written from a multi-ROOT BVH reads back with the group as
+ * an ordinary node).
  * On a difference, returns 0 and, when first_diff is not NULL, the first differing joint
  * index (or the smaller joint count). */
 MB_API int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff);

@@ -219,8 +219,7 @@ int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *f
     }
     int n = a->joint_count < b->joint_count ? a->joint_count : b->joint_count;
     for (int i = 0; i < n; ++i)
-        if (a->parents[i] != b->parents[i] || strcmp(a->names[i], b->names[i]) != 0 ||
-            a->info[i].roots_group != b->info[i].roots_group) {
+        if (a->parents[i] != b->parents[i] || strcmp(a->names[i], b->names[i]) != 0) {
             if (first_diff)
                 *first_diff = i;
             return 0;

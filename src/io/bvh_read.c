@@ -506,6 +506,29 @@ static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child
     return MB_OK;
 }
 
+/* Checks the name of the node just added (the last one) against the earlier ones: a clash
+ * with an End Site's derived name renames the End Site; any other is an error. */
+static mb_status check_unique_name(parser *ps, token kw, int name_col)
+{
+    int self = ps->joint_count - 1;
+    tmp_joint *nj = &ps->joints[self];
+    int dup = find_joint(ps, nj->name, self);
+    if (dup >= 0 && (nj->d.end_site || ps->joints[dup].d.end_site)) {
+        int e = nj->d.end_site ? self : dup;
+        if (!make_end_name_unique(ps, e, ps->joint_count))
+            return fail_at(ps, MB_LIMIT, kw.line, kw.column,
+                           "no unique name fits %d bytes for the End Site of '%s'",
+                           MB_MAX_NAME, ps->joints[ps->joints[e].d.parent].name);
+        dup = -1;
+    }
+    if (dup >= 0)
+        return fail_at(ps, MB_PARSE, kw.line, name_col,
+                       "duplicate joint name '%s' (first defined at line %d); joint "
+                       "names must be unique",
+                       nj->name, ps->joints[dup].line);
+    return MB_OK;
+}
+
 /* Parses from just after "ROOT" to the closing brace of the root (one of several in a
  * multi-ROOT file). Iterative, with an explicit stack of open joints, so deep hierarchies
  * cannot overflow the C stack. */
@@ -520,10 +543,14 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
     mb_status st = add_joint(ps, root_kw, &j);
     if (st != MB_OK)
         return st;
-    st = read_name(ps, root_kw, j->name, NULL);
+    int root_col = root_kw.column;
+    st = read_name(ps, root_kw, j->name, &root_col);
     if (st != MB_OK)
         return st;
     j->d.parent = -1;
+    /* a second ROOT's name against the first ROOT's joints */
+    if ((st = check_unique_name(ps, root_kw, root_col)) != MB_OK)
+        return st;
     ps->last_root = ps->joint_count - 1;
     if ((st = expect_open_brace(ps, "joint", j->name)) != MB_OK)
         return st;
@@ -590,22 +617,8 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
             int name_col = t.column;
             if (!is_end && (st = read_name(ps, t, nj->name, &name_col)) != MB_OK)
                 return st;
-            int self = ps->joint_count - 1;
-            int dup = find_joint(ps, nj->name, self);
-            if (dup >= 0 && (is_end || ps->joints[dup].d.end_site)) {
-                /* An End Site's derived name met a real joint's: rename the End Site. */
-                int e = is_end ? self : dup;
-                if (!make_end_name_unique(ps, e, ps->joint_count))
-                    return fail_at(ps, MB_LIMIT, t.line, t.column,
-                                   "no unique name fits %d bytes for the End Site of '%s'",
-                                   MB_MAX_NAME, ps->joints[ps->joints[e].d.parent].name);
-                dup = -1;
-            }
-            if (dup >= 0)
-                return fail_at(ps, MB_PARSE, t.line, name_col,
-                               "duplicate joint name '%s' (first defined at line %d); joint "
-                               "names must be unique",
-                               nj->name, ps->joints[dup].line);
+            if ((st = check_unique_name(ps, t, name_col)) != MB_OK)
+                return st;
             if ((st = expect_open_brace(ps, is_end ? "End Site of" : "joint",
                                         is_end ? cur->name : nj->name)) != MB_OK)
                 return st;
@@ -622,9 +635,10 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
             return fail_at(ps, MB_PARSE, t.line, t.column,
                            "channel name '%s' outside a CHANNELS line in %s", excerpt(t.s, t.n, b),
                            node_label(ps, cur, who, sizeof who));
-        } else if (tok_is(t, "MOTION")) {
+        } else if (tok_is(t, "MOTION") || tok_is(t, "ROOT")) {
             return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "MOTION reached inside %s (opened at line %d): missing '}'",
+                           "%s reached inside %s (opened at line %d): missing '}'",
+                           tok_is(t, "ROOT") ? "ROOT" : "MOTION",
                            node_label(ps, cur, who, sizeof who), cur->line);
         } else if (t.n == 1 && t.s[0] == '{') {
             return fail_at(ps, MB_PARSE, t.line, t.column,

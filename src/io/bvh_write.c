@@ -122,6 +122,55 @@ static int to_c_locale(char *s, int n)
     return w;
 }
 
+/* Rewrites "d.ddde[+-]XX" (what %g printed, C locale) as the same decimal number in plain
+ * notation when that is at most two characters longer: "9e+01" -> "90", "4.5e-05" -> "0.000045",
+ * but "3e+14" stays. Not every BVH reader takes exponents; plain text is also easier to
+ * read. Returns the new length, or n unchanged. */
+static int plain_notation(char *buf, int n)
+{
+    const char *e = memchr(buf, 'e', (size_t)n);
+    if (!e)
+        return n;
+    char digits[24];
+    int nd = 0, point = 0, seen_point = 0, neg = buf[0] == '-';
+    for (const char *p = buf + neg; p < e; ++p) {
+        if (*p == '.') {
+            seen_point = 1;
+            continue;
+        }
+        if (nd == (int)sizeof digits)
+            return n;
+        digits[nd++] = *p;
+        point += !seen_point;
+    }
+    point += atoi(e + 1); /* the decimal point's place in digits */
+    char out[48];
+    int m = 0;
+    if (neg)
+        out[m++] = '-';
+    if (point <= 0) {
+        out[m++] = '0';
+        out[m++] = '.';
+        for (int z = 0; z < -point && m < 40; ++z)
+            out[m++] = '0';
+        for (int i = 0; i < nd && m < 40; ++i)
+            out[m++] = digits[i];
+    } else {
+        for (int i = 0; i < nd || i < point; ++i) {
+            if (i == point)
+                out[m++] = '.';
+            out[m++] = i < nd ? digits[i] : '0';
+            if (m >= 40)
+                return n;
+        }
+    }
+    if (m > n + 2 || m >= 40)
+        return n;
+    memcpy(buf, out, (size_t)m);
+    buf[m] = '\0';
+    return m;
+}
+
 /* %.{prec}g of a finite double in C-locale form, into buf (>= 40 bytes). Returns length. */
 static int fmt_g(char *buf, double v, int prec)
 {
@@ -129,18 +178,7 @@ static int fmt_g(char *buf, double v, int prec)
     int n = snprintf(buf, 40, "%.*g", prec, v + 0.0);
     if (n < 0 || n >= 40)
         n = snprintf(buf, 40, "0");
-    /* %g writes 90 as "9e+01" at one digit. The same decimal value in plain notation
-     * ("90", "0.00015"), which every BVH reader parses (not all take exponents), unless
-     * the value is so large or small that plain notation gets long. */
-    const char *e = memchr(buf, 'e', (size_t)n);
-    double a = fabs(v);
-    if (e && a >= 1e-5 && a < 1e15) {
-        int ex = atoi(e + 1), dec = prec - 1 - ex;
-        int m = snprintf(buf, 40, "%.*f", dec > 0 ? dec : 0, v + 0.0);
-        if (m > 0 && m < 40)
-            n = m;
-    }
-    return to_c_locale(buf, n);
+    return plain_notation(buf, to_c_locale(buf, n));
 }
 
 /* The shortest %g form (at most max_prec digits, 1..9) that reads back as exactly v, both

@@ -138,7 +138,9 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     /* Root: the first joint whose translation moves. Only tracked joints can (the list is
      * ascending, so the first found is the first joint). */
     const int *tracked = mb_clip_translation_joints(c);
-    out->root = 0;
+    /* none moves: the skeleton's root (for a multi-ROOT file, the first ROOT, not the
+     * group node that holds them) */
+    out->root = mb_skeleton_is_roots_group(s, 0) && mb_skeleton_joint_count(s) > 1 ? 1 : 0;
     for (int t = 0; t < mb_clip_translation_count(c); ++t) {
         int j = tracked[t];
         const float *p0 = mb_clip_joint_translation(s, c, 0, j);

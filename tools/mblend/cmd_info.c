@@ -272,8 +272,9 @@ int mb_cmd_info(int argc, char **argv)
     double dt = mb_clip_frame_time(c);
     printf("file:           %s (%lld bytes)\n", path, file_size(path));
     const int group = mb_skeleton_is_roots_group(s, 0);
-    printf("joints:         %d joints + %d End Sites (%d nodes), %d channels\n",
-           n - end_sites - group, end_sites, n, mb_skeleton_channel_count(s));
+    printf("joints:         %d joints + %d End Sites (%d nodes%s), %d channels\n",
+           n - end_sites - group, end_sites, n, group ? " with the group" : "",
+           mb_skeleton_channel_count(s));
     if (group) {
         /* a multi-ROOT file: node 0 only holds the ROOTs (re-export writes them, not it) */
         const int *par = mb_skeleton_parents(s);

@@ -87,6 +87,8 @@ case("joint_without_name", rep("JOINT Spine", "JOINT"))
 case("unknown_keyword", rep("\t\tOFFSET 0.0 5.0 0.0\n", "\t\tOFFSET 0.0 5.0 0.0\n\t\tLIMITS 0 90\n"))
 # A second ROOT whose motion rows still hold the first ROOT's values only.
 case("second_root_values_missing", BASE.replace("MOTION", HEAD.replace("HIERARCHY\n", "").replace("Hips", "Hips2").replace("Spine", "Spine2") + "MOTION"))
+# A second ROOT that reuses a joint name of the first.
+case("second_root_duplicate_name", BASE.replace("MOTION", HEAD.replace("HIERARCHY\n", "") + "MOTION"))
 case("empty_file", "")
 case("whitespace_only", " \n\t\r\n")
 case("no_hierarchy", BASE.replace("HIERARCHY\n", ""))
