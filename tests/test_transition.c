@@ -575,3 +575,154 @@ Test(cli_transition, writes_sequence_and_report)
     remove(log);
     rmdir(dir);
 }
+
+/* Appends text, with "ROOT "/"JOINT " names prefixed, to *o. */
+static size_t put_prefixed(char *o, size_t at, const char *from, const char *to, const char *pre)
+{
+    for (const char *p = from; p < to;) {
+        if (strncmp(p, "ROOT ", 5) == 0 || strncmp(p, "JOINT ", 6) == 0) {
+            size_t k = p[0] == 'R' ? 5 : 6;
+            memcpy(o + at, p, k);
+            at += k;
+            p += k;
+            at += (size_t)sprintf(o + at, "%s", pre);
+        } else {
+            o[at++] = *p++;
+        }
+    }
+    return at;
+}
+
+/* Two actors in one multi-ROOT file, as BVH text: the CMU walk as A, and the same walk 200
+ * units to the side as B, both moved by shift along X. */
+static char *two_actor_text(const char *src, double shift, size_t *out_len)
+{
+    const char *root = strstr(src, "ROOT "), *motion = strstr(src, "MOTION");
+    const char *rows = strstr(src, "Frame Time:");
+    cr_assert(root && motion && rows);
+    rows = strchr(rows, '\n') + 1;
+    size_t cap = 4 * strlen(src) + 4096, n = 0;
+    char *two = malloc(cap);
+    cr_assert_not_null(two);
+    n += (size_t)sprintf(two, "HIERARCHY\n");
+    n = put_prefixed(two, n, root, motion, "A_");
+    n = put_prefixed(two, n, root, motion, "B_");
+    int frames = 0;
+    size_t body_cap = 3 * strlen(src), bn = 0;
+    char *body = malloc(body_cap);
+    cr_assert_not_null(body);
+    for (const char *cur = rows; *cur;) {
+        const char *eol = strchr(cur, '\n');
+        size_t len = eol ? (size_t)(eol - cur) : strlen(cur);
+        while (len > 0 && (cur[len - 1] == '\r' || cur[len - 1] == ' '))
+            --len;
+        if (len > 0) {
+            char *end;
+            double x = strtod(cur, &end); /* the root's Xposition */
+            size_t rest = len - (size_t)(end - cur);
+            cr_assert_lt(bn + 2 * len + 64, body_cap);
+            bn += (size_t)sprintf(body + bn, "%.5f", x + shift);
+            memcpy(body + bn, end, rest);
+            bn += rest;
+            bn += (size_t)sprintf(body + bn, " %.5f", x + shift + 200.0);
+            memcpy(body + bn, end, rest);
+            bn += rest;
+            body[bn++] = '\n';
+            ++frames;
+        }
+        if (!eol)
+            break;
+        cur = eol + 1;
+    }
+    n += (size_t)sprintf(two + n, "MOTION\nFrames: %d\nFrame Time: .0083333\n", frames);
+    cr_assert_lt(n + bn + 1, cap);
+    memcpy(two + n, body, bn);
+    n += bn;
+    free(body);
+    *out_len = n;
+    return two;
+}
+
+static void write_file(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+/* The second actor must move with the first's root motion: a transition and a blend put it
+ * where it stands relative to the first actor in the source, never in the clips' raw
+ * coordinates (where it jumped by tens of units as A's time met B's, or sat between the
+ * inputs' far-apart places in a blend). */
+Test(cli_transition, second_actor_moves_with_the_root)
+{
+    need_cli();
+    char *src = slurp(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    size_t n, n2;
+    char *two = two_actor_text(src, 0.0, &n), *moved = two_actor_text(src, 500.0, &n2);
+    char dir[] = "/tmp/mb_test_actors_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char in[128], in_moved[128], outp[128], log[128];
+    snprintf(in, sizeof in, "%s/two.bvh", dir);
+    snprintf(in_moved, sizeof in_moved, "%s/moved.bvh", dir);
+    snprintf(outp, sizeof outp, "%s/out.bvh", dir);
+    snprintf(log, sizeof log, "%s/stdout", dir);
+    write_file(in, two, n);
+    write_file(in_moved, moved, n2);
+    cr_assert_eq(RUN_TO(log, "transition", in, in, "--at", "1.5", "--b-start", "0.3", "--duration",
+                        "0.3", "-o", outp),
+                 0);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(outp, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    int ja = mb_skeleton_find(s, "A_Hips"), jb = mb_skeleton_find(s, "B_Hips");
+    cr_assert(ja > 0 && jb > 0 && mb_skeleton_is_roots_group(s, 0));
+    float *pos = positions(s, c);
+    double step_a = 0, step_b = 0;
+    for (int k = 1; k < nf; ++k) {
+        double da = dist(P3(pos, nj, k, ja), P3(pos, nj, k - 1, ja), -1);
+        double db = dist(P3(pos, nj, k, jb), P3(pos, nj, k - 1, jb), -1);
+        step_a = da > step_a ? da : step_a;
+        step_b = db > step_b ? db : step_b;
+    }
+    cr_expect_lt(step_b, 10.0 * step_a, "B's root jumps by %g per frame (A's at most %g)", step_b,
+                 step_a);
+    /* before the transition (at 1.5 s, frame 180) and after it (it ends by frame 230): as
+     * far apart as in the source */
+    for (int k = 0; k < nf; k = k == 150 ? nf - 80 : k + 1)
+        cr_expect(fabs(dist(P3(pos, nj, k, ja), P3(pos, nj, k, jb), -1) - 200.0) < 0.05,
+                  "frame %d of %d: the actors are %g apart", k, nf,
+                  dist(P3(pos, nj, k, ja), P3(pos, nj, k, jb), -1));
+    free(pos);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    /* a blend of the file with a later stretch of a copy 500 units away: the second actor
+     * is blended in the first's heading frame, so it stays about 200 away (the stretches'
+     * headings differ a little, which shortens the blended offset by up to 0.25) */
+    char in1[160], in2[160];
+    snprintf(in1, sizeof in1, "%s@0:150", in);
+    snprintf(in2, sizeof in2, "%s@120:270", in_moved);
+    cr_assert_eq(RUN_TO(log, "blend", in1, in2, "--cycle", "none", "-o", outp), 0);
+    cr_assert_eq(mb_bvh_read_file(outp, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    nj = mb_skeleton_joint_count(s);
+    nf = mb_clip_frame_count(c);
+    pos = positions(s, c);
+    for (int k = 0; k < nf; ++k)
+        cr_expect(fabs(dist(P3(pos, nj, k, ja), P3(pos, nj, k, jb), -1) - 200.0) < 0.5,
+                  "blend frame %d: the actors are %g apart", k,
+                  dist(P3(pos, nj, k, ja), P3(pos, nj, k, jb), -1));
+    free(pos);
+    free(two);
+    free(moved);
+    free(src);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    remove(in);
+    remove(in_moved);
+    remove(outp);
+    remove(log);
+    rmdir(dir);
+}

@@ -123,4 +123,33 @@ static inline void mb_rm_world_to_local(const double pq[4], const double pp[3], 
         out_pos[c] = (float)lp[c];
 }
 
+/* The ROOTs of a multi-ROOT skeleton (node 0 a roots group, see mb_joint_desc) other than
+ * the one that holds joint root: other actors and props. They must move with the root
+ * when a pose is put in place or placed back in the world, or they slide and jump where
+ * clips are blended or joined. Applies X -> r X + t to each one's transform (their parent,
+ * the group, is the identity, so local is world). Nothing for other skeletons. */
+static inline void mb_rm_map_other_roots(const mb_skeleton *s, int root, mb_xform *pose,
+                                         const double r[4], const double t[3])
+{
+    if (!mb_skeleton_is_roots_group(s, 0))
+        return;
+    const int *parents = mb_skeleton_parents(s);
+    int top = root;
+    while (top > 0 && parents[top] > 0)
+        top = parents[top];
+    for (int j = 1; j < mb_skeleton_joint_count(s); ++j) {
+        if (parents[j] != 0 || j == top)
+            continue;
+        mb_xform *x = &pose[j];
+        double q[4] = {x->rot[0], x->rot[1], x->rot[2], x->rot[3]}, nq[4];
+        double p[3] = {x->pos[0], x->pos[1], x->pos[2]}, np[3];
+        mb_qmul_d_(r, q, nq);
+        mb_qrotate_d_(r, p, np);
+        for (int c = 0; c < 4; ++c)
+            x->rot[c] = (float)nq[c];
+        for (int c = 0; c < 3; ++c)
+            x->pos[c] = (float)(np[c] + t[c]);
+    }
+}
+
 #endif
