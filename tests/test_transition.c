@@ -593,9 +593,10 @@ static size_t put_prefixed(char *o, size_t at, const char *from, const char *to,
     return at;
 }
 
-/* Two actors in one multi-ROOT file, as BVH text: the CMU walk as A, and the same walk 200
- * units to the side as B, both moved by shift along X. */
-static char *two_actor_text(const char *src, double shift, size_t *out_len)
+/* Two actors in one multi-ROOT file, as BVH text: the CMU walk as A (or, a_still, A holding
+ * the walk's first frame), and the same walk 200 units to the side as B, both moved by shift
+ * along X. */
+static char *two_actor_text(const char *src, double shift, int a_still, size_t *out_len)
 {
     const char *root = strstr(src, "ROOT "), *motion = strstr(src, "MOTION");
     const char *rows = strstr(src, "Frame Time:");
@@ -611,19 +612,29 @@ static char *two_actor_text(const char *src, double shift, size_t *out_len)
     size_t body_cap = 3 * strlen(src), bn = 0;
     char *body = malloc(body_cap);
     cr_assert_not_null(body);
+    const char *first = NULL;
+    size_t first_len = 0;
     for (const char *cur = rows; *cur;) {
         const char *eol = strchr(cur, '\n');
         size_t len = eol ? (size_t)(eol - cur) : strlen(cur);
         while (len > 0 && (cur[len - 1] == '\r' || cur[len - 1] == ' '))
             --len;
         if (len > 0) {
+            if (!first) {
+                first = cur;
+                first_len = len;
+            }
+            const char *ra = a_still ? first : cur;
+            size_t la = a_still ? first_len : len;
             char *end;
-            double x = strtod(cur, &end); /* the root's Xposition */
-            size_t rest = len - (size_t)(end - cur);
-            cr_assert_lt(bn + 2 * len + 64, body_cap);
+            double x = strtod(ra, &end); /* the root's Xposition */
+            size_t rest = la - (size_t)(end - ra);
+            cr_assert_lt(bn + la + len + 64, body_cap);
             bn += (size_t)sprintf(body + bn, "%.5f", x + shift);
             memcpy(body + bn, end, rest);
             bn += rest;
+            x = strtod(cur, &end);
+            rest = len - (size_t)(end - cur);
             bn += (size_t)sprintf(body + bn, " %.5f", x + shift + 200.0);
             memcpy(body + bn, end, rest);
             bn += rest;
@@ -660,7 +671,7 @@ Test(cli_transition, second_actor_moves_with_the_root)
     need_cli();
     char *src = slurp(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
     size_t n, n2;
-    char *two = two_actor_text(src, 0.0, &n), *moved = two_actor_text(src, 500.0, &n2);
+    char *two = two_actor_text(src, 0.0, 0, &n), *moved = two_actor_text(src, 500.0, 0, &n2);
     char dir[] = "/tmp/mb_test_actors_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char in[128], in_moved[128], outp[128], log[128];
@@ -725,4 +736,28 @@ Test(cli_transition, second_actor_moves_with_the_root)
     remove(outp);
     remove(log);
     rmdir(dir);
+}
+
+/* With the first actor standing still, the analysed root is the second actor's, and so are
+ * the feet (they were found by name anywhere: the still actor's). */
+Test(transition, analysis_keeps_to_the_moving_actor)
+{
+    char *src = slurp(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    size_t n;
+    char *text = two_actor_text(src, 0.0, 1, &n);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_mem(text, n, "two.bvh", NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    mb_motion_info info;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "two.bvh", &info, &e), MB_OK, "%s", e.text);
+    cr_expect_str_eq(mb_skeleton_name(s, info.root), "B_Hips");
+    cr_assert(info.left_foot >= 0 && info.right_foot >= 0);
+    cr_expect_str_eq(mb_skeleton_name(s, info.left_foot), "B_LeftFoot");
+    cr_expect_str_eq(mb_skeleton_name(s, info.right_foot), "B_RightFoot");
+    cr_expect_eq(info.up_axis, 1);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    free(text);
+    free(src);
 }

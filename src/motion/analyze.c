@@ -104,11 +104,11 @@ static int foot_score(const char *name, int left)
     return side ? part : 0;
 }
 
-static int find_foot_by_name(const mb_skeleton *s, int left)
+static int find_foot_by_name(const mb_skeleton *s, int left, const unsigned char *actor)
 {
     int best = -1, best_score = 0;
     for (int j = 0; j < mb_skeleton_joint_count(s); ++j) {
-        if (mb_skeleton_is_end_site(s, j))
+        if (mb_skeleton_is_end_site(s, j) || (actor && !actor[j]))
             continue;
         int sc = foot_score(mb_skeleton_name(s, j), left);
         if (sc > best_score) {
@@ -157,6 +157,20 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         }
     }
 
+    const int *parents = mb_skeleton_parents(s);
+    /* In a multi-ROOT file the other ROOTs are other actors or props: the feet are looked
+     * for under the ROOT that holds the root only (NULL: every joint). */
+    unsigned char actor_buf[MB_MAX_JOINTS], *actor = NULL;
+    if (mb_skeleton_is_roots_group(s, 0)) {
+        actor = actor_buf;
+        int top = out->root;
+        while (top > 0 && parents[top] > 0)
+            top = parents[top];
+        memset(actor, 0, (size_t)nj);
+        actor[top] = top > 0;
+        for (int j = top + 1; j < nj; ++j)
+            actor[j] = parents[j] >= 0 && actor[parents[j]];
+    }
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos) {
         mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
@@ -183,7 +197,7 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
                 return MB_INVALID_ARG;
             }
         } else {
-            feet[side] = find_foot_by_name(s, side == 0);
+            feet[side] = find_foot_by_name(s, side == 0, actor);
         }
     }
     if (given[0] && given[1] && feet[0] == feet[1]) {
@@ -205,7 +219,6 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
         return MB_NOMEM;
     }
-    const int *parents = mb_skeleton_parents(s);
     in_body[out->root] = 1;
     for (int j = out->root + 1; j < nj; ++j)
         in_body[j] = parents[j] >= 0 && in_body[parents[j]];
@@ -262,7 +275,7 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
         for (int f = f0; f < nf; ++f)
             hroot += pos[3 * ((size_t)f * nj + out->root) + up];
         for (int j = 0; j < nj; ++j) {
-            if (!mb_skeleton_is_end_site(s, j))
+            if (!mb_skeleton_is_end_site(s, j) || (actor && !actor[j]))
                 continue;
             double h = 0.0;
             for (int f = f0; f < nf; ++f)
