@@ -1190,19 +1190,35 @@ Test(bvh_read, several_roots_under_a_group_node)
     mb_clip_destroy(c);
 }
 
-Test(bvh_read, roots_group_name_avoids_joint_names)
+/* Two one-joint ROOTs with these names, each with an End Site. */
+static void load_two_roots(const char *first, const char *second, mb_skeleton **s, mb_clip **c)
 {
-    const char *text = "HIERARCHY\nROOT ROOTS\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\n"
-                       "End Site\n{\nOFFSET 1 0 0\n}\n}\nROOT ROOTS_2\n{\nOFFSET 0 0 0\n"
-                       "CHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
-                       "MOTION\nFrames: 1\nFrame Time: 0.5\n10 20\n";
+    char text[512];
+    snprintf(text, sizeof text,
+             "HIERARCHY\nROOT %s\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\nEnd Site\n{\n"
+             "OFFSET 1 0 0\n}\n}\nROOT %s\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\nEnd Site\n{\n"
+             "OFFSET 0 1 0\n}\n}\nMOTION\nFrames: 1\nFrame Time: 0.5\n10 20\n",
+             first, second);
+    load_text_ok(text, s, c);
+}
+
+/* The group takes the first free name of ROOTS, ROOTS_2, ...; a second ROOT named like an
+ * End Site of the first renames the End Site, as a JOINT of that name does. */
+Test(bvh_read, roots_group_and_end_site_names_stay_unique)
+{
     mb_skeleton *s;
     mb_clip *c;
-    load_text_ok(text, &s, &c);
+    load_two_roots("ROOTS", "ROOTS_2", &s, &c);
     cr_expect_str_eq(mb_skeleton_name(s, 0), "ROOTS_3");
     cr_expect(mb_skeleton_is_roots_group(s, 0));
     cr_expect_str_eq(mb_skeleton_name(s, 1), "ROOTS");
     cr_expect_str_eq(mb_skeleton_name(s, 3), "ROOTS_2");
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    load_two_roots("Hips", "Hips_End", &s, &c);
+    cr_expect_str_eq(mb_skeleton_name(s, 2), "Hips_End_2");
+    cr_expect_str_eq(mb_skeleton_name(s, 3), "Hips_End");
+    cr_expect_str_eq(mb_skeleton_name(s, 4), "Hips_End_End");
     mb_skeleton_destroy(s);
     mb_clip_destroy(c);
 }
@@ -1233,20 +1249,3 @@ Test(bvh_read, roots_group_counts_against_the_joint_limit)
     free(text);
 }
 
-/* A second ROOT named like an End Site of the first: the End Site is renamed, as for a
- * JOINT of that name. */
-Test(bvh_read, second_root_named_like_an_end_site)
-{
-    const char *text = "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\n"
-                       "End Site\n{\nOFFSET 0 1 0\n}\n}\nROOT Hips_End\n{\nOFFSET 0 0 0\n"
-                       "CHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
-                       "MOTION\nFrames: 1\nFrame Time: 0.5\n10 20\n";
-    mb_skeleton *s;
-    mb_clip *c;
-    load_text_ok(text, &s, &c);
-    cr_expect_str_eq(mb_skeleton_name(s, 2), "Hips_End_2");
-    cr_expect_str_eq(mb_skeleton_name(s, 3), "Hips_End");
-    cr_expect_str_eq(mb_skeleton_name(s, 4), "Hips_End_End");
-    mb_skeleton_destroy(s);
-    mb_clip_destroy(c);
-}
