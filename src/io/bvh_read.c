@@ -235,6 +235,18 @@ static token next_token(parser *ps)
     return t;
 }
 
+/* The next token, not consumed: the position (line included) is restored. */
+static token peek_token(parser *ps)
+{
+    const char *p = ps->p, *line_start = ps->line_start;
+    int line = ps->line;
+    token t = next_token(ps);
+    ps->p = p;
+    ps->line = line;
+    ps->line_start = line_start;
+    return t;
+}
+
 static int tok_is(token t, const char *kw)
 {
     size_t n = strlen(kw);
@@ -881,15 +893,9 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2, 
         if (tok_is(t, "Frames:") || tok_split_prefix(t, "Frames:", rest))
             return MB_OK;
         if (tok_is(t, word1)) {
-            const char *save = ps->p;
-            int save_line = ps->line;
-            const char *save_ls = ps->line_start;
-            token c = next_token(ps);
+            token c = peek_token(ps);
             if (c.n == 1 && c.s[0] == ':')
-                return MB_OK;
-            ps->p = save;
-            ps->line = save_line;
-            ps->line_start = save_ls;
+                next_token(ps);
             return MB_OK;
         }
     } else if (tok_is(t, word1)) {
@@ -897,15 +903,9 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2, 
         if (tok_is(u, "Time:") || tok_split_prefix(u, "Time:", rest))
             return MB_OK;
         if (tok_is(u, "Time")) {
-            const char *save = ps->p;
-            int save_line = ps->line;
-            const char *save_ls = ps->line_start;
-            token c = next_token(ps);
+            token c = peek_token(ps);
             if (c.n == 1 && c.s[0] == ':')
-                return MB_OK;
-            ps->p = save;
-            ps->line = save_line;
-            ps->line_start = save_ls;
+                next_token(ps);
             return MB_OK;
         }
         t = u;
@@ -1209,16 +1209,8 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
      * read like the first, and node 0 of the skeleton becomes a group that holds them. */
     int roots = 1;
     token second_root = {0};
-    for (;;) {
-        const char *save = ps.p, *save_ls = ps.line_start;
-        int save_line = ps.line;
+    while (tok_is(peek_token(&ps), "ROOT")) {
         t = next_token(&ps);
-        if (!tok_is(t, "ROOT")) {
-            ps.p = save;
-            ps.line = save_line;
-            ps.line_start = save_ls;
-            break;
-        }
         if (roots++ == 1)
             second_root = t;
         if ((st = read_hierarchy(&ps, t)) != MB_OK)
