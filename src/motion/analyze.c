@@ -10,6 +10,7 @@
 #include "mblend/math.h"
 #include "mblend/motion.h"
 #include "motion/motion_internal.h"
+#include "motion/rootmotion_internal.h"
 
 mb_status mb_motion_positions_(const mb_skeleton *s, const mb_clip *c, float *out)
 {
@@ -104,6 +105,15 @@ static int foot_score(const char *name, int left)
     return side ? part : 0;
 }
 
+/* mark[j] = 1 for joint top and the joints below it, 0 for the others (parents-first). */
+static void mark_subtree(const int *parents, int nj, int top, unsigned char *mark)
+{
+    memset(mark, 0, (size_t)nj);
+    mark[top] = 1;
+    for (int j = top + 1; j < nj; ++j)
+        mark[j] = parents[j] >= 0 && mark[parents[j]];
+}
+
 static int find_foot_by_name(const mb_skeleton *s, int left, const unsigned char *actor)
 {
     int best = -1, best_score = 0;
@@ -161,15 +171,9 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     /* In a multi-ROOT file the other ROOTs are other actors or props: the feet are looked
      * for under the ROOT that holds the root only (NULL: every joint). */
     unsigned char actor_buf[MB_MAX_JOINTS], *actor = NULL;
-    if (mb_skeleton_is_roots_group(s, 0)) {
+    if (mb_skeleton_is_roots_group(s, 0) && out->root > 0) {
         actor = actor_buf;
-        int top = out->root;
-        while (top > 0 && parents[top] > 0)
-            top = parents[top];
-        memset(actor, 0, (size_t)nj);
-        actor[top] = top > 0;
-        for (int j = top + 1; j < nj; ++j)
-            actor[j] = parents[j] >= 0 && actor[parents[j]];
+        mark_subtree(parents, nj, mb_rm_actor_top(parents, out->root), actor);
     }
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos) {
@@ -213,15 +217,13 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     int f0 = out->first_frame;
     /* Only the root's subtree: a static dummy parent left at the origin while the body
      * travels would otherwise stretch the extent along the travel direction. */
-    unsigned char *in_body = calloc((size_t)nj, 1);
+    unsigned char *in_body = malloc((size_t)nj);
     if (!in_body) {
         free(pos);
         mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
         return MB_NOMEM;
     }
-    in_body[out->root] = 1;
-    for (int j = out->root + 1; j < nj; ++j)
-        in_body[j] = parents[j] >= 0 && in_body[parents[j]];
+    mark_subtree(parents, nj, out->root, in_body);
     for (int f = f0; f < nf; ++f)
         for (int k = 0; k < 3; ++k) {
             float lo = INFINITY, hi = -INFINITY;

@@ -240,13 +240,9 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
             mb_qmul_d_(yq, q, rel);
             for (int c = 0; c < 4; ++c)
                 st[i].pose[root].rot[c] = (float)rel[c];
-            /* other ROOTs in the root's heading frame, from its horizontal position */
-            double H[3] = {pos[0], pos[1], pos[2]}, t[3];
-            H[up] = 0.0;
-            mb_qrotate_d_(yq, H, t);
-            for (int c = 0; c < 3; ++c)
-                t[c] = -t[c];
-            mb_rm_map_other_roots(in->skeleton, root, st[i].pose, yq, t);
+            /* other ROOTs into the root's heading frame, from its horizontal position */
+            const double zero[3] = {0, 0, 0};
+            mb_rm_map_other_roots(in->skeleton, root, st[i].pose, up, yq, pos, zero);
             layers[i].pose = &poses[i];
             layers[i].weight = (float)st[i].w;
             layers[i].joint_weights = NULL;
@@ -288,9 +284,8 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
                 mb_rm_chain_world(parents, &p0, parents[root], pq, pp);
             }
             mb_rm_world_to_local(pq, pp, wq, wp, outpose[root].rot, outpose[root].pos);
-            double t[3] = {P[0], P[1], P[2]};
-            t[up] = 0.0;
-            mb_rm_map_other_roots(d->inputs[0].skeleton, root, outpose, yq, t);
+            const double zero[3] = {0, 0, 0};
+            mb_rm_map_other_roots(d->inputs[0].skeleton, root, outpose, up, yq, zero, P);
         }
         float *fr = orot + 4 * (size_t)k * nj;
         for (int j = 0; j < nj; ++j) {

@@ -420,14 +420,9 @@ static mb_status sample_in_place(const mb_state_set *s, const set_clip *sc, doub
     double ip[3] = {0, 0, 0};
     ip[s->up] = wp[s->up] + pp[s->up];
     mb_rm_world_to_local(pq, pp, rel, ip, x->rot, x->pos);
-    /* other ROOTs by the same map, X -> yaw(-heading) (X - H), H the root's horizontal
-     * world position */
-    double H[3] = {wp[0] + pp[0], wp[1] + pp[1], wp[2] + pp[2]}, t[3];
-    H[s->up] = 0.0;
-    mb_qrotate_d_(yq, H, t);
-    for (int c = 0; c < 3; ++c)
-        t[c] = -t[c];
-    mb_rm_map_other_roots(s->skel, s->root, buf, yq, t);
+    /* other ROOTs by the same map */
+    const double world[3] = {wp[0] + pp[0], wp[1] + pp[1], wp[2] + pp[2]}, zero[3] = {0, 0, 0};
+    mb_rm_map_other_roots(s->skel, s->root, buf, s->up, yq, world, zero);
     return MB_OK;
 }
 

@@ -123,20 +123,35 @@ static inline void mb_rm_world_to_local(const double pq[4], const double pp[3], 
         out_pos[c] = (float)lp[c];
 }
 
-/* The ROOTs of a multi-ROOT skeleton (node 0 a roots group, see mb_joint_desc) other than
- * the one that holds joint root: other actors and props. They must move with the root
- * when a pose is put in place or placed back in the world, or they slide and jump where
- * clips are blended or joined. Applies X -> r X + t to each one's transform (their parent,
- * the group, is the identity, so local is world). Nothing for other skeletons. */
-static inline void mb_rm_map_other_roots(const mb_skeleton *s, int root, mb_xform *pose,
-                                         const double r[4], const double t[3])
+/* In a multi-ROOT skeleton (node 0 a roots group, see mb_joint_desc): the ROOT, a child of
+ * the group, that holds joint j. */
+static inline int mb_rm_actor_top(const int *parents, int j)
+{
+    while (j > 0 && parents[j] > 0)
+        j = parents[j];
+    return j;
+}
+
+/* The ROOTs of a multi-ROOT skeleton other than the one that holds joint root: other actors
+ * and props. They must move with the root when a pose is put in place (from = the root's
+ * world position, to = 0) or placed back in the world (from = 0, to = the path position),
+ * or they slide and jump where clips are blended or joined. Applies
+ * X -> r (X - from) + to, horizontal components of from and to only, to each one's
+ * transform (their parent, the group, is the identity, so local is world). Nothing for
+ * other skeletons. */
+static inline void mb_rm_map_other_roots(const mb_skeleton *s, int root, mb_xform *pose, int up,
+                                         const double r[4], const double from[3],
+                                         const double to[3])
 {
     if (!mb_skeleton_is_roots_group(s, 0))
         return;
+    double f[3] = {from[0], from[1], from[2]}, rf[3], t[3];
+    f[up] = 0.0;
+    mb_qrotate_d_(r, f, rf);
+    for (int c = 0; c < 3; ++c)
+        t[c] = (c == up ? 0.0 : to[c]) - rf[c];
     const int *parents = mb_skeleton_parents(s);
-    int top = root;
-    while (top > 0 && parents[top] > 0)
-        top = parents[top];
+    int top = mb_rm_actor_top(parents, root);
     for (int j = 1; j < mb_skeleton_joint_count(s); ++j) {
         if (parents[j] != 0 || j == top)
             continue;

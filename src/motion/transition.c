@@ -256,11 +256,8 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
             if (c != up)
                 wp[c] += P[c];
         mb_rm_world_to_local(pq, pp, wq, wp, pose[root].rot, pose[root].pos);
-        {
-            double t[3] = {P[0], P[1], P[2]};
-            t[up] = 0.0;
-            mb_rm_map_other_roots(s, root, pose, yq, t); /* other ROOTs along */
-        }
+        const double zero[3] = {0, 0, 0};
+        mb_rm_map_other_roots(s, root, pose, up, yq, zero, P); /* other ROOTs along */
 
         if (fb.frames == fb.cap && !frame_buf_grow(&fb)) {
             rc = tfail(err, MB_NOMEM, NULL, "out of memory");
