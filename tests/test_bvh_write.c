@@ -5,6 +5,7 @@
  * text, and from rotations the test builds itself from axis-angle products. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1323,6 +1324,110 @@ Test(bvh_write_file, failed_rename_cleans_up)
     cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
     mb_skeleton_destroy(s);
     mb_clip_destroy(c);
+    cleanup_dir(dir);
+}
+
+/* A symbolic link stays a link: its target gets the new text (renaming over the link would
+ * have replaced it with a regular file). */
+Test(bvh_write_file, symbolic_link_kept_target_replaced)
+{
+    char dir[64], path[128], target[128], stray[256];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(target, sizeof target, "%s/target.bvh", dir);
+    snprintf(path, sizeof path, "%s/link.bvh", dir);
+    write_plain_file(target, "old\n");
+    cr_assert_eq(symlink("target.bvh", path), 0); /* relative to the link's directory */
+    mb_skeleton *s;
+    mb_clip *c;
+    read_or_die(mb_shared_path("bvh/derived/tiny_arm_handcheck.bvh"), 0, &s, &c);
+    mb_error err;
+    cr_assert_eq(mb_bvh_write_file(path, s, c, NULL, &err), MB_OK, "%s", err.text);
+    struct stat st;
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
+    size_t mlen, flen;
+    char *mtext = write_or_die(s, c, NULL, &mlen, "memory");
+    char *ftext = slurp(target, &flen);
+    cr_assert(flen == mlen && memcmp(ftext, mtext, flen) == 0, "the target has other text");
+    const char *expected[] = {"link.bvh", "target.bvh", NULL};
+    cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
+    free(ftext);
+    free(mtext);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    cleanup_dir(dir);
+}
+
+/* A FIFO (as a device such as /dev/null) is written in place and stays what it is. */
+Test(bvh_write_file, fifo_written_in_place)
+{
+    char dir[64], path[128], stray[256];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/pipe.bvh", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    /* a reader (read-write open does not wait for a writer); the text fits the pipe */
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    cr_assert_geq(fd, 0);
+    mb_skeleton *s;
+    mb_clip *c;
+    read_or_die(mb_shared_path("bvh/derived/tiny_arm_handcheck.bvh"), 0, &s, &c);
+    mb_error err;
+    cr_assert_eq(mb_bvh_write_file(path, s, c, NULL, &err), MB_OK, "%s", err.text);
+    size_t mlen;
+    char *mtext = write_or_die(s, c, NULL, &mlen, "memory");
+    cr_assert_lt(mlen, 60000);
+    char *got = malloc(mlen + 1);
+    cr_assert_not_null(got);
+    ssize_t n = read(fd, got, mlen + 1);
+    close(fd);
+    cr_assert(n == (ssize_t)mlen && memcmp(got, mtext, mlen) == 0, "read %zd of %zu bytes", n,
+              mlen);
+    struct stat st;
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    const char *expected[] = {"pipe.bvh", NULL};
+    cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
+    free(got);
+    free(mtext);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+    cleanup_dir(dir);
+}
+
+/* The streamed form: nothing appears before commit, discard leaves the old file, commit puts
+ * the text in place. */
+Test(bvh_write_file, stream_commit_and_discard)
+{
+    char dir[64], path[128], stray[256];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/report.csv", dir);
+    write_plain_file(path, "old\n");
+    mb_file_stream fs;
+    mb_error err;
+    cr_assert_eq(mb_file_stream_open(&fs, path, &err), MB_OK, "%s", err.text);
+    fputs("a,b\n1,2\n", fs.f);
+    fflush(fs.f);
+    char *now = slurp(path, NULL);
+    cr_assert_str_eq(now, "old\n");
+    free(now);
+    mb_file_stream_discard(&fs);
+    mb_file_stream_discard(&fs); /* twice: still nothing to do */
+    now = slurp(path, NULL);
+    cr_assert_str_eq(now, "old\n");
+    free(now);
+    const char *expected[] = {"report.csv", NULL};
+    cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
+    cr_assert_eq(mb_file_stream_open(&fs, path, &err), MB_OK, "%s", err.text);
+    fputs("a,b\n1,2\n", fs.f);
+    cr_assert_eq(mb_file_stream_commit(&fs, &err), MB_OK, "%s", err.text);
+    mb_file_stream_discard(&fs); /* after commit: nothing to do */
+    now = slurp(path, NULL);
+    cr_assert_str_eq(now, "a,b\n1,2\n");
+    free(now);
+    cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
+    cr_assert_eq(mb_file_stream_open(&fs, dir, &err), MB_IO); /* a directory */
+    mb_file_stream_discard(&fs);
+    cr_assert_eq(mb_file_stream_open(&fs, "", &err), MB_INVALID_ARG);
     cleanup_dir(dir);
 }
 

@@ -19,6 +19,7 @@
 #define MBLEND_BASE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,11 +69,31 @@ MB_API char *mb_error_format(const mb_error *e, char *buf, size_t size);
 
 /* Writes len bytes to path safely: to a new temporary file beside it (created exclusively,
  * mode 0666 & ~umask), fsynced, renamed over path, folder fsynced; a replaced file keeps its
- * permission bits. A failure never leaves a partial or clobbered file. MB_IO with the step
- * that failed in err ("cannot write 'path': reason (step)"), MB_INVALID_ARG for an empty
- * path. Every mblend writer goes through it. */
+ * permission bits. A symbolic link is followed (the link stays; its target is replaced the
+ * same way), and an existing device, FIFO or socket (/dev/null, a named pipe) is written in
+ * place, since renaming over it would replace the node. A failure never leaves a partial or
+ * clobbered regular file. MB_IO with the step that failed in err ("cannot write 'path':
+ * reason (step)"; a directory is refused), MB_INVALID_ARG for an empty path. Every mblend
+ * writer goes through it. */
 MB_API mb_status mb_file_write_atomic(const char *path, const void *data, size_t len,
                                       mb_error *err);
+
+/* The same for output produced piece by piece (a CSV report): open, write to f with stdio,
+ * then commit (flush, fsync, rename into place) or discard (the temporary file is removed;
+ * path is untouched). Open and commit fail as mb_file_write_atomic does (a failed commit
+ * discards); discard never fails and accepts a stream that failed to open. Fields ending in
+ * '_' are private. */
+#define MB_FILE_PATH_MAX 4160
+typedef struct mb_file_stream {
+    FILE *f;                      /* write here between open and commit */
+    char shown_[MB_FILE_PATH_MAX]; /* the path as given (for messages) */
+    char dest_[MB_FILE_PATH_MAX];  /* after symbolic links */
+    char tmp_[MB_FILE_PATH_MAX];   /* the temporary file ('\0': none) */
+    int direct_;                  /* a device, FIFO or socket: written in place */
+} mb_file_stream;
+MB_API mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err);
+MB_API mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err);
+MB_API void mb_file_stream_discard(mb_file_stream *s);
 
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
  * for any type (like malloc). */

@@ -1,4 +1,10 @@
-/* Atomic file output (temporary file + rename), shared by the BVH, OBJ and glTF writers. */
+/* Atomic file output (temporary file + rename), shared by the BVH, OBJ and glTF writers and
+ * the CLI's streamed reports. The rename replaces a directory entry, so the path is first
+ * followed through symbolic links (the link stays and its target gets the new content, as an
+ * editor's save does), and a device, FIFO or socket (`-o /dev/null`, a pipe to another
+ * program) is written in place: renaming over it would put a regular file where the device
+ * node was. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -9,8 +15,6 @@
 #include <unistd.h>
 
 #include "base/error_internal.h"
-
-#define MB_TMP_PATH_MAX 4160
 
 static int open_temp(const char *path, char *tmp, size_t tmp_size)
 {
@@ -35,12 +39,46 @@ static int open_temp(const char *path, char *tmp, size_t tmp_size)
     return -1;
 }
 
+/* Follows path through symbolic links (at most 40, as the kernel does) to the entry the data
+ * must land in; a relative link is relative to its own directory. Returns 0, or -1 with
+ * errno set. */
+static int resolve_links(const char *path, char *out, size_t out_size)
+{
+    if ((size_t)snprintf(out, out_size, "%s", path) >= out_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int hops = 0;; ++hops) {
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+            return 0; /* a missing entry is created where it is named */
+        if (hops == 40) {
+            errno = ELOOP;
+            return -1;
+        }
+        char link[MB_FILE_PATH_MAX], next[MB_FILE_PATH_MAX];
+        ssize_t n = readlink(out, link, sizeof link - 1);
+        if (n < 0)
+            return -1;
+        link[n] = '\0';
+        const char *slash = strrchr(out, '/');
+        int m = link[0] == '/' || !slash
+                    ? snprintf(next, sizeof next, "%s", link)
+                    : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
+        if (m < 0 || (size_t)m >= sizeof next || (size_t)m >= out_size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(out, next, (size_t)m + 1);
+    }
+}
+
 /* Flushes the rename's directory entry; best effort (some file systems refuse fsync on
  * directories, and the data itself is already on disk). */
 static void sync_parent_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char dir[MB_TMP_PATH_MAX];
+    char dir[MB_FILE_PATH_MAX];
     if (!slash)
         snprintf(dir, sizeof dir, ".");
     else if (slash == path)
@@ -56,50 +94,105 @@ static void sync_parent_dir(const char *path)
     }
 }
 
-mb_status mb_file_write_atomic(const char *path, const void *data, size_t len, mb_error *err)
+static mb_status stream_fail(mb_file_stream *s, const char *step, mb_error *err)
 {
+    int saved = errno;
+    mb_file_stream_discard(s);
+    return mb_error_set_(err, MB_IO, s->shown_, "cannot write '%s': %s (%s)", s->shown_,
+                         strerror(saved), step);
+}
+
+mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err)
+{
+    if (!s)
+        return mb_error_set_(err, MB_INVALID_ARG, path, "no stream given");
+    memset(s, 0, sizeof *s);
     if (!path || !*path)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no output path given");
-    char tmp[MB_TMP_PATH_MAX];
-    const char *step = "cannot create a temporary file beside it";
-    int fd = open_temp(path, tmp, sizeof tmp), created = fd >= 0, saved;
-    if (fd < 0)
-        goto fail;
-    struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777); /* as an editor's save does */
-    step = "write failed";
-    for (const char *p = data; len > 0;) {
-        ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            goto fail;
-        }
-        p += w;
-        len -= (size_t)w;
+    if ((size_t)snprintf(s->shown_, sizeof s->shown_, "%s", path) >= sizeof s->shown_) {
+        errno = ENAMETOOLONG;
+        return stream_fail(s, "path too long", err);
     }
-    step = "fsync failed";
-    if (fsync(fd) != 0)
-        goto fail;
-    step = "close failed";
-    int rc = close(fd);
-    fd = -1;
-    if (rc != 0)
-        goto fail;
-    step = "cannot replace it with the temporary file";
-    if (rename(tmp, path) != 0)
-        goto fail;
-    sync_parent_dir(path);
-    return MB_OK;
-fail:
-    saved = errno;
-    if (fd >= 0)
+    if (resolve_links(path, s->dest_, sizeof s->dest_) != 0)
+        return stream_fail(s, "cannot follow its symbolic link", err);
+    struct stat old;
+    int exists = stat(s->dest_, &old) == 0, fd;
+    if (exists && S_ISDIR(old.st_mode)) {
+        errno = EISDIR;
+        return stream_fail(s, "a directory is not replaced", err);
+    }
+    s->direct_ = exists && !S_ISREG(old.st_mode);
+    if (s->direct_) {
+        fd = open(s->dest_, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            return stream_fail(s, "cannot open it", err);
+    } else {
+        fd = open_temp(s->dest_, s->tmp_, sizeof s->tmp_);
+        if (fd < 0) {
+            s->tmp_[0] = '\0';
+            return stream_fail(s, "cannot create a temporary file beside it", err);
+        }
+        if (exists)
+            (void)fchmod(fd, old.st_mode & 07777); /* as an editor's save does */
+    }
+    if (!(s->f = fdopen(fd, "w"))) {
+        int saved = errno;
         close(fd);
-    if (created)
-        unlink(tmp);
-    return mb_error_set_(err, MB_IO, path, "cannot write '%s': %s (%s)", path, strerror(saved),
-                         step);
+        errno = saved;
+        return stream_fail(s, "cannot open a stream on it", err);
+    }
+    return MB_OK;
+}
+
+mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err)
+{
+    if (!s || !s->f)
+        return mb_error_set_(err, MB_INVALID_ARG, s ? s->shown_ : NULL, "no open stream");
+    if (ferror(s->f)) {
+        errno = EIO;
+        return stream_fail(s, "write failed", err);
+    }
+    if (fflush(s->f) != 0)
+        return stream_fail(s, "write failed", err);
+    if (!s->direct_ && fsync(fileno(s->f)) != 0)
+        return stream_fail(s, "fsync failed", err);
+    int rc = fclose(s->f);
+    s->f = NULL;
+    if (rc != 0)
+        return stream_fail(s, "close failed", err);
+    if (!s->direct_) {
+        if (rename(s->tmp_, s->dest_) != 0)
+            return stream_fail(s, "cannot replace it with the temporary file", err);
+        s->tmp_[0] = '\0';
+        sync_parent_dir(s->dest_);
+    }
+    return MB_OK;
+}
+
+void mb_file_stream_discard(mb_file_stream *s)
+{
+    if (!s)
+        return;
+    int saved = errno;
+    if (s->f)
+        fclose(s->f);
+    s->f = NULL;
+    if (!s->direct_ && s->tmp_[0])
+        unlink(s->tmp_);
+    s->tmp_[0] = '\0';
+    errno = saved;
+}
+
+mb_status mb_file_write_atomic(const char *path, const void *data, size_t len, mb_error *err)
+{
+    mb_file_stream s;
+    mb_status st = mb_file_stream_open(&s, path, err);
+    if (st != MB_OK)
+        return st;
+    if (len > 0 && fwrite(data, 1, len, s.f) != len) {
+        if (errno == 0)
+            errno = EIO;
+        return stream_fail(&s, "write failed", err);
+    }
+    return mb_file_stream_commit(&s, err);
 }

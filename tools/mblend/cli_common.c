@@ -530,33 +530,6 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     return MB_EXIT_OK;
 }
 
-FILE *mb_cli_report_open(const char *path, char *tmp, size_t tmp_size)
-{
-    if (snprintf(tmp, tmp_size, "%s.tmp.XXXXXX", path) >= (int)tmp_size) {
-        tmp[0] = '\0';
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    int fd = mkstemp(tmp);
-    FILE *f = NULL;
-    if (fd >= 0) {
-        mode_t mask = umask(0);
-        umask(mask);
-        (void)fchmod(fd, 0666 & ~mask);
-        f = fdopen(fd, "w");
-    }
-    if (!f) {
-        int saved = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        tmp[0] = '\0';
-        errno = saved;
-    }
-    return f;
-}
-
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                              float (*world)[16])
 {

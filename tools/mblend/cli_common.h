@@ -164,11 +164,6 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name, int up_axis, float scale);
 
-/* Opens a CSV report as a temporary file beside path (tmp receives its name; the caller
- * renames it over path once the command's output is written, or unlinks it), with the
- * permissions a plain fopen would give (mkstemp alone gives 0600). NULL with errno set and
- * tmp[0] == '\0' on failure, also when path is too long for tmp (ENAMETOOLONG). */
-FILE *mb_cli_report_open(const char *path, char *tmp, size_t tmp_size);
 
 /* ---------- poses ---------- */
 

@@ -294,6 +294,9 @@ int mb_cmd_blend(int argc, char **argv)
     if (!in)
         return mb_cli_input_error(cmd, "out of memory");
     int n = 0, rc = MB_EXIT_OK;
+    /* --report streams to a temporary file that goes into place only once the output is
+     * written, so a failure leaves neither; every exit discards it unless committed */
+    mb_file_stream rs = {0};
 #define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
 #define INPUT_ERR(...) do { rc = mb_cli_input_error(cmd, __VA_ARGS__); goto out; } while (0)
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
@@ -555,10 +558,13 @@ int mb_cmd_blend(int argc, char **argv)
     }
 
     FILE *rf = NULL;
-    char rtmp[1100] = "";
     if (report) {
-        if (!(rf = mb_cli_report_open(report, rtmp, sizeof rtmp)))
-            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+        if (mb_file_stream_open(&rs, report, &e) != MB_OK) {
+            mb_cli_print_error(&e);
+            rc = MB_EXIT_INPUT;
+            goto out;
+        }
+        rf = rs.f;
         report_header(rf, compare);
     }
     int nj = mb_skeleton_joint_count(in[0].s);
@@ -632,8 +638,6 @@ int mb_cmd_blend(int argc, char **argv)
         free(angles);
         if (st != MB_OK) {
             free(scratch);
-            if (rf)
-                fclose(rf), unlink(rtmp);
             INPUT_ERR("blend failed: %s", mb_status_str(st));
         }
     } else {
@@ -658,23 +662,15 @@ int mb_cmd_blend(int argc, char **argv)
         if (mb_clip_blend(&bd, &result, &e) != MB_OK) {
             mb_cli_print_error(&e);
             free(scratch);
-            if (rf)
-                fclose(rf), unlink(rtmp);
             rc = MB_EXIT_INPUT;
             goto out;
         }
     }
     free(scratch);
-    /* The report is complete; it goes into place only once the output is written, so a
-     * failure leaves neither. */
-    if (rf) {
-        int bad = ferror(rf) != 0;
-        bad |= fclose(rf) != 0;
-        if (bad) {
-            unlink(rtmp);
-            mb_clip_destroy(result);
-            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
-        }
+    /* The report is complete; it goes into place only once the output is written. */
+    if (rf && (fflush(rf) != 0 || ferror(rf))) {
+        mb_clip_destroy(result);
+        INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
     if (glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
@@ -684,15 +680,12 @@ int mb_cmd_blend(int argc, char **argv)
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;
     }
-    if (rc == MB_EXIT_OK && rf && rename(rtmp, report) != 0) {
-        int saved = errno;
-        unlink(rtmp);
+    if (rc == MB_EXIT_OK && rf && mb_file_stream_commit(&rs, &e) != MB_OK) {
+        mb_cli_print_error(&e);
         mb_clip_destroy(result);
-        INPUT_ERR("wrote %s, but cannot write report '%s': %s", outp, report, strerror(saved));
+        INPUT_ERR("wrote %s, but not the report", outp);
     }
     if (rc != MB_EXIT_OK) {
-        if (rf)
-            unlink(rtmp);
         mb_clip_destroy(result);
         goto out;
     }
@@ -700,6 +693,7 @@ int mb_cmd_blend(int argc, char **argv)
             mb_clip_frame_count(result) == 1 ? "" : "s", mb_clip_duration(result));
     mb_clip_destroy(result);
 out:
+    mb_file_stream_discard(&rs);
     free_inputs(in, n);
     return rc;
 #undef USAGE

@@ -200,8 +200,9 @@ int mb_cmd_transition(int argc, char **argv)
     const mb_skeleton *sk[2] = {NULL, NULL};
     const mb_clip *cl[2] = {NULL, NULL};
     mb_clip *result = NULL;
-    FILE *rf = NULL;
-    char rtmp[1100] = "";
+    /* --report: complete before the output is written, into place after it (so a failure
+     * leaves neither changed); every exit discards it unless committed */
+    mb_file_stream rs = {0};
     frame_log lg;
     memset(&lg, 0, sizeof lg);
 #define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
@@ -406,8 +407,11 @@ int mb_cmd_transition(int argc, char **argv)
     if (kb < 0)
         kb = (int)floor(b_start / ftb + 0.5);
 
-    if (report && !(rf = mb_cli_report_open(report, rtmp, sizeof rtmp)))
-        INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+    if (report && mb_file_stream_open(&rs, report, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        rc = MB_EXIT_INPUT;
+        goto out;
+    }
     mb_transition_build_desc bd = {0};
     bd.skeleton = sk[0];
     bd.a = cl[0];
@@ -447,14 +451,10 @@ int mb_cmd_transition(int argc, char **argv)
     qd.at = bd.at;
     qd.duration = duration;
     int qok = mb_transition_measure(&qd, &q) == MB_OK;
-    /* The report is complete before the output is written and goes into place after it, so
-     * a failure leaves neither changed. */
-    if (rf) {
-        int ok = write_report(rf, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
+    if (rs.f) {
+        int ok = write_report(rs.f, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
                               (int)floor(res.b_start / ftb + 0.5), cost);
-        ok = fclose(rf) == 0 && ok;
-        rf = NULL;
-        if (!ok)
+        if (!ok || fflush(rs.f) != 0 || ferror(rs.f))
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
     if (mb_cli_ends_with_ci(outp, ".glb")) {
@@ -466,10 +466,9 @@ int mb_cmd_transition(int argc, char **argv)
         rc = MB_EXIT_INPUT;
         goto out;
     }
-    if (rtmp[0]) {
-        if (rename(rtmp, report) != 0)
-            INPUT_ERR("wrote %s, but cannot write report '%s': %s", outp, report, strerror(errno));
-        rtmp[0] = '\0';
+    if (rs.f && mb_file_stream_commit(&rs, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        INPUT_ERR("wrote %s, but not the report", outp);
     }
     char cost_text[48] = "";
     if (cost >= 0.0) /* a match ran */
@@ -483,10 +482,7 @@ int mb_cmd_transition(int argc, char **argv)
                 q.angular_joint >= 0 ? mb_skeleton_name(sk[0], q.angular_joint) : "-", q.skate_ratio);
 
 out:
-    if (rf)
-        fclose(rf);
-    if (rtmp[0])
-        unlink(rtmp);
+    mb_file_stream_discard(&rs);
     free(lg.weight_b);
     free(lg.offset);
     free(lg.time_a);
