@@ -1155,6 +1155,29 @@ Test(cli_guards, cycle_range_ending_at_the_frame_count)
     run_free(&r);
 }
 
+/* --range in seconds is converted with each clip's own frame time: a range inside one whole
+ * second (1.6 s to 2.4 s: frames 48:72 of the 30 fps walk) is not a range whose ends round
+ * to the same second; one shorter than a frame says so. */
+Test(cli_guards, range_in_seconds_within_one_second)
+{
+    const char *d = scratch();
+    char out[4096];
+    snprintf(out, sizeof out, "%s/s.bvh", d);
+    run_result r = RUN("blend", WALK, RUNC, "--range", "1.6s:2.4s,0.5s:0.6s", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "cycle frames 48:72 (0.800 s), given"), "%s", r.err);
+    cr_assert(strstr(r.err, "cycle frames 15:18 (0.100 s), given"), "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", WALK, RUNC, "--range", "1.6s:1.61s,-", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "range '1.6s:1.61s' covers no frame of"), "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", WALK, RUNC, "--range", "2.4s:1.6s,-", "-o", out);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "bad range '2.4s:1.6s'"), "%s", r.err);
+    run_free(&r);
+}
+
 /* Skeletons that differ only by trailing joints: the message names the first extra one. */
 Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
 {

@@ -97,13 +97,16 @@ typedef struct input {
     float weight;
 } input;
 
-/* "12:145" in frames or "0.5s:1.2s" in seconds into a half-open frame range. */
+/* "12:145" in frames or "0.5s:1.2s" in seconds into a half-open frame range. frame_time 0:
+ * the syntax only, before the clip (and so the length of a frame) is known: A < B is checked
+ * where both ends have the same unit. */
 static int parse_range(const char *text, double frame_time, mb_frame_range *out)
 {
     const char *colon = strchr(text, ':');
     if (!colon)
         return 0;
     double v[2];
+    int in_secs[2];
     const char *parts[2] = {text, colon + 1};
     size_t lens[2] = {(size_t)(colon - text), strlen(colon + 1)};
     for (int k = 0; k < 2; ++k) {
@@ -124,7 +127,15 @@ static int parse_range(const char *text, double frame_time, mb_frame_range *out)
             return 0;
         if (!secs && x != floor(x))
             return 0;
-        v[k] = secs ? floor(x / frame_time + 0.5) : x;
+        in_secs[k] = secs;
+        v[k] = secs && frame_time > 0.0 ? floor(x / frame_time + 0.5) : x;
+    }
+    if (frame_time <= 0.0) {
+        if (in_secs[0] != in_secs[1])
+            return 1;
+        if (!in_secs[0] && (v[0] > 2e9 || v[1] > 2e9))
+            return 0;
+        return v[1] > v[0];
     }
     if (v[0] > 2e9 || v[1] > 2e9)
         return 0;
@@ -421,7 +432,7 @@ int mb_cmd_blend(int argc, char **argv)
             goto out;
         for (int i = 0; i < n; ++i) {
             mb_frame_range r;
-            if (strcmp(range_items[i], "-") != 0 && !parse_range(range_items[i], 1.0, &r))
+            if (strcmp(range_items[i], "-") != 0 && !parse_range(range_items[i], 0.0, &r))
                 USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", range_items[i]);
         }
     }
@@ -475,7 +486,8 @@ int mb_cmd_blend(int argc, char **argv)
                 if (strcmp(item, "-") == 0)
                     continue;
                 if (!parse_range(item, mb_clip_frame_time(in[i].c), &in[i].range))
-                    USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", item);
+                    INPUT_ERR("range '%s' covers no frame of %s (rounded to its frames, %g s "
+                              "each, it is empty)", item, in[i].path, mb_clip_frame_time(in[i].c));
                 if (in[i].range.end > mb_clip_frame_count(in[i].c))
                     INPUT_ERR("%s has %d frames; range %d:%d does not fit", in[i].path,
                               mb_clip_frame_count(in[i].c), in[i].range.start, in[i].range.end);
