@@ -397,6 +397,40 @@ Test(cli_positions, matches_oracle_rows)
     check_oracle("fairmotion_sinusoidal_xyz_noendsite.bvh", 119);
 }
 
+/* A joint name with a comma or a quote (the reader takes any non-space bytes) is one CSV
+ * field: quoted, its quotes doubled; the blend report does the same. */
+Test(cli_positions, names_with_commas_and_quotes_are_quoted)
+{
+    const char *dir = scratch();
+    char path[512], out[512], rep[512];
+    snprintf(path, sizeof path, "%s/comma.bvh", dir);
+    snprintf(out, sizeof out, "%s/comma_out.bvh", dir);
+    snprintf(rep, sizeof rep, "%s/comma.csv", dir);
+    write_text(path, "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
+                     "  CHANNELS 3 Xposition Yposition Zposition\n"
+                     "  JOINT Spine,Upper\"x\n  {\n    OFFSET 0 1 0\n"
+                     "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
+                     "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\n"
+                     "MOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 0 0\n");
+    run_result r = RUN("positions", path);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "\n0,1,\"Spine,Upper\"\"x\",0,1,0\n") != NULL, "%s", r.out);
+    run_free(&r);
+    char pose[520];
+    snprintf(pose, sizeof pose, "%s@0", path);
+    r = RUN("blend", pose, pose, "-w", "1,1", "--report", rep, "-o", out);
+    cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+    run_free(&r);
+    char *csv = slurp(rep, NULL);
+    cr_assert_not_null(csv);
+    cr_assert(strstr(csv, ",1,\"Spine,Upper\"\"x\",") != NULL, "%s", csv);
+    free(csv);
+    remove(path);
+    remove(out);
+    remove(rep);
+    rmdir(dir);
+}
+
 /* Far from the origin, 7 significant digits lost up to 0.05 units: every float digit is
  * printed (100000.125 and 0.00048828125 are exact floats), and no "-0". */
 Test(cli_positions, far_from_the_origin_prints_the_float_exactly)

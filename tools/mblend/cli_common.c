@@ -530,6 +530,21 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     return MB_EXIT_OK;
 }
 
+void mb_cli_csv_field(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                              float (*world)[16])
 {

@@ -165,6 +165,10 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name, int up_axis, float scale);
 
 
+/* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
+ * doubled when it holds a comma, a quote or a line break (BVH joint names may). */
+void mb_cli_csv_field(FILE *f, const char *s);
+
 /* ---------- poses ---------- */
 
 /* World matrices of one frame (frame < 0: the rest pose) into world (joint_count entries),

@@ -212,7 +212,9 @@ static mb_status report_frame(void *user, int frame, double phase, const mb_blen
     for (int j = 0; j < blended->count; ++j) {
         if (mb_skeleton_is_end_site(r->s, j))
             continue;
-        fprintf(r->f, "%d,%.6f,%d,%s,", frame, phase, j, mb_skeleton_name(r->s, j));
+        fprintf(r->f, "%d,%.6f,%d,", frame, phase, j);
+        mb_cli_csv_field(r->f, mb_skeleton_name(r->s, j));
+        fputc(',', r->f);
         for (int i = 0; i < layer_count; ++i)
             fprintf(r->f, "%s%.6g", i ? ";" : "", layers[i].weight / total);
         fprintf(r->f, ",%.6g,%.6g", (double)diag->eigen_gap[j],

@@ -140,10 +140,13 @@ int mb_cmd_positions(int argc, char **argv)
                 rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", path, f, mb_status_str(st));
                 break;
             }
-            for (int j = 0; j < n; ++j)
+            for (int j = 0; j < n; ++j) {
                 /* 9 digits: the float exactly (7 lost up to 0.05 at 1e5 units from the origin) */
-                printf("%ld,%d,%s,%.9g,%.9g,%.9g\n", f, j, mb_skeleton_name(s, j),
-                       (double)world[j][12], (double)world[j][13], (double)world[j][14]);
+                printf("%ld,%d,", f, j);
+                mb_cli_csv_field(stdout, mb_skeleton_name(s, j));
+                printf(",%.9g,%.9g,%.9g\n", (double)world[j][12], (double)world[j][13],
+                       (double)world[j][14]);
+            }
         }
     }
     free(pose);

@@ -167,8 +167,9 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
     if (qok) {
         fprintf(f, "# summary,root_step_ratio,%.4f,root_step_out,%.6g,root_step_in,%.6g\n", q->root_step_ratio,
                 q->root_step_out, q->root_step_in);
-        fprintf(f, "# summary,angular_speed_ratio,%.4f,joint,%s,out_rad_s,%.6g,in_rad_s,%.6g\n", q->angular_ratio,
-                q->angular_joint >= 0 ? mb_skeleton_name(s, q->angular_joint) : "-", q->angular_out, q->angular_in);
+        fprintf(f, "# summary,angular_speed_ratio,%.4f,joint,", q->angular_ratio);
+        mb_cli_csv_field(f, q->angular_joint >= 0 ? mb_skeleton_name(s, q->angular_joint) : "-");
+        fprintf(f, ",out_rad_s,%.6g,in_rad_s,%.6g\n", q->angular_out, q->angular_in);
         fprintf(f, "# summary,foot_skate_ratio,%.4f,out,%.6g,in,%.6g,contact_frames_out,%d,contact_frames_in,%d\n",
                 q->skate_ratio, q->skate_out, q->skate_in, q->skate_frames_out, q->skate_frames_in);
     }
