@@ -160,6 +160,18 @@ Test(clip, frame_poses_and_samples_of_tracked_and_untracked_joints)
     cr_assert_eq(mb_clip_frame_pose(s, c, 2, q), MB_OK);
     for (int j = 0; j < NJ; ++j)
         cr_assert(bits_equal(x[j].pos, y[j].pos, 3), "joint %d", j);
+    /* A longer view is accepted (anim.h: at least the joint count) and its extra entries are
+     * left as they were. */
+    mb_xform big[NJ + 3];
+    memset(big, 0x5a, sizeof big);
+    mb_xform sentinel = big[NJ];
+    mb_pose bp = {big, NJ + 3};
+    cr_assert_eq(mb_clip_sample(s, c, 2 * 0.1, MB_WRAP_CLAMP, bp), MB_OK);
+    cr_assert_eq(mb_clip_frame_pose(s, c, 2, bp), MB_OK);
+    for (int j = 0; j < NJ; ++j)
+        cr_assert(bits_equal(big[j].pos, y[j].pos, 3), "joint %d", j);
+    for (int j = NJ; j < NJ + 3; ++j)
+        cr_assert(memcmp(&big[j], &sentinel, sizeof sentinel) == 0, "entry %d written", j);
     /* The accessor's argument checks. */
     cr_assert_null(mb_clip_joint_translation(s, c, NF, 0));
     cr_assert_null(mb_clip_joint_translation(s, c, -1, 0));

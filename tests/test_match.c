@@ -327,6 +327,11 @@ Test(match, rejects_bad_arguments)
     d.window = 0.0;
     d.a_from = -1.0;
     cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    /* far past the clip's end (more frames than an int holds): no room, not the whole clip */
+    d.a_from = 1e10;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
+    d.a_from = 1e300;
+    cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);
     d.a_from = 0.0;
     d.window_samples = 1000;
     cr_assert_eq(mb_match_find(&d, p, 2, &found, NULL, &e), MB_INVALID_ARG);

@@ -107,16 +107,21 @@ Test(analyze, given_feet_and_errors)
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
     cr_assert_str_eq(mb_skeleton_name(f.s, mi.left_foot), "LeftToeBase");
     d.left_foot = "NoSuchJoint";
+    /* a failed analysis leaves the output as it was (the name is looked up late) */
+    mb_motion_info keep = mi;
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_INVALID_ARG);
     cr_assert(strstr(e.text, "NoSuchJoint"), "%s", e.text);
+    cr_assert(memcmp(&keep, &mi, sizeof mi) == 0, "the output changed on failure");
     d.left_foot = NULL;
     d.up_axis = 3;
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_OK);
     cr_assert_eq(mi.up_axis, 2);
     /* one joint for both feet is refused, not replaced by detected ones */
     d.left_foot = d.right_foot = "LeftToeBase";
+    keep = mi;
     cr_assert_eq(mb_motion_analyze(f.s, f.c, &d, "run", &mi, &e), MB_INVALID_ARG);
     cr_assert(strstr(e.text, "same joint 'LeftToeBase'"), "%s", e.text);
+    cr_assert(memcmp(&keep, &mi, sizeof mi) == 0, "the output changed on failure");
     mb_test_clip_unload(&f);
 }
 

@@ -246,6 +246,15 @@ static void check_quality(const char *fa, const char *fb, double dur, mb_transit
     qd.duration = dur;
     mb_transition_quality q;
     cr_assert_eq(mb_transition_measure(&qd, &q), MB_OK);
+    /* a time far outside A (a unit mistake) is refused and writes nothing; it once
+     * overflowed an int conversion */
+    mb_transition_quality keep = q;
+    qd.at = 3e7;
+    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    qd.at = -1e300;
+    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    cr_assert(memcmp(&keep, &q, sizeof q) == 0, "the output changed on failure");
+    qd.at = t.at;
     cr_expect_float_eq(q.root_step_ratio, m.root_ratio, 1e-4 * m.root_ratio);
     cr_expect_float_eq(q.angular_ratio, m.ang_ratio, 1e-4 * m.ang_ratio);
     cr_expect_float_eq(q.skate_ratio, m.skate_ratio, 1e-4 * m.skate_ratio);

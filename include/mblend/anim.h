@@ -170,7 +170,8 @@ MB_API const float *mb_clip_joint_translation(const mb_skeleton *s, const mb_cli
 /* The local pose of one frame: rotations from the clip; translations by the rule of
  * mb_clip_joint_translation (tracked joints with position channels: the track; every
  * other joint: the skeleton offset).
- * out.count must equal the joint count. MB_INVALID_ARG for a bad frame or mismatched
+ * out.count must be at least the joint count (entries past it are left as they are).
+ * MB_INVALID_ARG for a bad frame or mismatched
  * skeleton/clip, MB_TOO_SMALL for a short pose. */
 MB_API mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame,
                                     mb_pose out);

@@ -145,7 +145,8 @@ MB_API mb_status mb_controller_set_param(mb_controller *c, int state, float valu
 
 /* Advances by dt seconds (0 <= dt <= MB_CONTROLLER_MAX_DT; 0 re-evaluates the current pose
  * without moving)
- * and writes the local pose (out.count must be the skeleton's joint count) and the root
+ * and writes the local pose (out.count at least the skeleton's joint count; entries past it
+ * are left as they are) and the root
  * motion of this step (nullable). Never allocates. MB_INVALID_ARG for a bad dt or pose,
  * MB_TOO_SMALL for a short pose, MB_NUMERIC if a blend fails (non-finite data). */
 MB_API mb_status mb_controller_update(mb_controller *c, float dt, mb_pose out,

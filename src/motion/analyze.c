@@ -129,8 +129,9 @@ static int find_foot_by_name(const mb_skeleton *s, int left, const unsigned char
     return best;
 }
 
-mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
-                            const char *source, mb_motion_info *out, mb_error *err)
+/* The analysis, written into out as it goes (mb_motion_analyze gives it a local). */
+static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
+                              const char *source, mb_motion_info *out, mb_error *err)
 {
     if (!s || !c || !out || mb_clip_joint_count(c) != mb_skeleton_joint_count(s)) {
         mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", "invalid arguments to motion analysis");
@@ -332,6 +333,17 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
     out->ground = g;
     free(pos);
     return MB_OK;
+}
+
+mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
+                            const char *source, mb_motion_info *out, mb_error *err)
+{
+    /* out is written only on success (a foot name that does not exist is found late) */
+    mb_motion_info res;
+    mb_status st = analyze_into(s, c, d, source, out ? &res : NULL, err);
+    if (st == MB_OK)
+        *out = res;
+    return st;
 }
 
 mb_status mb_motion_info_check_(const mb_motion_info *i, const mb_skeleton *s, const mb_clip *c,

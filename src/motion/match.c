@@ -238,8 +238,9 @@ static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_mot
 static int frame_span(mclip *m, double from, double to, double window)
 {
     double last_t = (m->nf - 1) * m->ft - window;
-    int lo = (int)ceil(from / m->ft - 1e-9), hi = (int)floor((to > 0.0 ? to : last_t) / m->ft + 1e-9);
-    int hmax = (int)floor(last_t / m->ft + 1e-9);
+    int lo = mb_frame_int_(ceil(from / m->ft - 1e-9));
+    int hi = mb_frame_int_(floor((to > 0.0 ? to : last_t) / m->ft + 1e-9));
+    int hmax = mb_frame_int_(floor(last_t / m->ft + 1e-9));
     if (lo < m->info.first_frame)
         lo = m->info.first_frame;
     if (hi > hmax)

@@ -14,4 +14,17 @@ mb_status mb_motion_positions_(const mb_skeleton *s, const mb_clip *c, float *ou
 mb_status mb_motion_info_check_(const mb_motion_info *i, const mb_skeleton *s, const mb_clip *c,
                                 const char *source, mb_error *err);
 
+/* A frame count or index computed from a caller's time, as an int saturated to +-2^29
+ * (NaN: the low end): times far outside any clip (1e10 s, a unit mistake) then compare as
+ * outside instead of overflowing the conversion, which C leaves undefined; sums of three
+ * such values still fit an int. */
+static inline int mb_frame_int_(double x)
+{
+    if (!(x > -536870912.0))
+        return -536870912;
+    if (x > 536870912.0)
+        return 536870912;
+    return (int)x;
+}
+
 #endif

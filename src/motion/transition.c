@@ -117,7 +117,7 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
         return rc;
     int up = d->up_axis ? d->up_axis - 1 : ia.up_axis;
     double fta = mb_clip_frame_time(d->a), ftb = mb_clip_frame_time(d->b);
-    int ka = (int)floor(d->at / fta + 0.5);
+    int ka = mb_frame_int_(floor(d->at / fta + 0.5));
     if (ka < ia.first_frame || ka >= nfa - 1)
         return tfail(err, MB_INVALID_ARG, sa, "transition time %.4g s is outside the motion (%.4g s to %.4g s)",
                      d->at, ia.first_frame * fta, (nfa - 2) * fta);

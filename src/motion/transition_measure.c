@@ -127,7 +127,6 @@ mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transiti
         r->transition_start < 0 || r->transition_end < r->transition_start ||
         r->transition_end >= mb_clip_frame_count(d->out))
         return MB_INVALID_ARG;
-    memset(out, 0, sizeof *out);
     clip_view va, vb, vo;
     memset(&va, 0, sizeof va);
     memset(&vb, 0, sizeof vb);
@@ -143,11 +142,16 @@ mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transiti
     vo.contact_max = va.contact_max > vb.contact_max ? va.contact_max : vb.contact_max;
     int root = va.info.root;
     double around = d->around > 0.0 ? d->around : 0.5;
-    int ka = (int)floor(d->at / va.ft + 0.5), kb = (int)floor(r->b_start / vb.ft + 0.5);
-    int a0 = clampi(ka - (int)ceil(around / va.ft), va.info.first_frame, va.nf);
-    int a1 = clampi(ka + (int)ceil((d->duration + around) / va.ft) + 1, va.info.first_frame, va.nf);
-    int b0 = clampi(kb - (int)ceil(around / vb.ft), vb.info.first_frame, vb.nf);
-    int b1 = clampi(kb + (int)ceil((d->duration + around) / vb.ft) + 1, vb.info.first_frame, vb.nf);
+    int ka = mb_frame_int_(floor(d->at / va.ft + 0.5)), kb = mb_frame_int_(floor(r->b_start / vb.ft + 0.5));
+    if (ka < 0 || ka >= va.nf || kb < 0 || kb >= vb.nf) { /* not this transition's points */
+        st = MB_INVALID_ARG;
+        goto done;
+    }
+    memset(out, 0, sizeof *out);
+    int a0 = clampi(ka - mb_frame_int_(ceil(around / va.ft)), va.info.first_frame, va.nf);
+    int a1 = clampi(ka + mb_frame_int_(ceil((d->duration + around) / va.ft)) + 1, va.info.first_frame, va.nf);
+    int b0 = clampi(kb - mb_frame_int_(ceil(around / vb.ft)), vb.info.first_frame, vb.nf);
+    int b1 = clampi(kb + mb_frame_int_(ceil((d->duration + around) / vb.ft)) + 1, vb.info.first_frame, vb.nf);
     int t0 = r->transition_start, t1 = r->transition_end + 1;
 
     /* Root path over the whole output against the inputs' own steps. */
