@@ -1212,6 +1212,27 @@ Test(cli_guards, range_in_seconds_within_one_second)
     run_free(&r);
 }
 
+/* --cycle none stretches the motion only: a cgspeed T-pose frame 0 is left out (it was
+ * blended into the output's first frame, a 9.5-unit jump), as detection, transitions and
+ * matching leave it out. */
+Test(cli_guards, cycle_none_leaves_out_the_tpose_frame)
+{
+    const char *d = scratch();
+    char out[4096], walk[4096], run[4096];
+    snprintf(out, sizeof out, "%s/none.bvh", d);
+    snprintf(walk, sizeof walk, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    snprintf(run, sizeof run, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
+    run_result r = RUN("blend", walk, run, "--cycle", "none", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "cmu_02_01_walk.bvh: frame 0 is a T-pose, not motion: frames 1:344"),
+              "%s", r.err);
+    run_free(&r);
+    r = RUN("info", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_null(strstr(r.out, "T-pose"), "%s", r.out);
+    run_free(&r);
+}
+
 /* Skeletons that differ only by trailing joints: the message names the first extra one. */
 Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
 {

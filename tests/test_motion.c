@@ -125,6 +125,51 @@ Test(analyze, given_feet_and_errors)
     mb_test_clip_unload(&f);
 }
 
+/* A cgspeed take resampled to 30 fps keeps its glued T-pose frame 0, but its frame-to-frame
+ * step grows to a tenth of the jump to it: frame 0 must still be found (it is far from
+ * every motion frame), or the step out of it reads as a foot in the air and the gait
+ * cycle starts at a false touchdown (half a cycle, 2:19, for the right foot). */
+Test(analyze, tpose_frame_found_at_30_fps)
+{
+    mb_test_clip f = mb_test_clip_load("cmu_02_01_walk.bvh");
+    int nj = mb_skeleton_joint_count(f.s), nf = mb_clip_frame_count(f.c);
+    int n = 1 + (nf - 1) / 4; /* frames 0, 4, 8, ... */
+    float *rot = malloc(sizeof *rot * 4 * (size_t)n * nj), *tr = malloc(sizeof *tr * 3 * (size_t)n * nj);
+    cr_assert(rot && tr);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < nj; ++j) {
+            memcpy(&rot[4 * ((size_t)i * nj + j)], mb_clip_rotations(f.c) + 4 * ((size_t)4 * i * nj + j),
+                   4 * sizeof *rot);
+            memcpy(&tr[3 * ((size_t)i * nj + j)], mb_clip_joint_translation(f.s, f.c, 4 * i, j),
+                   3 * sizeof *tr);
+        }
+    mb_clip *c30;
+    cr_assert_eq(mb_test_clip_full(f.s, n, 4 * mb_clip_frame_time(f.c), rot, tr, &c30), MB_OK);
+    mb_motion_info mi;
+    mb_error e;
+    cr_assert_eq(mb_motion_analyze(f.s, c30, NULL, "walk30", &mi, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mi.first_frame, 1);
+    for (int foot = 0; foot < 2; ++foot) {
+        mb_frame_range r;
+        cr_assert_eq(mb_motion_find_cycle(f.s, c30, &mi, foot, "walk30", &r, &e), MB_OK, "%s", e.text);
+        double len = (r.end - r.start) * mb_clip_frame_time(c30);
+        cr_assert(fabs(len - 1.1) < 0.1, "foot %d: cycle %d:%d (%.3f s), the 120 fps take's is 1.1 s",
+                  foot, r.start, r.end, len);
+    }
+    /* and the real first frames of the other takes are not taken for T-poses */
+    static const char *const plain[] = {"bandai2_run_normal_002.bvh", "bandai2_walk_normal_002.bvh",
+                                        "cmu_131_01_mixedorder_mixedeol.bvh", "pymo_walk_rootoffset_xyz.bvh"};
+    for (size_t k = 0; k < sizeof plain / sizeof plain[0]; ++k) {
+        mb_test_clip g = mb_test_clip_load(plain[k]);
+        cr_assert_eq(g.info.first_frame, 0, "%s", plain[k]);
+        mb_test_clip_unload(&g);
+    }
+    mb_clip_destroy(c30);
+    free(rot);
+    free(tr);
+    mb_test_clip_unload(&f);
+}
+
 /* Feet found as the lowest End Sites must lie below the root: a figure whose only End Sites
  * are a leg's and the head's has no pair of feet (the head was once taken for one). */
 Test(analyze, end_site_feet_lie_below_the_root)

@@ -511,6 +511,15 @@ int mb_cmd_blend(int argc, char **argv)
                 goto out;
             }
         }
+        /* --cycle none stretches the motion: a cgspeed T-pose frame 0 is not part of it
+         * (as detection, transitions and matching skip it) */
+        for (int i = 0; i < n && !cyclic; ++i)
+            if (!in[i].has_range && in[i].info.first_frame > 0) {
+                int nf = mb_clip_frame_count(in[i].c);
+                in[i].range = (mb_frame_range){in[i].info.first_frame, nf};
+                fprintf(stderr, "%s: %s: frame 0 is a T-pose, not motion: frames %d:%d are "
+                        "blended\n", cmd, in[i].path, in[i].info.first_frame, nf);
+            }
         if (cyclic) {
             /* Every detected cycle starts at the same foot: left for all, else right for all. */
             int foot_ok = -1;
