@@ -1064,7 +1064,17 @@ Test(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
         cr_assert(strstr(r.err, cases[c][1]), "-w '%s': %s", cases[c][0], r.err);
         run_free(&r);
     }
-    run_result r = RUN("blend", WALK, RUNC, "--range", "0x10:0x30,-", "-o", "/tmp/never.bvh");
+    /* a weight below double's range underflows: said so, not "bad weight" */
+    run_result r = RUN("blend", WALK, RUNC, "-w", "1e-320,1", "-o", "/tmp/never.bvh");
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "weight '1e-320' is too small for a float"), "%s", r.err);
+    run_free(&r);
+    /* -o naming a BVH input: no word about glTF animations */
+    r = RUN("blend", WALK, RUNC, "-o", WALK);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "the result would replace it; write it elsewhere"), "%s", r.err);
+    run_free(&r);
+    r = RUN("blend", WALK, RUNC, "--range", "0x10:0x30,-", "-o", "/tmp/never.bvh");
     cr_assert_eq(r.code, 1, "%s", r.err);
     run_free(&r);
     r = RUN("transition", WALK, RUNC, "--at", "0x1p1", "--duration", "0.5", "-o", "/tmp/never.bvh");
@@ -1126,11 +1136,20 @@ Test(cli_guards, transition_times_are_checked_in_seconds)
     snprintf(out, sizeof out, "%s/t.bvh", d);
     run_result r = RUN("transition", WALK, RUNC, "--at", "1e9", "--duration", "0.5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
-    cr_assert(strstr(r.err, "--at 1e+09 s is outside the motion (0 to 4.367 s)"), "%s", r.err);
+    cr_assert(strstr(r.err, "--at 1e+09 s is outside the motion (0 s to 4.367 s)"), "%s", r.err);
     run_free(&r);
     r = RUN("transition", WALK, RUNC, "--at", "1", "--b-start", "1e12", "--duration", "0.5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--b-start 1e+12 s is outside the motion"), "%s", r.err);
+    run_free(&r);
+    /* 0 s in a cgspeed take is its T-pose frame, not motion: said so, not a failed match */
+    char cmu[4096], cmu_run[4096];
+    snprintf(cmu, sizeof cmu, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    snprintf(cmu_run, sizeof cmu_run, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
+    r = RUN("transition", cmu, cmu_run, "--at", "0", "--duration", "0.3", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "--at 0 s is outside the motion (0.008333 s to 2.858 s; frame 0 is a "
+                            "T-pose)"), "%s", r.err);
     run_free(&r);
     /* A at frame 44 (1.4667 s) plus 2.9 s ends exactly on its last frame, 4.3667 s */
     r = RUN("transition", WALK, WALK, "--at", "1.4666666667", "--b-start", "0", "--duration", "2.9",

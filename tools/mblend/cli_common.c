@@ -214,9 +214,11 @@ int mb_cli_check_output(const char *cmd, const char *outp, const char *const *in
 {
     for (int i = 0; outp && i < n; ++i)
         if (inputs[i] && mb_cli_same_file(outp, inputs[i]))
-            return mb_cli_usage_error(cmd, "-o '%s' is the input '%s': the result would replace "
-                                      "it (a glTF file with all its animations); write it "
-                                      "elsewhere", outp, inputs[i]);
+            return mb_cli_usage_error(
+                cmd, "-o '%s' is the input '%s': the result would replace it%s; write it "
+                "elsewhere", outp, inputs[i],
+                mb_cli_ends_with_ci(inputs[i], ".glb") || mb_cli_ends_with_ci(inputs[i], ".gltf")
+                    ? " (a glTF file with all its animations)" : "");
     return MB_EXIT_OK;
 }
 

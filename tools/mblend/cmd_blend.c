@@ -411,8 +411,16 @@ int mb_cmd_blend(int argc, char **argv)
         float sum = 0.0f;
         for (int i = 0; i < n; ++i) {
             double w;
-            if (!mb_cli_parse_nonneg(items[i], &w))
+            if (!mb_cli_parse_nonneg(items[i], &w)) {
+                /* a positive decimal below double's range: strtod's underflow */
+                errno = 0;
+                double tiny = strspn(items[i], "0123456789.eE+-") == strlen(items[i])
+                                  ? strtod(items[i], NULL) : -1.0;
+                if (errno == ERANGE && tiny >= 0.0 && tiny < 1.0)
+                    USAGE("weight '%s' is too small for a float (below %g): give 0, or scale "
+                          "all the weights up", items[i], FLT_MIN);
                 USAGE("bad weight '%s' (a finite decimal number >= 0)", items[i]);
+            }
             if (w > FLT_MAX)
                 USAGE("weight '%s' is too large (at most %g)", items[i], FLT_MAX);
             in[i].weight = (float)w;
@@ -553,8 +561,9 @@ int mb_cmd_blend(int argc, char **argv)
             }
             if (foot_ok < 0) {
                 mb_cli_print_error(&e);
-                fprintf(stderr, "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
-                        "whole clips\n", cmd);
+                fprintf(stderr, "%s: the right foot gives no full cycle in every input either\n"
+                        "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
+                        "whole clips\n", cmd, cmd);
                 rc = MB_EXIT_INPUT;
                 goto out;
             }

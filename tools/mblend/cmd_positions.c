@@ -114,9 +114,13 @@ int mb_cmd_positions(int argc, char **argv)
     if (last < 0)
         last = frames;
     if (have_range == 1 && first >= frames) {
-        rc = mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has %ld frames, "
-                                "numbered 0 to %ld)",
-                                path, first, frames, frames - 1);
+        if (frames == 0)
+            rc = mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has no frames)",
+                                    path, first);
+        else
+            rc = mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has %ld frame%s, "
+                                    "numbered 0 to %ld)",
+                                    path, first, frames, frames == 1 ? "" : "s", frames - 1);
         goto out;
     }
     if (have_range == 2 && (last > frames || first >= last)) {

@@ -36,7 +36,8 @@ void mb_cmd_transition_usage(FILE *out)
             "  --duration SECONDS     length of the transition (> 0)\n"
             "  --b-start WHERE        where B starts: auto (default): the best match for the\n"
             "                         chosen A frame; phase: at A's gait phase (left- or\n"
-            "                         right-foot touchdown cycles, nearest the match);\n"
+            "                         right-foot touchdown cycles, nearest the match;\n"
+            "                         implies --sync);\n"
             "                         or SECONDS into B (file time)\n"
             "  --mode M               crossfade (default): log/exp blend with a weight ramp;\n"
             "                         inertialize: B plays at once and the offset from A's\n"
@@ -334,15 +335,18 @@ int mb_cmd_transition(int argc, char **argv)
      * the sync rates, these messages name the option. */
     double end_a = (nfa - 1) * fta, end_b = (nfb - 1) * ftb;
     double len_b = end_b - info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
-    if (!at_auto && at > end_a + 0.5 * fta)
-        INPUT_ERR("%s: --at %g s is outside the motion (0 to %.3f s)", paths[0], at, end_a);
+    double start_a = info[0].first_frame * fta, start_b = info[1].first_frame * ftb;
+    if (!at_auto && (at > end_a + 0.5 * fta || at < start_a - 0.5 * fta))
+        INPUT_ERR("%s: --at %g s is outside the motion (%.4g s to %.4g s%s)", paths[0], at,
+                  start_a, end_a, start_a > 0.0 ? "; frame 0 is a T-pose" : "");
     /* what A has left after --at, taken at its nearest frame */
     double left_a = end_a - floor(at / fta + 0.5) * fta;
     if (!at_auto && duration > left_a + dur_tol)
         INPUT_ERR("%s ends %.3g s after --at %g s; the %.3g s transition needs it to go on", paths[0],
                   left_a, at, duration);
-    if (!b_auto && b_start > end_b + 0.5 * ftb)
-        INPUT_ERR("%s: --b-start %g s is outside the motion (0 to %.3f s)", paths[1], b_start, end_b);
+    if (!b_auto && (b_start > end_b + 0.5 * ftb || b_start < start_b - 0.5 * ftb))
+        INPUT_ERR("%s: --b-start %g s is outside the motion (%.4g s to %.4g s%s)", paths[1],
+                  b_start, start_b, end_b, start_b > 0.0 ? "; frame 0 is a T-pose" : "");
     if (len_b + dur_tol < duration)
         INPUT_ERR("%s has %.3g s of motion: too short for a %.3g s transition", paths[1], len_b, duration);
 
@@ -475,7 +479,7 @@ int mb_cmd_transition(int argc, char **argv)
     if (cost >= 0.0) /* a match ran */
         snprintf(cost_text, sizeof cost_text, ", match cost %.4g", cost);
     fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s%s; %d frames, transition %d:%d\n",
-            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync ? " in phase" : "",
+            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync || b_phase ? " in phase" : "",
             cost_text, res.frames, res.transition_start, res.transition_end);
     if (qok)
         fprintf(stderr, "%s: quality: root step ratio %.3f, angular speed ratio %.3f (%s), foot skate ratio %.3f\n",
