@@ -1143,10 +1143,8 @@ Test(cli_guards, transition_times_are_checked_in_seconds)
     cr_assert(strstr(r.err, "--b-start 1e+12 s is outside the motion"), "%s", r.err);
     run_free(&r);
     /* 0 s in a cgspeed take is its T-pose frame, not motion: said so, not a failed match */
-    char cmu[4096], cmu_run[4096];
-    snprintf(cmu, sizeof cmu, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
-    snprintf(cmu_run, sizeof cmu_run, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
-    r = RUN("transition", cmu, cmu_run, "--at", "0", "--duration", "0.3", "-o", out);
+    r = RUN("transition", bvh("bvh/cmu_02_01_walk.bvh"), bvh("bvh/cmu_02_03_run.bvh"), "--at", "0",
+            "--duration", "0.3", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--at 0 s is outside the motion (0.008333 s to 2.858 s; frame 0 is a "
                             "T-pose)"), "%s", r.err);
@@ -1237,11 +1235,10 @@ Test(cli_guards, range_in_seconds_within_one_second)
 Test(cli_guards, cycle_none_leaves_out_the_tpose_frame)
 {
     const char *d = scratch();
-    char out[4096], walk[4096], run[4096];
+    char out[4096];
     snprintf(out, sizeof out, "%s/none.bvh", d);
-    snprintf(walk, sizeof walk, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
-    snprintf(run, sizeof run, "%s", mb_shared_path("bvh/cmu_02_03_run.bvh"));
-    run_result r = RUN("blend", walk, run, "--cycle", "none", "-o", out);
+    run_result r = RUN("blend", bvh("bvh/cmu_02_01_walk.bvh"), bvh("bvh/cmu_02_03_run.bvh"),
+                       "--cycle", "none", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "cmu_02_01_walk.bvh: frame 0 is a T-pose, not motion: frames 1:344"),
               "%s", r.err);
