@@ -373,6 +373,36 @@ mb_status mb_motion_info_check_(const mb_motion_info *i, const mb_skeleton *s, c
                          "out of range)");
 }
 
+/* The hip joint of a leg: on the chain from the root down to the foot, the first joint
+ * that sits away from the root (CMU files put a zero-length LHipJoint first). -1 when the
+ * foot is unknown or not under the root. */
+static int hip_joint(const mb_skeleton *sk, int root, int foot, float height)
+{
+    if (foot < 0)
+        return -1;
+    const int *par = mb_skeleton_parents(sk);
+    int chain[MB_MAX_JOINTS], n = 0;
+    for (int k = foot; k >= 0 && k != root; k = par[k])
+        chain[n++] = k;
+    if (n == 0 || par[chain[n - 1]] != root)
+        return -1;
+    double min_len = 0.01 * (height > 0.0f ? height : 1.0f);
+    for (int i = n - 1; i >= 0; --i) {
+        const float *o = mb_skeleton_offset(sk, chain[i]);
+        if (sqrt((double)o[0] * o[0] + (double)o[1] * o[1] + (double)o[2] * o[2]) > min_len)
+            return chain[i];
+    }
+    return -1;
+}
+
+void mb_motion_hips_(const mb_skeleton *s, int root, const mb_motion_info *info, int hip[2])
+{
+    hip[0] = hip_joint(s, root, info->left_foot, info->height);
+    hip[1] = hip_joint(s, root, info->right_foot, info->height);
+    if (hip[0] < 0 || hip[1] < 0 || hip[0] == hip[1])
+        hip[0] = hip[1] = -1;
+}
+
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
                              unsigned char *out_left, unsigned char *out_right)
 {

@@ -133,28 +133,6 @@ double mb_state_set_cycle_duration(const mb_state_set *s, int state, float param
     return span_duration(s, nc, ci, cw);
 }
 
-/* The hip joint of a leg: on the chain from the root down to the foot, the first joint
- * that sits away from the root (CMU files put a zero-length LHipJoint first). -1 when the
- * foot is unknown or not under the root. */
-static int hip_joint(const mb_skeleton *sk, int root, int foot, float height)
-{
-    if (foot < 0)
-        return -1;
-    const int *par = mb_skeleton_parents(sk);
-    int chain[MB_MAX_JOINTS], n = 0;
-    for (int k = foot; k >= 0 && k != root; k = par[k])
-        chain[n++] = k;
-    if (n == 0 || par[chain[n - 1]] != root)
-        return -1;
-    double min_len = 0.01 * (height > 0.0f ? height : 1.0f);
-    for (int i = n - 1; i >= 0; --i) {
-        const float *o = mb_skeleton_offset(sk, chain[i]);
-        if (sqrt((double)o[0] * o[0] + (double)o[1] * o[1] + (double)o[2] * o[2]) > min_len)
-            return chain[i];
-    }
-    return -1;
-}
-
 /* Root path of one clip over its frames, heading averaged over a cycle (looping: the exact
  * cycle mean plus the cycle's turn spread evenly, so it is linear in time; played once:
  * a centred moving average over `window` frames, shrunk at the clip's ends). */
@@ -170,15 +148,7 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
             return st;
         double q[4], pos[3];
         mb_rm_chain_world(s->parents, &p, s->root, q, pos);
-        double h;
-        if (s->hip[0] >= 0) {
-            double lq[4], lp[3], rq[4], rp[3];
-            mb_rm_chain_world(s->parents, &p, s->hip[0], lq, lp);
-            mb_rm_chain_world(s->parents, &p, s->hip[1], rq, rp);
-            h = mb_rm_facing(s->up, lp, rp);
-        } else {
-            h = mb_rm_heading(s->up, q);
-        }
+        double h = mb_rm_pose_heading(s->up, s->parents, &p, s->hip, q);
         unwrap = k > 0 ? unwrap + mb_rm_wrap(h - prev) : h;
         prev = h;
         double *t = &sc->track[4 * k];
@@ -308,10 +278,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
                     }
                 }
                 s->root_parent = s->parents[s->root];
-                s->hip[0] = hip_joint(d->skeleton, s->root, info.left_foot, info.height);
-                s->hip[1] = hip_joint(d->skeleton, s->root, info.right_foot, info.height);
-                if (s->hip[0] < 0 || s->hip[1] < 0 || s->hip[0] == s->hip[1])
-                    s->hip[0] = s->hip[1] = -1;
+                mb_motion_hips_(d->skeleton, s->root, &info, s->hip);
             }
             int nf = mb_clip_frame_count(c->clip);
             sc->clip = c->clip;

@@ -79,6 +79,21 @@ static inline void mb_rm_chain_world(const int *parents, const mb_pose *p, int j
     }
 }
 
+/* The heading of a pose: the facing from the hips (hip[0] >= 0, mb_motion_hips_), else the
+ * twist of the root's world rotation root_q; the same definition in every layer, so that
+ * blends, transitions and the controller do not depend on how the root's axes are set up
+ * (a Z-up copy of a Y-up take blends to the same motion). */
+static inline double mb_rm_pose_heading(int up, const int *parents, const mb_pose *p,
+                                        const int hip[2], const double root_q[4])
+{
+    if (hip[0] < 0)
+        return mb_rm_heading(up, root_q);
+    double lq[4], lp[3], rq[4], rp[3];
+    mb_rm_chain_world(parents, p, hip[0], lq, lp);
+    mb_rm_chain_world(parents, p, hip[1], rq, rp);
+    return mb_rm_facing(up, lp, rp);
+}
+
 /* The step from root sample a to root sample b (x, y, z, heading each), in a's heading
  * frame: out_local = yaw(-a.heading) * horizontal(b - a) (the up component is 0) and
  * *out_dpsi = b.heading - a.heading. */
