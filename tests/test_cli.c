@@ -744,6 +744,50 @@ Test(cli_errors, help_everywhere)
     run_free(&r);
 }
 
+/* convert to OUT.glb writes a binary glTF (it once wrote BVH text under the .glb name and
+ * exited 0), whose joints sit where the BVH's do; a glTF animation converts to BVH, and
+ * positions reads glTF too. */
+Test(cli_convert, glb_out_and_gltf_in)
+{
+    if (!mb_scene_supported())
+        return;
+    const char *d = scratch(), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    char glb[4096], back[4096], spec[4200];
+    snprintf(glb, sizeof glb, "%s/walk.glb", d);
+    snprintf(back, sizeof back, "%s/walk_back.bvh", d);
+    run_result r = RUN("convert", walk, "-o", glb);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    size_t n;
+    char *bytes = slurp(glb, &n);
+    cr_assert(bytes && n > 12 && memcmp(bytes, "glTF", 4) == 0, "not a binary glTF");
+    free(bytes);
+    r = RUN("positions", "--frame", "7", walk);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    char *hips = strstr(r.out, "\n7,0,Hips,");
+    cr_assert_not_null(hips, "%s", r.out);
+    double want[3], got[3];
+    cr_assert_eq(sscanf(hips, "\n7,0,Hips,%lf,%lf,%lf", &want[0], &want[1], &want[2]), 3);
+    run_free(&r);
+    snprintf(spec, sizeof spec, "%s#convert", glb);
+    r = RUN("positions", "--frame", "7", spec);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    hips = strstr(r.out, ",Hips,");
+    cr_assert_not_null(hips, "%s", r.out);
+    cr_assert_eq(sscanf(hips, ",Hips,%lf,%lf,%lf", &got[0], &got[1], &got[2]), 3);
+    for (int k = 0; k < 3; ++k)
+        cr_assert(fabs(got[k] - want[k]) < 1e-3, "Hips %d: %g in the glb, %g in the BVH", k, got[k],
+                  want[k]);
+    run_free(&r);
+    r = RUN("convert", spec, "-o", back);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    r = RUN("convert", walk, "--order", "XYZ", "-o", glb);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "--order and --precision shape BVH text"), "%s", r.err);
+    run_free(&r);
+}
+
 /* ---------------------------------------------------------------- blend */
 
 /* Oracle case 0 of blend_cases.csv through the command line: a pose blend written as a

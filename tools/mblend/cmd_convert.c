@@ -1,4 +1,5 @@
-/* mblend convert IN -o OUT: read a BVH file and write it again. */
+/* mblend convert IN -o OUT: read a clip (BVH, or a glTF/FBX animation) and write it as BVH
+ * or binary glTF. */
 #include <string.h>
 
 #include "cli_common.h"
@@ -6,12 +7,16 @@
 void mb_cmd_convert_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mblend convert IN -o OUT [--order ORDER] [--precision N] [--lenient]\n"
+            "usage: mblend convert IN -o OUT.bvh|OUT.glb [--order ORDER] [--precision N] [--lenient]\n"
             "\n"
             "Read the BVH file IN and write it to OUT, keeping the hierarchy, joint names,\n"
             "End Sites, channel lists, Euler orders, frames and frame time. OUT is written to\n"
             "a temporary file beside it and renamed over it, so a failure leaves any existing\n"
             "OUT untouched. IN and OUT may be the same file.\n"
+            "IN may also be a glTF/GLB or FBX animation (file.glb#Walk picks one; default the\n"
+            "first), written as BVH; OUT.glb writes a binary glTF instead (skeleton, the\n"
+            "file's own skinned mesh or a generated capsule skin, and the clip), as blend and\n"
+            "transition do.\n"
             "Rotations are kept exactly (to single precision) but their Euler angles are\n"
             "derived again, each frame's triple the one nearest the previous frame's, so a\n"
             "file whose angles jump (e.g. 170 -> -170) comes back continuous (170 -> 190):\n"
@@ -90,23 +95,31 @@ int mb_cmd_convert(int argc, char **argv)
     if (!out)
         return mb_cli_usage_error(cmd, "missing -o OUT");
 
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    int rc = mb_cli_load_bvh(in, lenient, &s, &c);
+    int glb = mb_cli_ends_with_ci(out, ".glb");
+    if (mb_cli_ends_with_ci(out, ".gltf"))
+        return mb_cli_usage_error(cmd, "-o '%s': glTF is written as binary .glb only", out);
+    if (glb && (wd.rewrite_order || wd.precision))
+        return mb_cli_usage_error(cmd, "--order and --precision shape BVH text; %s is a binary "
+                                  "glTF", out);
+    mb_cli_clip src;
+    int rc = mb_cli_clip_open(cmd, in, lenient, &src);
     if (rc != MB_EXIT_OK)
         return rc;
-    mb_error err;
-    memset(&err, 0, sizeof err);
-    mb_status st = mb_bvh_write_file(out, s, c, &wd, &err);
-    if (st != MB_OK) {
-        if (err.code == MB_OK) {
-            err.code = st;
-            snprintf(err.source, sizeof err.source, "%s", out);
+    if (glb) {
+        rc = mb_cli_write_glb(cmd, out, &src, src.c, "convert", src.up_axis, 0.0f);
+    } else {
+        mb_error err;
+        memset(&err, 0, sizeof err);
+        mb_status st = mb_bvh_write_file(out, src.s, src.c, &wd, &err);
+        if (st != MB_OK) {
+            if (err.code == MB_OK) {
+                err.code = st;
+                snprintf(err.source, sizeof err.source, "%s", out);
+            }
+            mb_cli_print_error(&err);
+            rc = MB_EXIT_INPUT;
         }
-        mb_cli_print_error(&err);
-        rc = MB_EXIT_INPUT;
     }
-    mb_clip_destroy(c);
-    mb_skeleton_destroy(s);
+    mb_cli_clip_close(&src);
     return rc;
 }

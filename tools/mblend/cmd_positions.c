@@ -14,7 +14,8 @@ void mb_cmd_positions_usage(FILE *out)
             "  frame,joint_index,joint_name,x,y,z\n"
             "Frames are counted from 0 (the first line of motion data). Positions come from\n"
             "forward kinematics (rotation channels intrinsic in listed order, position\n"
-            "channels replace the OFFSET), in the file's units.\n"
+            "channels replace the OFFSET), in the file's units. FILE may also be a glTF/GLB\n"
+            "or FBX animation (file.glb#Walk; default the first), sampled at its keys' rate.\n"
             "\n"
             "options:\n"
             "  --frame N      only frame N (0 <= N < frames)\n"
@@ -103,11 +104,13 @@ int mb_cmd_positions(int argc, char **argv)
     if (!path)
         return mb_cli_usage_error(cmd, "missing FILE");
 
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    int rc = mb_cli_load_bvh(path, lenient, &s, &c);
+    /* a BVH file, or a glTF/FBX animation (file.glb#Walk) */
+    mb_cli_clip src;
+    int rc = mb_cli_clip_open(cmd, path, lenient, &src);
     if (rc != MB_EXIT_OK)
         return rc;
+    const mb_skeleton *s = src.s;
+    const mb_clip *c = src.c;
     long frames = mb_clip_frame_count(c);
     if (first < 0)
         first = 0;
@@ -156,7 +159,6 @@ int mb_cmd_positions(int argc, char **argv)
     free(pose);
     free(world);
 out:
-    mb_clip_destroy(c);
-    mb_skeleton_destroy(s);
+    mb_cli_clip_close(&src);
     return rc;
 }
