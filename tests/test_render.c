@@ -436,10 +436,17 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "sheet of 1 frame"), "%s", r.err);
     /* the default sheet spans the clip: 8 frames, step ceil(132 / 8) = 17, frames 0 to 119
-     * (the message gives the range's bounds) */
+     * (the message gives the first and last frames drawn) */
     r = RUN("render", walk, "-o", png);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    cr_assert(strstr(r.err, "sheet of 8 frames (0..131 step 17)"), "%s", r.err);
+    cr_assert(strstr(r.err, "sheet of 8 frames (0..119 step 17)"), "%s", r.err);
+    /* an empty --frames is a mistake, not "every frame"; a --scale that would make the
+     * glTF unreadable (singular bind matrices) is refused */
+    r = RUN("skin", walk, "-o", obj, "--frames", "");
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    r = RUN("skin", walk, "--scale", "1e-30", "-o", "never.glb");
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "--scale needs a number from 1e-6 to 1e6"), "%s", r.err);
     r = RUN("skin", walk, "-o", obj, "--frames", "3:132:9223372036854775807");
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "wrote 1 OBJ file (") && strstr(r.err, "/s.obj)"), "%s", r.err);

@@ -159,7 +159,9 @@ int mb_cli_parse_nonneg(const char *s, double *out)
 int mb_cli_parse_scale(const char *s, float *out)
 {
     double v;
-    if (!mb_cli_parse_nonneg(s, &v) || !(v > 0.0) || v > 1e6)
+    /* below 1e-6 a bone shrinks to float noise and its inverse bind matrix is singular: the
+     * file would not read back */
+    if (!mb_cli_parse_nonneg(s, &v) || !(v >= 1e-6) || v > 1e6)
         return 0;
     *out = (float)v;
     return 1;

@@ -73,7 +73,7 @@ int mb_cli_parse_long(const char *s, long *out);
  * success. */
 int mb_cli_parse_nonneg(const char *s, double *out);
 
-/* A --scale value for glTF output: a decimal in (0, 1e6]. Returns 1 on success. */
+/* A --scale value for glTF output: a decimal in [1e-6, 1e6]. Returns 1 on success. */
 int mb_cli_parse_scale(const char *s, float *out);
 
 /* "FROM:TO", both mb_cli_parse_nonneg; the caller checks their order. Returns 1 on

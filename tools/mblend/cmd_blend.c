@@ -326,7 +326,7 @@ int mb_cmd_blend(int argc, char **argv)
         case OPT_LENIENT: lenient = 1; break;
         case OPT_SCALE:
             if (!mb_cli_parse_scale(a.arg, &scale))
-                USAGE("--scale needs a positive number up to 1e6, got '%s'", a.arg);
+                USAGE("--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
             break;
         case OPT_CYCLE:
             if (strcmp(a.arg, "auto") == 0)

@@ -226,10 +226,11 @@ int mb_cmd_render(int argc, char **argv)
         rc = mb_write_png(cmd, outp, rgb, w, h);
     }
     free(rgb);
+    long drawn = (end - first + step - 1) / step; /* frames first, first + step, ... < end */
     if (rc == 0)
         fprintf(stderr, "%s: wrote %s: %dx%d, %s of %ld frame%s (%ld..%ld step %ld) of %s\n", cmd,
-                outp, w, h, gif ? "animation" : "sheet", (end - first + step - 1) / step,
-                (end - first + step - 1) / step == 1 ? "" : "s", first, end - 1, step, in);
+                outp, w, h, gif ? "animation" : "sheet", drawn, drawn == 1 ? "" : "s", first,
+                first + (drawn - 1) * step, step, in);
     else
         rc = MB_EXIT_INPUT;
 out:

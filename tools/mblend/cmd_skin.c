@@ -124,7 +124,7 @@ int mb_cmd_skin(int argc, char **argv)
             break;
         case OPT_SCALE:
             if (!mb_cli_parse_scale(a.arg, &scale))
-                return mb_cli_usage_error(cmd, "--scale needs a positive number up to 1e6, got '%s'", a.arg);
+                return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
             break;
         case MB_CLI_OPERAND:
             if (clip)

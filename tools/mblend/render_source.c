@@ -268,6 +268,8 @@ int mb_parse_frames(const char *text, long frames, long *first, long *end, long 
     long v[3] = {0, frames, 1};
     int given[3] = {0, 0, 0};
     const char *p = text;
+    if (!*text) /* an empty option is a mistake, not "every frame" */
+        return 0;
     for (int k = 0; k < 3; ++k) {
         const char *colon = strchr(p, ':');
         size_t n = colon ? (size_t)(colon - p) : strlen(p);
