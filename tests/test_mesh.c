@@ -719,13 +719,46 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
                 cr_assert_float_eq(ta[k], tb[k], 1e-6);
         }
     mb_clip_destroy(mapped);
-    /* default: only the top matched joint keeps the clip's translation */
+    /* default: the top matched joint and the joints the clip moves (the hip, below a static
+     * root node: its bob) take the clip's translation; the other matched joints keep their
+     * offsets, the nodes' rest translations (not the bind pose from the inverse bind
+     * matrices, which once left the mapped fox 9 units from the fox itself) */
     md.all_translations = 0;
     cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL), MB_OK);
-    int hip = mb_skeleton_find(other, "b_Hip_01");
-    const float *th = mb_clip_joint_translation(other, mapped, 5, hip);
-    cr_assert_float_eq(th[1], bind[hip].pos[1], 1e-6, "a non-top joint keeps its bind offset");
+    int hip = mb_skeleton_find(other, "b_Hip_01"), still = -1;
+    for (int f = 0; f < mb_clip_frame_count(walk); ++f) {
+        const float *ta = mb_clip_joint_translation(fox, walk, f, hip);
+        const float *tb = mb_clip_joint_translation(other, mapped, f, hip);
+        for (int k = 0; k < 3; ++k)
+            cr_assert_float_eq(ta[k], tb[k], 1e-6, "the hip's bob, frame %d", f);
+    }
+    for (int t = 0, j = 0; j < nj && still < 0; ++j) {
+        int moved = 0;
+        for (t = 0; t < mb_clip_translation_count(walk); ++t)
+            moved |= mb_clip_translation_joints(walk)[t] == j;
+        if (!moved && from[j] >= 0 && mb_skeleton_parents(other)[j] >= 0 &&
+            from[mb_skeleton_parents(other)[j]] >= 0)
+            still = j;
+    }
+    cr_assert_geq(still, 0);
+    const float *ts = mb_clip_joint_translation(other, mapped, 5, still);
+    for (int k = 0; k < 3; ++k)
+        cr_assert_float_eq(ts[k], mb_skeleton_offset(other, still)[k], 1e-6,
+                           "%s keeps its offset", mb_skeleton_name(other, still));
     mb_clip_destroy(mapped);
+    /* onto the fox itself: the fox's own walk, joint for joint (so `skin --mesh` with the
+     * clip's own file skins as the file does) */
+    md.to = fox;
+    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL), MB_OK);
+    for (int f = 0; f < mb_clip_frame_count(walk); ++f)
+        for (int j = 0; j < nj; ++j) {
+            const float *ta = mb_clip_joint_translation(fox, walk, f, j);
+            const float *tb = mb_clip_joint_translation(fox, mapped, f, j);
+            for (int k = 0; k < 3; ++k)
+                cr_assert_float_eq(ta[k], tb[k], 1e-6, "frame %d joint %d", f, j);
+        }
+    mb_clip_destroy(mapped);
+    md.to = other;
     /* nothing in common */
     mb_joint_desc lone = {"nobody", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc ld = {&lone, 1, {0}};

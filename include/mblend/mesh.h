@@ -160,9 +160,11 @@ typedef struct mb_clip_map_desc {
     const mb_clip *clip;             /* on from */
     const mb_skeleton *to;
     const mb_xform *to_bind;         /* to's local bind pose; NULL: to's rest pose */
-    /* Zero: joints whose parent is matched keep their bind translation (the target's
-     * proportions) and only the top matched joints take the clip's translation (root
-     * motion). Non-zero: every matched joint takes the clip's translation. */
+    /* Zero: matched joints keep their offset (the target's proportions: its nodes' rest
+     * translations), except the top matched joints (root motion) and joints whose
+     * translation the clip animates (a track), which take the clip's translation.
+     * Non-zero: every matched joint takes the clip's translation. Unmatched joints keep
+     * their bind pose. */
     int all_translations;
     mb_allocator allocator;          /* for the new clip */
 } mb_clip_map_desc;

@@ -5,14 +5,15 @@
 #include "base/alloc_internal.h"
 #include "io/mesh_internal.h"
 
-/* Whether target joint j takes the clip's translation (matched and on top, i.e. root
- * motion, or all translations asked for) rather than its bind translation. */
+/* Whether target joint j takes the clip's translation rather than its own: matched and
+ * either on top (root motion), or animated in the clip (its translation is a track: a
+ * glTF hip below a static root node bobs), or all translations asked for. */
 static int takes_clip_translation(const mb_clip_map_desc *d, const int *parents,
-                                  const int *from_of, int j)
+                                  const int *from_of, const unsigned char *moves, int j)
 {
     int k = from_of[j];
     int top = k >= 0 && (parents[j] < 0 || from_of[parents[j]] < 0);
-    return k >= 0 && (top || d->all_translations);
+    return k >= 0 && (top || moves[k] || d->all_translations);
 }
 
 mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, int *out_unmatched)
@@ -31,10 +32,14 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     int *tracked = mb_alloc_(al, (size_t)nt * sizeof *tracked);
     mb_xform *bind = mb_alloc_(al, (size_t)nt * sizeof *bind);
     mb_xform *src = mb_alloc_(al, (size_t)nf * sizeof *src);
+    unsigned char *moves = mb_alloc_(al, (size_t)nf);
     mb_status st = MB_NOMEM;
     mb_clip *c = NULL;
-    if (!from_of || !tracked || !bind || !src)
+    if (!from_of || !tracked || !bind || !src || !moves)
         goto done;
+    memset(moves, 0, (size_t)nf);
+    for (int t = 0; t < mb_clip_translation_count(d->clip); ++t)
+        moves[mb_clip_translation_joints(d->clip)[t]] = 1;
     int matched = 0, unmatched = 0;
     for (int j = 0; j < nt; ++j) {
         from_of[j] = mb_skeleton_find(d->from, mb_skeleton_name(d->to, j));
@@ -58,15 +63,19 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
         if ((st = mb_skeleton_rest_pose(d->to, bp)) != MB_OK)
             goto done;
     }
-    /* Only joints whose translation can differ from the offset are tracked (an untracked
-     * joint is at its offset), and only those with position channels (the others keep
-     * the offset anyway: mb_clip_joint_translation). */
+    /* A matched joint that keeps its own translation keeps its offset: the node's rest
+     * translation, in which the target's own animations are written (a bind pose derived
+     * from inverse bind matrices may sit in another frame: COLLADA2GLTF assets). Only an
+     * unmatched joint holds its bind pose. Only joints whose translation can differ from
+     * the offset are tracked (an untracked joint is at its offset), and only those with
+     * position channels (the others keep the offset anyway: mb_clip_joint_translation). */
     const int *parents = mb_skeleton_parents(d->to);
     int ntr = 0;
     for (int j = 0; j < nt; ++j)
         if (mb_skeleton_has_translation(d->to, j) &&
-            (takes_clip_translation(d, parents, from_of, j) ||
-             memcmp(bind[j].pos, mb_skeleton_offset(d->to, j), sizeof bind[j].pos) != 0))
+            (takes_clip_translation(d, parents, from_of, moves, j) ||
+             (from_of[j] < 0 &&
+              memcmp(bind[j].pos, mb_skeleton_offset(d->to, j), sizeof bind[j].pos) != 0)))
             tracked[ntr++] = j;
     st = mb_clip_alloc(nt, frames, mb_clip_frame_time(d->clip), tracked, ntr, al, &c);
     if (st != MB_OK)
@@ -85,8 +94,8 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
         for (int t = 0; t < ntr; ++t) {
             int j = tracked[t];
             memcpy(&tr[((size_t)f * (size_t)ntr + (size_t)t) * 3],
-                   takes_clip_translation(d, parents, from_of, j) ? src[from_of[j]].pos
-                                                                  : bind[j].pos,
+                   takes_clip_translation(d, parents, from_of, moves, j) ? src[from_of[j]].pos
+                                                                         : bind[j].pos,
                    3 * sizeof(float));
         }
     }
@@ -100,5 +109,6 @@ done:
     mb_free_(al, tracked);
     mb_free_(al, bind);
     mb_free_(al, src);
+    mb_free_(al, moves);
     return st;
 }
