@@ -437,6 +437,29 @@ Test(gltf_check, primitive_modes_and_scene_roots_are_checked)
     cr_assert(strstr(msg, "which is a child of nodes[0]"), "%s", msg);
 }
 
+/* Accessors assimp reads into garbage without a word: a stride shorter than the element,
+ * joint indices as floats, weights as plain integers; and an interpolation glTF does not
+ * have. The asset's valid STEP is read. */
+Test(gltf_check, strides_skin_attribute_types_and_interpolations_are_checked)
+{
+    need_assimp();
+    char msg[300];
+    cr_assert_eq(read_edited("\"byteOffset\":0,\"byteLength\":36}", "\"byteOffset\":0,\"byteLength\":36,\"byteStride\":4}",
+                             msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "byteStride 4 is shorter than its 12-byte elements"), "%s", msg);
+    cr_assert_eq(read_edited("{\"bufferView\":1,\"componentType\":5121,", "{\"bufferView\":2,\"componentType\":5126,",
+                             msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "attributes.JOINTS_0 must be VEC4 unsigned bytes or shorts"), "%s", msg);
+    cr_assert_eq(read_edited("{\"bufferView\":2,\"componentType\":5126,", "{\"bufferView\":1,\"componentType\":5121,",
+                             msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "attributes.WEIGHTS_0 must be VEC4 floats or normalised"), "%s", msg);
+    cr_assert_eq(read_edited("\"output\":6}", "\"output\":6,\"interpolation\":\"QUADRATIC\"}", msg, sizeof msg),
+                 MB_PARSE);
+    cr_assert(strstr(msg, "samplers[0].interpolation is not LINEAR, STEP or CUBICSPLINE"), "%s", msg);
+    cr_assert_eq(read_edited("\"output\":6}", "\"output\":6,\"interpolation\":\"STEP\"}", msg, sizeof msg),
+                 MB_OK, "%s", msg);
+}
+
 Test(gltf_check, json_texts_assimp_would_parse_differently_are_refused)
 {
     need_assimp();

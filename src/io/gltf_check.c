@@ -329,6 +329,11 @@ static mb_status check_accessors(const gcheck *g)
         if (v >= 0) {
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(g->view[v], "byteStride");
             double stride = s && s->valuedouble > 0.0 ? s->valuedouble : elem;
+            /* a stride shorter than an element overlaps the elements: assimp reads them
+             * anyway, into a garbage mesh */
+            if (stride < elem)
+                return fail(g, "%s: bufferView %lld's byteStride %.0f is shorter than its %.0f-byte "
+                            "elements", path, v, stride, elem);
             double end = off + stride * (count - 1.0) + elem;
             if (end > view_length(g, (int)v))
                 return fail(g, "%s: %.0f elements of %.0f bytes from byte %.0f run past bufferView "
@@ -448,6 +453,29 @@ static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indice
     return MB_OK;
 }
 
+/* The skinning attributes' accessor types (glTF 2.0, meshes): JOINTS_n VEC4 of unsigned
+ * bytes or shorts, WEIGHTS_n VEC4 of floats or normalised unsigned bytes or shorts,
+ * POSITION VEC3 of floats. Others are read as they come. */
+static mb_status check_attribute(const gcheck *g, const char *name, const cJSON *acc,
+                                 const char *path)
+{
+    if (!name)
+        return MB_OK;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(acc, "type");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    int ct = (int)cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble;
+    int norm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(acc, "normalized"));
+    if (strncmp(name, "JOINTS_", 7) == 0 && (strcmp(t, "VEC4") != 0 || (ct != 5121 && ct != 5123)))
+        return fail(g, "%s.attributes.%s must be VEC4 unsigned bytes or shorts", path, name);
+    if (strncmp(name, "WEIGHTS_", 8) == 0 &&
+        (strcmp(t, "VEC4") != 0 || !(ct == 5126 || ((ct == 5121 || ct == 5123) && norm))))
+        return fail(g, "%s.attributes.%s must be VEC4 floats or normalised unsigned bytes or "
+                    "shorts", path, name);
+    if (strcmp(name, "POSITION") == 0 && (strcmp(t, "VEC3") != 0 || ct != 5126))
+        return fail(g, "%s.attributes.POSITION must be VEC3 floats", path);
+    return MB_OK;
+}
+
 static mb_status check_uses(gcheck *g)
 {
     mb_status st = MB_OK;
@@ -492,6 +520,8 @@ static mb_status check_uses(gcheck *g)
                 if (!(d >= 0.0) || d != floor(d) || d >= g->naccessors)
                     return fail(g, "%s.attributes.%s is not one of the %d accessors", path,
                                 attr->string ? attr->string : "?", g->naccessors);
+                if ((st = check_attribute(g, attr->string, g->acc[(int)d], path)) != MB_OK)
+                    return st;
             }
         }
         ++i;
@@ -531,6 +561,11 @@ static mb_status check_uses(gcheck *g)
             if (opt_index(g, e, "input", g->naccessors, "accessors", path, &st) < 0 ||
                 opt_index(g, e, "output", g->naccessors, "accessors", path, &st) < 0)
                 return st != MB_OK ? st : fail(g, "%s needs an input and an output", path);
+            const cJSON *ip = cJSON_GetObjectItemCaseSensitive(e, "interpolation");
+            if (ip && (!cJSON_IsString(ip) || (strcmp(ip->valuestring, "LINEAR") != 0 &&
+                                                strcmp(ip->valuestring, "STEP") != 0 &&
+                                                strcmp(ip->valuestring, "CUBICSPLINE") != 0)))
+                return fail(g, "%s.interpolation is not LINEAR, STEP or CUBICSPLINE", path);
         }
         k = 0;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "channels")) {
