@@ -5,6 +5,7 @@
  * overflow under ASan), a node chain 20,000 deep (stack overflow). Each case here ran into
  * one of them, or was read silently, before the check; a skin without inverse bind
  * matrices, valid glTF, now reads with identity matrices from a patched copy. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,6 +459,54 @@ Test(gltf_check, strides_skin_attribute_types_and_interpolations_are_checked)
     cr_assert(strstr(msg, "samplers[0].interpolation is not LINEAR, STEP or CUBICSPLINE"), "%s", msg);
     cr_assert_eq(read_edited("\"output\":6}", "\"output\":6,\"interpolation\":\"STEP\"}", msg, sizeof msg),
                  MB_OK, "%s", msg);
+}
+
+/* The Knee's rotation angle at t seconds of the built asset's one clip, with its sampler's
+ * interpolation set to interp. */
+static double knee_angle(const char *interp, double t)
+{
+    unsigned char bin[BIN_LEN];
+    make_bin(bin, 0, 1, 1);
+    char *json = make_json(k_ibm, "", k_nodes);
+    char to[96];
+    snprintf(to, sizeof to, "\"output\":6,\"interpolation\":\"%s\"}", interp);
+    char *at = strstr(json, "\"output\":6}");
+    cr_assert_not_null(at);
+    size_t n = strlen(json) + strlen(to) + 1;
+    char *ed = malloc(n);
+    cr_assert_not_null(ed);
+    snprintf(ed, n, "%.*s%s%s", (int)(at - json), json, to, at + strlen("\"output\":6}"));
+    size_t len;
+    unsigned char *glb = make_glb(ed, bin, &len);
+    mb_error err;
+    mb_scene *s = NULL;
+    cr_assert_eq(mb_scene_read_mem(glb, len, "interp.glb", NULL, &s, &err), MB_OK, "%s", err.text);
+    const mb_skeleton *sk = mb_scene_skeleton(s);
+    int nj = mb_skeleton_joint_count(sk), knee = mb_skeleton_find(sk, "Knee");
+    mb_xform *x = calloc((size_t)nj, sizeof *x);
+    cr_assert_not_null(x);
+    mb_pose p = {x, nj};
+    cr_assert_eq(mb_clip_sample(sk, mb_scene_clip(s, 0), t, MB_WRAP_CLAMP, p), MB_OK);
+    double w = fabs(x[knee].rot[3]) > 1.0 ? 1.0 : fabs(x[knee].rot[3]);
+    free(x);
+    mb_scene_destroy(s);
+    free(glb);
+    free(ed);
+    free(json);
+    return 2.0 * acos(w);
+}
+
+/* A STEP sampler holds each key until the next (assimp 5.2 plays every sampler as linear:
+ * the pre-check hands it linear keys that hold): the knee's quarter turn at 1 s is not
+ * begun at 0.5 s, as it is halfway with LINEAR. */
+Test(gltf_check, step_samplers_hold_their_keys)
+{
+    need_assimp();
+    const double quarter = 1.5707963;
+    cr_assert(fabs(knee_angle("LINEAR", 0.5) - 0.5 * quarter) < 1e-3, "%g", knee_angle("LINEAR", 0.5));
+    cr_assert(knee_angle("STEP", 0.5) < 1e-3, "%g", knee_angle("STEP", 0.5));
+    cr_assert(knee_angle("STEP", 0.98) < 1e-3, "%g", knee_angle("STEP", 0.98));
+    cr_assert(fabs(knee_angle("STEP", 1.0) - quarter) < 1e-3, "%g", knee_angle("STEP", 1.0));
 }
 
 Test(gltf_check, json_texts_assimp_would_parse_differently_are_refused)

@@ -120,7 +120,9 @@ typedef struct mb_scene_info {
  * mesh); every animation becomes a clip, sampled into quaternion tracks and translation
  * tracks for exactly the nodes with position keys (nodes without a channel hold their
  * bind transform, which is their skeleton offset; rotations slerped, positions lerped
- * between keys, clamped before the first and after the last key). Unnamed nodes are called
+ * between keys, clamped before the first and after the last key; a glTF STEP sampler holds
+ * each key until the next, a CUBICSPLINE one follows its Hermite curve, sampled 8 times
+ * per key interval, when its keys are floats in a .glb's binary chunk). Unnamed nodes are called
  * "node<i>", repeated names get "#<k>" appended, unnamed clips "clip<i>"; control
  * characters in node and clip names become '_'.
  * MB_INVALID_ARG for NULL data or outputs; MB_PARSE when assimp cannot read it (its

@@ -704,8 +704,161 @@ static int nul_escape(const char *s, size_t n)
     return 0;
 }
 
-/* The copy assimp reads when a skin has no inverse bind matrices. */
-static mb_status make_patch(gcheck *g, mb_gltf_patch *patch)
+/* ---------- STEP and CUBICSPLINE samplers ---------- */
+
+#define CUBIC_STEPS_ 8           /* linear keys per cubic interval */
+#define RESAMPLED_MAX_ 4000000   /* keys per sampler beyond which it is left to assimp */
+
+/* count elements of nc floats of accessor acc, when they are floats in the GLB's BIN chunk
+ * (the bytes this pass reads); 0 otherwise. */
+static int read_floats(const gcheck *g, const cJSON *acc, int nc, int count, float *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+    if (!cJSON_IsNumber(v) || cJSON_GetObjectItemCaseSensitive(acc, "sparse") ||
+        cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble != 5126.0)
+        return 0;
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride");
+    double elem = 4.0 * nc, stride = sv && sv->valuedouble > 0.0 ? sv->valuedouble : elem;
+    double base = off ? off->valuedouble : 0.0;
+    if (stride == elem)
+        return view_read(g, (int)v->valuedouble, base, (size_t)count * (size_t)elem, out);
+    for (int i = 0; i < count; ++i)
+        if (!view_read(g, (int)v->valuedouble, base + stride * i, (size_t)elem, out + (size_t)i * nc))
+            return 0;
+    return 1;
+}
+
+/* The linear keys that follow a STEP or CUBICSPLINE sampler: STEP holds each value until a
+ * ten-thousandth of the gap before the next key; CUBICSPLINE samples the Hermite curve of
+ * each interval CUBIC_STEPS_ times (rotations normalised, as the glTF spec asks). Returns
+ * 1 with *r filled, 0 when the sampler is left as it is (LINEAR, keys this pass cannot
+ * read, or too many), -1 when memory runs out. */
+static int resample(const gcheck *g, cJSON *sampler, mb_gltf_resampled_ *r)
+{
+    const cJSON *ip = cJSON_GetObjectItemCaseSensitive(sampler, "interpolation");
+    int step = cJSON_IsString(ip) && strcmp(ip->valuestring, "STEP") == 0;
+    int cubic = cJSON_IsString(ip) && strcmp(ip->valuestring, "CUBICSPLINE") == 0;
+    if (!step && !cubic)
+        return 0;
+    const cJSON *in = g->acc[(int)cJSON_GetObjectItemCaseSensitive(sampler, "input")->valuedouble];
+    const cJSON *out = g->acc[(int)cJSON_GetObjectItemCaseSensitive(sampler, "output")->valuedouble];
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(in, "type");
+    const cJSON *ot = cJSON_GetObjectItemCaseSensitive(out, "type");
+    int nc = cJSON_IsString(ot) ? type_components(ot->valuestring) : 0;
+    int n = (int)cJSON_GetObjectItemCaseSensitive(in, "count")->valuedouble;
+    int nout = (int)cJSON_GetObjectItemCaseSensitive(out, "count")->valuedouble;
+    if (!cJSON_IsString(it) || strcmp(it->valuestring, "SCALAR") != 0 || (nc != 3 && nc != 4) ||
+        nout != (cubic ? 3 : 1) * n || n < 1 || (double)(n - 1) * CUBIC_STEPS_ + 1 > RESAMPLED_MAX_)
+        return 0;
+    float *t = malloc((size_t)n * sizeof *t), *v = malloc((size_t)nout * nc * sizeof *v);
+    int m = cubic ? (n - 1) * CUBIC_STEPS_ + 1 : 2 * n - 1;
+    r->times = malloc((size_t)m * sizeof *r->times);
+    r->values = malloc((size_t)m * nc * sizeof *r->values);
+    if (!t || !v || !r->times || !r->values) {
+        free(t);
+        free(v);
+        free(r->times);
+        free(r->values);
+        return -1;
+    }
+    int ok = read_floats(g, in, 1, n, t) && read_floats(g, out, nc, nout, v);
+    int k = 0;
+    for (int i = 0; ok && i < n; ++i) {
+        if (step) {
+            /* hold the previous value until just before this key */
+            float th = i > 0 ? t[i] - 1e-4f * (t[i] - t[i - 1]) : 0.0f;
+            if (i > 0 && th > t[i - 1] && th < t[i]) {
+                r->times[k] = th;
+                memcpy(&r->values[(size_t)k * nc], &v[(size_t)(i - 1) * nc], (size_t)nc * sizeof *v);
+                ++k;
+            }
+            r->times[k] = t[i];
+            memcpy(&r->values[(size_t)k * nc], &v[(size_t)i * nc], (size_t)nc * sizeof *v);
+            ++k;
+            continue;
+        }
+        /* cubic: output element 3i is key i's in-tangent, 3i + 1 its value, 3i + 2 its
+         * out-tangent */
+        int last = i == n - 1;
+        for (int q = 0; q < (last ? 1 : CUBIC_STEPS_); ++q) {
+            double s = (double)q / CUBIC_STEPS_, d = last ? 0.0 : (double)t[i + 1] - t[i];
+            double h00 = (2 * s - 3) * s * s + 1, h10 = ((s - 2) * s + 1) * s;
+            double h01 = (3 - 2 * s) * s * s, h11 = (s - 1) * s * s, len2 = 0.0;
+            float *o = &r->values[(size_t)k * nc];
+            for (int c = 0; c < nc; ++c) {
+                double x = v[(size_t)(3 * i + 1) * nc + c];
+                if (!last)
+                    x = h00 * x + h10 * d * v[(size_t)(3 * i + 2) * nc + c] +
+                        h01 * v[(size_t)(3 * i + 4) * nc + c] + h11 * d * v[(size_t)(3 * i + 3) * nc + c];
+                o[c] = (float)x;
+                len2 += x * x;
+            }
+            if (nc == 4 && len2 > 0.0)
+                for (int c = 0; c < 4; ++c)
+                    o[c] = (float)(o[c] / sqrt(len2));
+            r->times[k++] = (float)(t[i] + s * d);
+        }
+    }
+    free(t);
+    free(v);
+    if (!ok) {
+        free(r->times);
+        free(r->values);
+        return 0;
+    }
+    r->sampler = sampler;
+    r->n = k;
+    r->nc = nc;
+    return 1;
+}
+
+/* Every STEP and CUBICSPLINE sampler the patch should turn LINEAR, into *out (malloc'd). */
+static mb_status collect_resampled(const gcheck *g, mb_gltf_resampled_ **out, int *count)
+{
+    *out = NULL;
+    *count = 0;
+    int cap = 0;
+    const cJSON *an;
+    cJSON_ArrayForEach(an, cJSON_GetObjectItemCaseSensitive(g->root, "animations")) {
+        cJSON *sm;
+        cJSON_ArrayForEach(sm, cJSON_GetObjectItemCaseSensitive(an, "samplers")) {
+            mb_gltf_resampled_ r;
+            memset(&r, 0, sizeof r);
+            int got = resample(g, sm, &r);
+            if (got == 0)
+                continue;
+            if (got > 0 && *count == cap) {
+                cap = cap ? 2 * cap : 8;
+                mb_gltf_resampled_ *grown = realloc(*out, (size_t)cap * sizeof **out);
+                if (!grown) {
+                    free(r.times);
+                    free(r.values);
+                    got = -1;
+                } else {
+                    *out = grown;
+                }
+            }
+            if (got < 0)
+                return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+            (*out)[(*count)++] = r;
+        }
+    }
+    return MB_OK;
+}
+
+static void free_resampled(mb_gltf_resampled_ *rs, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        free(rs[i].times);
+        free(rs[i].values);
+    }
+    free(rs);
+}
+
+/* The copy assimp reads when a skin has no inverse bind matrices or a sampler is STEP or
+ * CUBICSPLINE (rs: their linear keys). */
+static mb_status make_patch(gcheck *g, const mb_gltf_resampled_ *rs, int nrs, mb_gltf_patch *patch)
 {
     unsigned char *bin = NULL;
     if (g->glb && g->has_bin) {
@@ -716,7 +869,7 @@ static mb_status make_patch(gcheck *g, mb_gltf_patch *patch)
         }
     }
     int ok = (bin || !(g->glb && g->has_bin)) &&
-             mb_gltf_patch_(g->root, bin, (size_t)g->bin_len, g->glb, g->dir, patch); /* frees bin */
+             mb_gltf_patch_(g->root, bin, (size_t)g->bin_len, g->glb, g->dir, rs, nrs, patch); /* frees bin */
     return ok ? MB_OK : mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
 }
 
@@ -787,8 +940,13 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
     free(json);
     if (st == MB_OK && is_gltf2(g->root)) {
         st = check_top(g);
-        if (st == MB_OK && g->skins_without_binds > 0)
-            st = make_patch(g, patch);
+        mb_gltf_resampled_ *rs = NULL;
+        int nrs = 0;
+        if (st == MB_OK)
+            st = collect_resampled(g, &rs, &nrs);
+        if (st == MB_OK && (g->skins_without_binds > 0 || nrs > 0))
+            st = make_patch(g, rs, nrs, patch);
+        free_resampled(rs, nrs);
     }
     cJSON_Delete(g->root);
     free(g->buffer_len);

@@ -1,7 +1,9 @@
 /* A copy of a checked glTF asset that Debian's assimp 5.2.5 can read: every skin without
  * inverseBindMatrices (identity matrices by the glTF spec, which assimp dereferences
- * unchecked) gets identity matrices of its own, and relative URIs are made absolute, as
- * assimp resolves them against the working directory once it reads from memory. */
+ * unchecked) gets identity matrices of its own, STEP and CUBICSPLINE samplers become
+ * LINEAR ones with keys that follow them (assimp plays every sampler as linear), and
+ * relative URIs are made absolute, as assimp resolves them against the working directory
+ * once it reads from memory. */
 #ifdef MB_WITH_ASSIMP
 
 #include <cJSON.h>
@@ -61,27 +63,23 @@ typedef struct {
     size_t len;
 } bin_out;
 
-static int add_identity_binds(cJSON *root, cJSON *skin, bin_out *bo)
+/* Appends count elements of type (SCALAR, VEC3, VEC4, MAT4: nc floats each) as a new
+ * accessor over a new bufferView (in the BIN chunk, or a data URI buffer of its own);
+ * returns the accessor's index, or -1. */
+static int add_floats(cJSON *root, bin_out *bo, const float *data, int count, int nc,
+                      const char *type)
 {
-    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(skin, "joints"));
-    size_t bytes = (size_t)n * 16 * sizeof(float);
-    float *m = calloc((size_t)n * 16, sizeof(float));
-    if (!m)
-        return 0;
-    for (int j = 0; j < n; ++j)
-        m[16 * j] = m[16 * j + 5] = m[16 * j + 10] = m[16 * j + 15] = 1.0f;
+    size_t bytes = (size_t)count * (size_t)nc * sizeof(float);
     /* glTF is little-endian, as every platform this library builds on. */
     int b = 0, ok = 1;
     size_t offset = 0;
     if (bo->in_bin) {
         offset = (bo->len + 3) & ~(size_t)3;
         unsigned char *grown = realloc(bo->bin, offset + bytes);
-        if (!grown) {
-            free(m);
-            return 0;
-        }
+        if (!grown)
+            return -1;
         memset(grown + bo->len, 0, offset - bo->len);
-        memcpy(grown + offset, m, bytes);
+        memcpy(grown + offset, data, bytes);
         bo->bin = grown;
         bo->len = offset + bytes;
         cJSON *bufs = array_of(root, "buffers");
@@ -95,14 +93,13 @@ static int add_identity_binds(cJSON *root, cJSON *skin, bin_out *bo)
         if (!ok)
             cJSON_Delete(len);
     } else {
-        char *uri = base64((const unsigned char *)m, bytes, "data:application/octet-stream;base64,");
+        char *uri = base64((const unsigned char *)data, bytes, "data:application/octet-stream;base64,");
         cJSON *buf = uri ? cJSON_CreateObject() : NULL;
         ok = buf && cJSON_AddNumberToObject(buf, "byteLength", (double)bytes) &&
              cJSON_AddStringToObject(buf, "uri", uri);
         free(uri);
         b = ok ? append(root, "buffers", buf) : (cJSON_Delete(buf), -1);
     }
-    free(m);
     cJSON *view = ok && b >= 0 ? cJSON_CreateObject() : NULL;
     ok = view && cJSON_AddNumberToObject(view, "buffer", b) &&
          cJSON_AddNumberToObject(view, "byteOffset", (double)offset) &&
@@ -111,9 +108,43 @@ static int add_identity_binds(cJSON *root, cJSON *skin, bin_out *bo)
     cJSON *acc = v >= 0 ? cJSON_CreateObject() : NULL;
     ok = acc && cJSON_AddNumberToObject(acc, "bufferView", v) &&
          cJSON_AddNumberToObject(acc, "componentType", 5126) &&
-         cJSON_AddNumberToObject(acc, "count", n) && cJSON_AddStringToObject(acc, "type", "MAT4");
-    int a = ok ? append(root, "accessors", acc) : (cJSON_Delete(acc), -1);
+         cJSON_AddNumberToObject(acc, "count", count) && cJSON_AddStringToObject(acc, "type", type);
+    return ok ? append(root, "accessors", acc) : (cJSON_Delete(acc), -1);
+}
+
+static int add_identity_binds(cJSON *root, cJSON *skin, bin_out *bo)
+{
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(skin, "joints"));
+    float *m = calloc((size_t)n * 16, sizeof(float));
+    if (!m)
+        return 0;
+    for (int j = 0; j < n; ++j)
+        m[16 * j] = m[16 * j + 5] = m[16 * j + 10] = m[16 * j + 15] = 1.0f;
+    int a = add_floats(root, bo, m, n, 16, "MAT4");
+    free(m);
     return a >= 0 && cJSON_AddNumberToObject(skin, "inverseBindMatrices", a) != NULL;
+}
+
+/* A STEP or CUBICSPLINE sampler becomes the LINEAR one with the keys the caller worked
+ * out (assimp 5.2 plays every sampler as linear, and drops cubic tangents). */
+static int relinearise(cJSON *root, const mb_gltf_resampled_ *r, bin_out *bo)
+{
+    int in = add_floats(root, bo, r->times, r->n, 1, "SCALAR");
+    int out = in >= 0 ? add_floats(root, bo, r->values, r->n, r->nc, r->nc == 4 ? "VEC4" : "VEC3") : -1;
+    cJSON *a = out >= 0 ? cJSON_CreateNumber(in) : NULL, *b = a ? cJSON_CreateNumber(out) : NULL;
+    cJSON *l = b ? cJSON_CreateString("LINEAR") : NULL;
+    if (!l) {
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+        return 0;
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(r->sampler, "input", a);
+    cJSON_ReplaceItemInObjectCaseSensitive(r->sampler, "output", b);
+    if (cJSON_GetObjectItemCaseSensitive(r->sampler, "interpolation"))
+        cJSON_ReplaceItemInObjectCaseSensitive(r->sampler, "interpolation", l);
+    else
+        cJSON_AddItemToObject(r->sampler, "interpolation", l);
+    return 1;
 }
 
 /* A relative file URI of buffers[] or images[] becomes dir/uri. */
@@ -143,7 +174,7 @@ static int absolute_uris(cJSON *root, const char *key, const char *dir)
 }
 
 int mb_gltf_patch_(cJSON *root, unsigned char *bin, size_t bin_len, int glb,
-                   const char *dir, mb_gltf_patch *out)
+                   const char *dir, const mb_gltf_resampled_ *rs, int nrs, mb_gltf_patch *out)
 {
     memset(out, 0, sizeof *out);
     const cJSON *bufs = cJSON_GetObjectItemCaseSensitive(root, "buffers");
@@ -156,6 +187,8 @@ int mb_gltf_patch_(cJSON *root, unsigned char *bin, size_t bin_len, int glb,
     cJSON_ArrayForEach(skin, cJSON_GetObjectItemCaseSensitive(root, "skins"))
         if (ok && !cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices"))
             ok = add_identity_binds(root, skin, &bo);
+    for (int i = 0; ok && i < nrs; ++i)
+        ok = relinearise(root, &rs[i], &bo);
     if (ok && dir)
         ok = absolute_uris(root, "buffers", dir) && absolute_uris(root, "images", dir);
     char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
