@@ -672,8 +672,9 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 /* A glTF file mblend wrote blends again with the file it came from: the skinned mesh sits on
  * the still root node, so reading the output back gives the same skeleton (a second scene
  * root made assimp add a "ROOT" node, two more nodes per round trip). */
-/* --scale on blend and transition glb outputs: a scale node above the skeleton (which
- * mblend's reader reports and drops), only for .glb, only a positive decimal. */
+/* --scale on blend and transition glb outputs: a scale node above the skeleton, which
+ * mblend's reader folds into the offsets (a uniform scale; it used to drop it, so the file
+ * read back at full size), only for .glb, only a positive decimal. */
 Test(cli_blend, scale_applies_to_glb_outputs)
 {
     if (!mb_scene_supported())
@@ -691,13 +692,56 @@ Test(cli_blend, scale_applies_to_glb_outputs)
     r = RUN("transition", runc, walk, "--at", "1.5", "--duration", "0.5", "--scale", "0.01", "-o", trans);
     cr_assert_eq(r.code, 0, "%s", r.err);
     const char *files[] = {plain, scaled, trans};
+    double hips[2][3];
     for (int i = 0; i < 3; ++i) {
         mb_scene *s;
         mb_error err;
         cr_assert_eq(mb_scene_read_file(files[i], NULL, &s, &err), MB_OK, "%s", err.text);
-        cr_assert_eq(mb_scene_get_info(s).scaled_nodes, i == 0 ? 0 : 1, "%s", files[i]);
+        cr_assert_eq(mb_scene_get_info(s).scaled_nodes, 0, "%s", files[i]);
+        if (i < 2) { /* the blend's hips at frame 0, full size and scaled */
+            const mb_skeleton *sk = mb_scene_skeleton(s);
+            int nj = mb_skeleton_joint_count(sk), h = mb_skeleton_find(sk, "Hips");
+            mb_xform *x = calloc((size_t)nj, sizeof *x);
+            float(*w)[16] = calloc((size_t)nj, sizeof *w);
+            cr_assert(x && w && h >= 0);
+            mb_pose p = {x, nj};
+            cr_assert_eq(mb_clip_frame_pose(sk, mb_scene_clip(s, 0), 0, p), MB_OK);
+            cr_assert_eq(mb_fk(sk, &p, w, nj), MB_OK);
+            for (int k = 0; k < 3; ++k)
+                hips[i][k] = w[h][12 + k];
+            free(x);
+            free(w);
+        }
         mb_scene_destroy(s);
     }
+    for (int k = 0; k < 3; ++k)
+        cr_assert(fabs(hips[1][k] - 0.01 * hips[0][k]) < 1e-4 * (1.0 + fabs(hips[0][k])),
+                  "hips %d: %g scaled, %g full size", k, hips[1][k], hips[0][k]);
+    /* and its own mesh skins at that size (the inverse bind matrices carry the scale: the
+     * mesh came out 100 times its skeleton's size) */
+    char oa[160], ob[160];
+    snprintf(oa, sizeof oa, "%s/plain.obj", d);
+    snprintf(ob, sizeof ob, "%s/scaled.obj", d);
+    cr_assert_eq(RUN("skin", plain, "--frames", "0", "-o", oa).code, 0);
+    cr_assert_eq(RUN("skin", scaled, "--frames", "0", "-o", ob).code, 0);
+    FILE *fa = fopen(oa, "r"), *fb = fopen(ob, "r");
+    cr_assert(fa && fb);
+    char la[256], lb[256];
+    int nv = 0;
+    double worst = 0.0;
+    while (fgets(la, sizeof la, fa) && fgets(lb, sizeof lb, fb)) {
+        double a[3], b[3];
+        if (sscanf(la, "v %lf %lf %lf", &a[0], &a[1], &a[2]) != 3)
+            continue;
+        cr_assert_eq(sscanf(lb, "v %lf %lf %lf", &b[0], &b[1], &b[2]), 3);
+        for (int k = 0; k < 3; ++k)
+            worst = fmax(worst, fabs(b[k] - 0.01 * a[k]));
+        ++nv;
+    }
+    fclose(fa);
+    fclose(fb);
+    cr_assert_gt(nv, 1000);
+    cr_assert(worst < 1e-4, "the scaled mesh is %g from 0.01 x the full-size one", worst);
     cr_assert_eq(RUN("blend", walk, runc, "--scale", "0.01", "-o", bvh).code, 1);
     cr_assert_eq(RUN("transition", runc, walk, "--at", "1.5", "--duration", "0.5", "--scale", "2",
                      "-o", bvh).code, 1);

@@ -107,9 +107,11 @@ typedef struct mb_scene_info {
     int max_influences;
     int unweighted_vertices; /* vertices of skinned meshes without any weight: they follow
                                 the mesh's node rigidly */
-    int scaled_nodes;        /* nodes with a scale (static or keyed) that differs from 1 by
-                                more than 1e-3: mblend transforms carry no scale, so it is
-                                dropped */
+    int scaled_nodes;        /* nodes with a scale mblend cannot carry (non-uniform, negative,
+                                or keyed) that differs from 1 by more than 1e-3: dropped.
+                                A static uniform scale is folded into the offsets below the
+                                node and the skin's inverse bind matrices, so the mesh and
+                                skeleton keep their size */
     int resampled_clips;     /* clips whose keys were not on one grid (sampled at the rate) */
 } mb_scene_info;
 

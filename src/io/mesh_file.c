@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/mesh_internal.h"
+#include "math/quat_internal.h"
 
 
 static void put_u32le(unsigned char *p, uint32_t v)
@@ -102,6 +103,19 @@ int mb_mesh_invert4_(const float m[16], float out[16])
     for (int k = 0; k < 16; ++k)
         out[k] = (float)od[k];
     return 1;
+}
+
+void mb_mesh_matrix_from_xform_(const mb_xform *x, double m[16])
+{
+    double q[4] = {x->rot[0], x->rot[1], x->rot[2], x->rot[3]}, r[3][3];
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; ++k)
+        q[k] = n > 0.0 ? q[k] / n : (k == 3);
+    mb_quat_to_mat3_d_(q, r); /* row-major */
+    for (int col = 0; col < 4; ++col)
+        for (int row = 0; row < 4; ++row)
+            m[col * 4 + row] = col < 3 ? (row < 3 ? r[row][col] : 0.0)
+                                       : (row < 3 ? (double)x->pos[row] : 1.0);
 }
 
 void mb_mesh_quat_from_matrix_(const double m[16], double q[4])

@@ -18,6 +18,9 @@ int mb_mesh_invert4_(const float m[16], float out[16]);
  * drops out), as a unit quaternion x, y, z, w. */
 void mb_mesh_quat_from_matrix_(const double m[16], double q[4]);
 
+/* The column-major matrix T(x->pos) R(x->rot) (rotation normalised). */
+void mb_mesh_matrix_from_xform_(const mb_xform *x, double m[16]);
+
 /* Binary glTF (GLB) container: magic "glTF", version 2, chunk types "JSON" and "BIN". */
 #define MB_GLB_MAGIC 0x46546C67u
 #define MB_GLB_CHUNK_JSON 0x4E4F534Au

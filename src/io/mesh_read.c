@@ -107,6 +107,13 @@ typedef struct loader {
     const struct aiNode **nodes;    /* parents-first (pre-order) */
     int *parent;
     double (*world)[16];            /* bind world matrices (full, scale included) */
+    /* Each node's accumulated uniform scale (the product of its own and its ancestors'
+     * static uniform scales). mblend transforms carry no scale, but a uniform one folds
+     * away: S(s) T(t) R = T(s t) R S(s), so a node's translation is scaled by its parent's
+     * sigma, and a skin joint's inverse bind matrix by its own (then W' S(sigma) IBM is
+     * the true palette entry, W' the world without scales). A Blender or Mixamo armature
+     * at scale 0.01 skinned 100 times too large before. */
+    double *sigma;
     mb_xform *bind;
     char (*names)[MB_MAX_NAME + 1];
     unsigned char *scaled;
@@ -203,8 +210,9 @@ static mb_status build_skeleton(loader *L)
     L->bind = zalloc(L, n * sizeof *L->bind);
     L->names = zalloc(L, n * sizeof *L->names);
     L->scaled = zalloc(L, n);
+    L->sigma = zalloc(L, n * sizeof *L->sigma);
     mb_joint_desc *jd = zalloc(L, n * sizeof *jd);
-    if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !jd) {
+    if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !L->sigma || !jd) {
         mb_free_(L->al, jd);
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     }
@@ -228,8 +236,19 @@ static mb_status build_skeleton(loader *L)
         struct aiVector3D s, p;
         struct aiQuaternion q;
         aiDecomposeMatrix(&nd->mTransformation, &s, &q, &p);
-        if (fabs(s.x - 1.0) > SCALE_TOL || fabs(s.y - 1.0) > SCALE_TOL || fabs(s.z - 1.0) > SCALE_TOL)
-            L->scaled[i] = 1;
+        /* a uniform positive scale folds away (see sigma); any other is dropped */
+        double su = s.x;
+        int uniform = s.x > 0.0 && fabs(s.y - s.x) <= 1e-6 * s.x && fabs(s.z - s.x) <= 1e-6 * s.x;
+        if (!uniform) {
+            su = 1.0;
+            if (fabs(s.x - 1.0) > SCALE_TOL || fabs(s.y - 1.0) > SCALE_TOL || fabs(s.z - 1.0) > SCALE_TOL)
+                L->scaled[i] = 1;
+        }
+        double sp = L->parent[i] >= 0 ? L->sigma[L->parent[i]] : 1.0;
+        L->sigma[i] = sp * su;
+        p.x = (ai_real)(p.x * sp);
+        p.y = (ai_real)(p.y * sp);
+        p.z = (ai_real)(p.z * sp);
         mb_xform *x = &L->bind[i];
         if (finite_quat(&q)) {
             x->rot[0] = (float)q.x;
@@ -453,6 +472,9 @@ static mb_status build_mesh(loader *L)
                                     nd->mName.data, m->mName.data);
                 goto fail;
             }
+            for (int c = 0; c < 16; ++c) /* S(sigma) as for the bones */
+                if (c % 4 < 3)
+                    iwb[c] = (float)(iwb[c] * L->sigma[i]);
             int rigid_entry = -1;
             if (m->mNumBones > 0) {
                 info->skinned_meshes++;
@@ -468,8 +490,8 @@ static mb_status build_mesh(loader *L)
                     double ib[16];
                     float ibf[16];
                     to_colmajor(&bone->mOffsetMatrix, ib);
-                    for (int c = 0; c < 16; ++c)
-                        ibf[c] = (float)ib[c];
+                    for (int c = 0; c < 16; ++c) /* S(sigma) IBM: rows 0..2 (see sigma) */
+                        ibf[c] = (float)(c % 4 < 3 ? ib[c] * L->sigma[node] : ib[c]);
                     int e = add_entry(&b, node, ibf);
                     if (e < 0) {
                         st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
@@ -570,7 +592,8 @@ static mb_status build_mesh(loader *L)
                 memcpy(local, wbind[i], sizeof local);
             }
         } else {
-            to_colmajor(&L->nodes[i]->mTransformation, local);
+            /* the node's rest transform, scale folded away (see sigma) */
+            mb_mesh_matrix_from_xform_(&L->bind[i], local);
             if (p >= 0)
                 mul4(wbind[p], local, wbind[i]);
             else
@@ -878,9 +901,14 @@ static mb_status build_clips(loader *L)
                 if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
                     sample_rot(an->mChannels[chan[i]], t, q);
             }
-            for (int k = 0; k < ntr; ++k)
-                sample_pos(an->mChannels[chan[tracked[k]]], t,
-                           &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3]);
+            for (int k = 0; k < ntr; ++k) {
+                float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
+                sample_pos(an->mChannels[chan[tracked[k]]], t, o);
+                int pj = L->parent[tracked[k]];
+                double sp = pj >= 0 ? L->sigma[pj] : 1.0; /* see sigma */
+                for (int c = 0; c < 3; ++c)
+                    o[c] = (float)(o[c] * sp);
+            }
         }
         mb_clip_make_continuous_(rot, L->nn, (int)frames);
     }
@@ -909,6 +937,7 @@ static mb_status build_scene(loader *L, mb_scene **out)
     mb_free_(L->al, L->bind);
     mb_free_(L->al, L->names);
     mb_free_(L->al, L->scaled);
+    mb_free_(L->al, L->sigma);
     if (st != MB_OK) {
         mb_scene_destroy(S);
         return st;

@@ -420,8 +420,8 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
         fprintf(stderr, "%s: %s: %d vertices had more than 4 influences (up to %d): kept the 4 "
                 "largest, renormalised\n", cmd, path, si.cut_vertices, si.max_influences);
     if (si.scaled_nodes > 0)
-        fprintf(stderr, "%s: %s: warning: %d nodes carry a scale, which mblend drops\n", cmd, path,
-                si.scaled_nodes);
+        fprintf(stderr, "%s: %s: warning: %d nodes carry a scale mblend cannot carry "
+                "(non-uniform, negative or keyed), which it drops\n", cmd, path, si.scaled_nodes);
     if (si.unweighted_vertices > 0) /* e.g. NaN, negative or zero weights, which assimp drops */
         fprintf(stderr, "%s: %s: warning: %d vertices of skinned meshes have no usable weight: "
                 "they follow their node rigidly\n", cmd, path, si.unweighted_vertices);
