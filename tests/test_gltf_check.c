@@ -459,6 +459,10 @@ Test(gltf_check, strides_skin_attribute_types_and_interpolations_are_checked)
     cr_assert(strstr(msg, "samplers[0].interpolation is not LINEAR, STEP or CUBICSPLINE"), "%s", msg);
     cr_assert_eq(read_edited("\"output\":6}", "\"output\":6,\"interpolation\":\"STEP\"}", msg, sizeof msg),
                  MB_OK, "%s", msg);
+    /* a triangle index past the positions (assimp dropped the triangle silently) */
+    cr_assert_eq(read_edited("\"count\":3,\"type\":\"VEC3\"", "\"count\":2,\"type\":\"VEC3\"", msg, sizeof msg),
+                 MB_PARSE);
+    cr_assert(strstr(msg, "primitives[0]: index 2 is 2, past the 2 vertices"), "%s", msg);
 }
 
 /* The Knee's rotation angle at t seconds of the built asset's one clip, with its sampler's

@@ -433,6 +433,41 @@ static mb_status check_nodes(gcheck *g)
 /* A primitive's mode (0 points ... 6 triangle fan) and enough elements for one of its
  * shapes: assimp 5.2 counts strips and fans as count - 2 in an unsigned type and reads
  * past a loop of one index. The elements are the indices, else the POSITION accessor. */
+/* Every index of a primitive names one of its vertices, where the indices are at hand (a
+ * GLB's BIN chunk, no sparse part): assimp drops a triangle with an index past the
+ * positions without a word. */
+static mb_status check_index_values(const gcheck *g, long long indices, const cJSON *pos,
+                                    const char *path)
+{
+    if (indices < 0 || !cJSON_IsNumber(pos) || pos->valuedouble >= g->naccessors)
+        return MB_OK;
+    const cJSON *acc = g->acc[indices];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+    int ct = (int)cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble;
+    int size = ct == 5121 ? 1 : ct == 5123 ? 2 : ct == 5125 ? 4 : 0;
+    if (!cJSON_IsNumber(v) || !size || cJSON_GetObjectItemCaseSensitive(acc, "sparse"))
+        return MB_OK;
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride");
+    if (sv && sv->valuedouble > 0.0 && sv->valuedouble != size)
+        return MB_OK;
+    double count = cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
+    double verts = cJSON_GetObjectItemCaseSensitive(g->acc[(int)pos->valuedouble], "count")->valuedouble;
+    unsigned char *b = malloc((size_t)count * (size_t)size);
+    if (!b)
+        return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
+    mb_status st = MB_OK;
+    if (view_read(g, (int)v->valuedouble, off ? off->valuedouble : 0.0, (size_t)count * (size_t)size, b))
+        for (size_t i = 0; i < (size_t)count && st == MB_OK; ++i) {
+            const unsigned char *e = b + i * (size_t)size;
+            double x = size == 1 ? e[0] : size == 2 ? (double)(e[0] | e[1] << 8) : (double)rd32(e);
+            if (x >= verts)
+                st = fail(g, "%s: index %zu is %.0f, past the %.0f vertices", path, i, x, verts);
+        }
+    free(b);
+    return st;
+}
+
 static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indices,
                             const char *path)
 {
@@ -450,7 +485,7 @@ static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indice
     if (count < need)
         return fail(g, "%s: mode %.0f needs at least %.0f %s, the accessor has %.0f", path, mode,
                     need, indices >= 0 ? "indices" : "vertices", count);
-    return MB_OK;
+    return check_index_values(g, indices, pos, path);
 }
 
 /* The skinning attributes' accessor types (glTF 2.0, meshes): JOINTS_n VEC4 of unsigned
