@@ -470,8 +470,12 @@ static void export_round_trip(const char *rel, const char *format, const char *e
     const mb_mesh *ma = mb_scene_mesh(a), *mbm = mb_scene_mesh(b);
     int nv = mb_mesh_vertex_count(ma);
     cr_assert_eq(mb_mesh_vertex_count(mbm), nv);
-    cr_assert_eq(mb_skeleton_joint_count(mb_scene_skeleton(b)),
-                 mb_skeleton_joint_count(mb_scene_skeleton(a)));
+    /* every node of the glTF's skeleton is in the export's (which may hold more: the glTF
+     * reader folds a scene root that only carries the skinned mesh, see gltf_check.c, and
+     * the exporter writes assimp's own scene with it) */
+    for (int j = 0; j < mb_skeleton_joint_count(mb_scene_skeleton(a)); ++j)
+        cr_assert_geq(mb_skeleton_find(mb_scene_skeleton(b), mb_skeleton_name(mb_scene_skeleton(a), j)), 0,
+                      "%s: no node '%s'", label, mb_skeleton_name(mb_scene_skeleton(a), j));
     int cai = clip_name ? mb_scene_find_clip(a, clip_name) : 0;
     int cbi = clip_name ? mb_scene_find_clip(b, clip_name) : 0;
     cr_assert(cai >= 0 && cbi >= 0 && cbi < mb_scene_clip_count(b));

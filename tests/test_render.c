@@ -670,8 +670,35 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
  * Up to the transition the output plays A unchanged: every joint below the hips of output
  * frames 0..59 equals Run's frame (same 120 fps grid). */
 /* A glTF file mblend wrote blends again with the file it came from: the skinned mesh sits on
- * the still root node, so reading the output back gives the same skeleton (a second scene
- * root made assimp add a "ROOT" node, two more nodes per round trip). */
+ * the still root node, or, when the root moves (a BVH's hips), on a scene root of its own
+ * that the reader folds onto the skeleton's root, so reading the output back gives the same
+ * skeleton (a second scene root made assimp add a "ROOT" node, two more nodes per round
+ * trip, and the glb no longer blended with its source). */
+Test(cli_blend, a_written_glb_blends_with_its_source)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("built without assimp");
+    const char *d = scratch();
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
+    char glb[128], out[128];
+    snprintf(glb, sizeof glb, "%s/walk_moving_root.glb", d);
+    snprintf(out, sizeof out, "%s/mix.bvh", d);
+    cr_assert_eq(RUN("convert", walk, "-o", glb).code, 0);
+    mb_scene *s;
+    mb_error err;
+    cr_assert_eq(mb_scene_read_file(glb, NULL, &s, &err), MB_OK, "%s", err.text);
+    mb_skeleton *bs;
+    mb_clip *bc;
+    cr_assert_eq(mb_bvh_read_file(walk, NULL, &bs, &bc, &err), MB_OK, "%s", err.text);
+    int diff = -1;
+    cr_assert(mb_skeleton_same_topology(bs, mb_scene_skeleton(s), &diff), "differ at %d", diff);
+    mb_scene_destroy(s);
+    mb_skeleton_destroy(bs);
+    mb_clip_destroy(bc);
+    run_out r = RUN("blend", glb, runc, "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+}
+
 /* --scale on blend and transition glb outputs: a scale node above the skeleton, which
  * mblend's reader folds into the offsets (a uniform scale; it used to drop it, so the file
  * read back at full size), only for .glb, only a positive decimal. */

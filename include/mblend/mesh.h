@@ -118,7 +118,9 @@ typedef struct mb_scene_info {
 /* Reads a scene from memory with assimp. source names it in messages and its extension
  * ("fox.glb") tells assimp the format (it also sniffs the content). The skeleton is the
  * whole node hierarchy (parents-first; every node has 6 channels, so any node can carry
- * a translation track); all meshes are merged into one mb_mesh (NULL when the file has no
+ * a translation track; a glTF scene of two roots, one of which only carries the skinned
+ * mesh, reads as the other root's tree: a skinned mesh ignores its node's transform, and
+ * assimp would wrap the two in a "ROOT" node); all meshes are merged into one mb_mesh (NULL when the file has no
  * mesh); every animation becomes a clip, sampled into quaternion tracks and translation
  * tracks for exactly the nodes with position keys (nodes without a channel hold their
  * bind transform, which is their skeleton offset; rotations slerped, positions lerped

@@ -45,6 +45,12 @@ typedef struct {
     const cJSON **view, **acc; /* the bufferViews and accessors by index (cJSON's own
                                   lookup by index walks the list) */
     int skins_without_binds;
+    /* A scene root that only carries a skinned mesh (mesh and skin, no children, no other
+     * use), beside one other root without a mesh: the patch moves the mesh onto that root
+     * (a skinned mesh ignores its node's transform), so assimp sees one root and does not
+     * wrap the two in a "ROOT" node of its own (mblend's glb writer and Blender's exporter
+     * both make such scenes); -1: none. */
+    int fold_mesh_node, fold_onto;
     int *parent;               /* each node's parent, -1 for a root (after check_nodes) */
 } gcheck;
 
@@ -739,6 +745,44 @@ static int nul_escape(const char *s, size_t n)
     return 0;
 }
 
+/* Sets fold_mesh_node and fold_onto (see gcheck) when the default scene has exactly two
+ * roots, one a childless node with a mesh and a skin that no skin lists as a joint and no
+ * animation targets, the other a node without a mesh. */
+static void find_mesh_root(gcheck *g)
+{
+    g->fold_mesh_node = g->fold_onto = -1;
+    const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(g->root, "scenes");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(g->root, "scene");
+    const cJSON *scene = cJSON_GetArrayItem(scenes, cJSON_IsNumber(sc) ? (int)sc->valuedouble : 0);
+    const cJSON *roots = cJSON_GetObjectItemCaseSensitive(scene, "nodes");
+    if (cJSON_GetArraySize(roots) != 2)
+        return;
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
+    int r[2] = {(int)cJSON_GetArrayItem(roots, 0)->valuedouble, (int)cJSON_GetArrayItem(roots, 1)->valuedouble};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *m = cJSON_GetArrayItem(nodes, r[k]), *o = cJSON_GetArrayItem(nodes, r[1 - k]);
+        if (!cJSON_GetObjectItemCaseSensitive(m, "mesh") || !cJSON_GetObjectItemCaseSensitive(m, "skin") ||
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "children")) > 0 ||
+            cJSON_GetObjectItemCaseSensitive(o, "mesh") || cJSON_GetObjectItemCaseSensitive(o, "camera"))
+            continue;
+        int used = 0;
+        const cJSON *it, *e;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "skins"))
+            cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "joints"))
+                used |= (int)e->valuedouble == r[k];
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "animations"))
+            cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "channels")) {
+                const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "target"), "node");
+                used |= cJSON_IsNumber(n) && (int)n->valuedouble == r[k];
+            }
+        if (!used) {
+            g->fold_mesh_node = r[k];
+            g->fold_onto = r[1 - k];
+            return;
+        }
+    }
+}
+
 /* ---------- STEP and CUBICSPLINE samplers ---------- */
 
 #define CUBIC_STEPS_ 8           /* linear keys per cubic interval */
@@ -895,6 +939,8 @@ static void free_resampled(mb_gltf_resampled_ *rs, int n)
  * CUBICSPLINE (rs: their linear keys). */
 static mb_status make_patch(gcheck *g, const mb_gltf_resampled_ *rs, int nrs, mb_gltf_patch *patch)
 {
+    if (g->fold_mesh_node >= 0)
+        mb_gltf_fold_mesh_node_(g->root, g->fold_mesh_node, g->fold_onto);
     unsigned char *bin = NULL;
     if (g->glb && g->has_bin) {
         bin = malloc(g->bin_len ? (size_t)g->bin_len : 1);
@@ -979,7 +1025,9 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         int nrs = 0;
         if (st == MB_OK)
             st = collect_resampled(g, &rs, &nrs);
-        if (st == MB_OK && (g->skins_without_binds > 0 || nrs > 0))
+        if (st == MB_OK)
+            find_mesh_root(g);
+        if (st == MB_OK && (g->skins_without_binds > 0 || nrs > 0 || g->fold_mesh_node >= 0))
             st = make_patch(g, rs, nrs, patch);
         free_resampled(rs, nrs);
     }

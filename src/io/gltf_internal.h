@@ -15,6 +15,10 @@ typedef struct mb_gltf_resampled_ {
     int n, nc;
 } mb_gltf_resampled_;
 
+/* Moves the mesh and skin of scene root node `from` onto scene root node `onto` and drops
+ * `from` from the default scene's roots (see gcheck.fold_mesh_node in gltf_check.c). */
+void mb_gltf_fold_mesh_node_(cJSON *root, int from, int onto);
+
 /* Fills *out with root written out again (as a GLB holding bin when glb is set, else as
  * JSON text), after giving every skin without inverseBindMatrices identity matrices,
  * pointing each of the nrs samplers of rs at its new keys, and making relative buffer and
