@@ -747,7 +747,7 @@ static int nul_escape(const char *s, size_t n)
 
 /* Sets fold_mesh_node and fold_onto (see gcheck) when the default scene has exactly two
  * roots, one a childless node with a mesh and a skin that no skin lists as a joint and no
- * animation targets, the other a node without a mesh. */
+ * animation targets, the other a node without a mesh, skin or camera. */
 static void find_mesh_root(gcheck *g)
 {
     g->fold_mesh_node = g->fold_onto = -1;
@@ -763,7 +763,8 @@ static void find_mesh_root(gcheck *g)
         const cJSON *m = cJSON_GetArrayItem(nodes, r[k]), *o = cJSON_GetArrayItem(nodes, r[1 - k]);
         if (!cJSON_GetObjectItemCaseSensitive(m, "mesh") || !cJSON_GetObjectItemCaseSensitive(m, "skin") ||
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "children")) > 0 ||
-            cJSON_GetObjectItemCaseSensitive(o, "mesh") || cJSON_GetObjectItemCaseSensitive(o, "camera"))
+            cJSON_GetObjectItemCaseSensitive(o, "mesh") || cJSON_GetObjectItemCaseSensitive(o, "skin") ||
+            cJSON_GetObjectItemCaseSensitive(o, "camera"))
             continue;
         int used = 0;
         const cJSON *it, *e;
