@@ -1428,6 +1428,29 @@ Test(bvh_write_file, stream_commit_and_discard)
     cr_assert_eq(mb_file_stream_open(&fs, dir, &err), MB_IO); /* a directory */
     mb_file_stream_discard(&fs);
     cr_assert_eq(mb_file_stream_open(&fs, "", &err), MB_INVALID_ARG);
+    /* a FIFO gets the output at commit only: a discarded stream sends nothing (a failed
+     * command's report once reached the reader whole) */
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    int fd = open(fifo, O_RDWR | O_NONBLOCK);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(mb_file_stream_open(&fs, fifo, &err), MB_OK, "%s", err.text);
+    fputs("partial\n", fs.f);
+    mb_file_stream_discard(&fs);
+    char got[64];
+    cr_assert_eq(read(fd, got, sizeof got), -1, "a discarded stream wrote to the FIFO");
+    cr_assert_eq(mb_file_stream_open(&fs, fifo, &err), MB_OK, "%s", err.text);
+    fputs("whole\n", fs.f);
+    cr_assert_eq(mb_file_stream_commit(&fs, &err), MB_OK, "%s", err.text);
+    cr_assert_eq(read(fd, got, sizeof got), 6);
+    cr_assert(memcmp(got, "whole\n", 6) == 0);
+    /* /proc/self/fd/N names the pipe through a link readlink cannot follow (pipe:[N]) */
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    cr_assert_eq(mb_file_write_atomic(self, "via proc\n", 9, &err), MB_OK, "%s", err.text);
+    cr_assert_eq(read(fd, got, sizeof got), 9);
+    close(fd);
     cleanup_dir(dir);
 }
 

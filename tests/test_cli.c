@@ -1267,6 +1267,10 @@ Test(cli_guards, range_in_seconds_within_one_second)
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "range '1.6s:1.61s' covers no frame of"), "%s", r.err);
     run_free(&r);
+    r = RUN("blend", WALK, RUNC, "--range", "0.5s:1e10s,-", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "has 132 frames; range '0.5s:1e10s' does not fit"), "%s", r.err);
+    run_free(&r);
     r = RUN("blend", WALK, RUNC, "--range", "2.4s:1.6s,-", "-o", out);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "bad range '2.4s:1.6s'"), "%s", r.err);

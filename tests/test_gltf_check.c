@@ -394,8 +394,10 @@ Test(gltf_check, a_node_chain_deeper_than_the_skeleton_limit_is_refused_before_a
     free(nodes);
 }
 
-/* Reads the built asset with one substring of its JSON replaced. */
-static mb_status read_edited(const char *from, const char *to, char *msg, size_t msg_len)
+/* Reads the built asset with one substring of its JSON replaced; *out (nullable) receives
+ * the scene, which the caller destroys. */
+static mb_status read_edited_scene(const char *from, const char *to, char *msg, size_t msg_len,
+                                   mb_scene **out)
 {
     unsigned char bin[BIN_LEN];
     make_bin(bin, 0, 1, 1);
@@ -412,11 +414,19 @@ static mb_status read_edited(const char *from, const char *to, char *msg, size_t
     mb_scene *s = NULL;
     mb_status st = mb_scene_read_mem(glb, len, "edited.glb", NULL, &s, &err);
     snprintf(msg, msg_len, "%s", st == MB_OK ? "" : err.text);
-    mb_scene_destroy(s);
+    if (out)
+        *out = s;
+    else
+        mb_scene_destroy(s);
     free(glb);
     free(ed);
     free(json);
     return st;
+}
+
+static mb_status read_edited(const char *from, const char *to, char *msg, size_t msg_len)
+{
+    return read_edited_scene(from, to, msg, msg_len, NULL);
 }
 
 Test(gltf_check, primitive_modes_and_scene_roots_are_checked)
@@ -463,6 +473,21 @@ Test(gltf_check, strides_skin_attribute_types_and_interpolations_are_checked)
     cr_assert_eq(read_edited("\"count\":3,\"type\":\"VEC3\"", "\"count\":2,\"type\":\"VEC3\"", msg, sizeof msg),
                  MB_PARSE);
     cr_assert(strstr(msg, "primitives[0]: index 2 is 2, past the 2 vertices"), "%s", msg);
+    /* a negative POSITION index with indices present (the index check read accessors[-1]
+     * and crashed before the attributes were validated) */
+    cr_assert_eq(read_edited("\"POSITION\":0", "\"POSITION\":-1", msg, sizeof msg), MB_PARSE);
+    cr_assert(strstr(msg, "attributes.POSITION is not one of the"), "%s", msg);
+    /* a static uniform scale on an animated node is folded, not reported as dropped
+     * (assimp gives the node scale keys holding it); a keyed change would be */
+    mb_scene *sc = NULL;
+    cr_assert_eq(read_edited_scene("{\"name\":\"Knee\",", "{\"name\":\"Knee\",\"scale\":[2,2,2],", msg,
+                                   sizeof msg, &sc), MB_OK, "%s", msg);
+    cr_assert_eq(mb_scene_get_info(sc).scaled_nodes, 0);
+    mb_scene_destroy(sc);
+    cr_assert_eq(read_edited_scene("{\"name\":\"Knee\",", "{\"name\":\"Knee\",\"scale\":[2,1,2],", msg,
+                                   sizeof msg, &sc), MB_OK, "%s", msg);
+    cr_assert_eq(mb_scene_get_info(sc).scaled_nodes, 1);
+    mb_scene_destroy(sc);
 }
 
 /* The Knee's rotation angle at t seconds of the built asset's one clip, with its sampler's

@@ -70,8 +70,9 @@ MB_API char *mb_error_format(const mb_error *e, char *buf, size_t size);
 /* Writes len bytes to path safely: to a new temporary file beside it (created exclusively,
  * mode 0666 & ~umask), fsynced, renamed over path, folder fsynced; a replaced file keeps its
  * permission bits. A symbolic link is followed (the link stays; its target is replaced the
- * same way), and an existing device, FIFO or socket (/dev/null, a named pipe) is written in
- * place, since renaming over it would replace the node. A failure never leaves a partial or
+ * same way), and an existing device, FIFO or socket (/dev/null, a named pipe,
+ * /proc/self/fd/1) is written in place, since renaming over it would replace the node;
+ * opening a FIFO waits for its reader, as the shell's > does. A failure never leaves a partial or
  * clobbered regular file. MB_IO with the step that failed in err ("cannot write 'path':
  * reason (step)"; a directory is refused), MB_INVALID_ARG for an empty path. Every mblend
  * writer goes through it. */
@@ -80,7 +81,8 @@ MB_API mb_status mb_file_write_atomic(const char *path, const void *data, size_t
 
 /* The same for output produced piece by piece (a CSV report): open, write to f with stdio,
  * then commit (flush, fsync, rename into place) or discard (the temporary file is removed;
- * path is untouched). Open and commit fail as mb_file_write_atomic does (a failed commit
+ * path is untouched). A device, FIFO or socket gets the output at commit only (it is held in
+ * memory until then), so a discarded stream sends nothing. Open and commit fail as mb_file_write_atomic does (a failed commit
  * discards); discard never fails and accepts a stream that failed to open. Fields ending in
  * '_' are private. */
 #define MB_FILE_PATH_MAX 4160
@@ -89,7 +91,10 @@ typedef struct mb_file_stream {
     char shown_[MB_FILE_PATH_MAX]; /* the path as given (for messages) */
     char dest_[MB_FILE_PATH_MAX];  /* after symbolic links */
     char tmp_[MB_FILE_PATH_MAX];   /* the temporary file ('\0': none) */
-    int direct_;                  /* a device, FIFO or socket: written in place */
+    int direct_;                  /* a device, FIFO or socket: written in place at commit */
+    int fd_;                      /* its descriptor */
+    char *mem_;                   /* and the output held until then */
+    size_t memlen_;
 } mb_file_stream;
 MB_API mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err);
 MB_API mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -94,6 +95,24 @@ static void sync_parent_dir(const char *path)
     }
 }
 
+/* Writes all of data to fd; returns 0, or -1 with errno set. */
+static int write_all(int fd, const void *data, size_t len)
+{
+    for (const char *p = data; len > 0;) {
+        ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 static mb_status stream_fail(mb_file_stream *s, const char *step, mb_error *err)
 {
     int saved = errno;
@@ -113,28 +132,34 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
         errno = ENAMETOOLONG;
         return stream_fail(s, "path too long", err);
     }
-    if (resolve_links(path, s->dest_, sizeof s->dest_) != 0)
-        return stream_fail(s, "cannot follow its symbolic link", err);
+    s->fd_ = -1;
+    /* stat follows every link, /proc/self/fd's too, which resolve_links cannot read */
     struct stat old;
-    int exists = stat(s->dest_, &old) == 0, fd;
+    int exists = stat(path, &old) == 0, fd;
     if (exists && S_ISDIR(old.st_mode)) {
         errno = EISDIR;
         return stream_fail(s, "a directory is not replaced", err);
     }
     s->direct_ = exists && !S_ISREG(old.st_mode);
     if (s->direct_) {
-        fd = open(s->dest_, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
+        /* opened now (errors early; a FIFO waits for its reader, as the shell's > does),
+         * written only at commit: the output is held in memory until then, so a discarded
+         * stream sends nothing */
+        if ((s->fd_ = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0)
             return stream_fail(s, "cannot open it", err);
-    } else {
-        fd = open_temp(s->dest_, s->tmp_, sizeof s->tmp_);
-        if (fd < 0) {
-            s->tmp_[0] = '\0';
-            return stream_fail(s, "cannot create a temporary file beside it", err);
-        }
-        if (exists)
-            (void)fchmod(fd, old.st_mode & 07777); /* as an editor's save does */
+        if (!(s->f = open_memstream(&s->mem_, &s->memlen_)))
+            return stream_fail(s, "cannot hold the output in memory", err);
+        return MB_OK;
     }
+    if (resolve_links(path, s->dest_, sizeof s->dest_) != 0)
+        return stream_fail(s, "cannot follow its symbolic link", err);
+    fd = open_temp(s->dest_, s->tmp_, sizeof s->tmp_);
+    if (fd < 0) {
+        s->tmp_[0] = '\0';
+        return stream_fail(s, "cannot create a temporary file beside it", err);
+    }
+    if (exists)
+        (void)fchmod(fd, old.st_mode & 07777); /* as an editor's save does */
     if (!(s->f = fdopen(fd, "w"))) {
         int saved = errno;
         close(fd);
@@ -160,7 +185,17 @@ mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err)
     s->f = NULL;
     if (rc != 0)
         return stream_fail(s, "close failed", err);
-    if (!s->direct_) {
+    if (s->direct_) {
+        rc = write_all(s->fd_, s->mem_, s->memlen_);
+        if (rc != 0)
+            return stream_fail(s, "write failed", err);
+        rc = close(s->fd_);
+        s->fd_ = -1;
+        free(s->mem_);
+        s->mem_ = NULL;
+        if (rc != 0)
+            return stream_fail(s, "close failed", err);
+    } else {
         if (rename(s->tmp_, s->dest_) != 0)
             return stream_fail(s, "cannot replace it with the temporary file", err);
         s->tmp_[0] = '\0';
@@ -177,6 +212,13 @@ void mb_file_stream_discard(mb_file_stream *s)
     if (s->f)
         fclose(s->f);
     s->f = NULL;
+    if (s->direct_) {
+        free(s->mem_); /* nothing was sent */
+        s->mem_ = NULL;
+        if (s->fd_ >= 0)
+            close(s->fd_);
+        s->fd_ = -1;
+    }
     if (!s->direct_ && s->tmp_[0])
         unlink(s->tmp_);
     s->tmp_[0] = '\0';

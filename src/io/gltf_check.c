@@ -445,7 +445,9 @@ static mb_status check_nodes(gcheck *g)
 static mb_status check_index_values(const gcheck *g, long long indices, const cJSON *pos,
                                     const char *path)
 {
-    if (indices < 0 || !cJSON_IsNumber(pos) || pos->valuedouble >= g->naccessors)
+    /* the attributes are validated after this (check_uses): a bad index is left to that */
+    if (indices < 0 || !cJSON_IsNumber(pos) || !(pos->valuedouble >= 0.0) ||
+        pos->valuedouble != floor(pos->valuedouble) || pos->valuedouble >= g->naccessors)
         return MB_OK;
     const cJSON *acc = g->acc[indices];
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");

@@ -37,9 +37,15 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     mb_clip *c = NULL;
     if (!from_of || !tracked || !bind || !src || !moves)
         goto done;
+    /* a joint moves when its translation track changes over the clip (assimp gives every
+     * animated node of a glTF a track, constant where only its rotation is keyed) */
     memset(moves, 0, (size_t)nf);
-    for (int t = 0; t < mb_clip_translation_count(d->clip); ++t)
-        moves[mb_clip_translation_joints(d->clip)[t]] = 1;
+    for (int t = 0; t < mb_clip_translation_count(d->clip); ++t) {
+        int k = mb_clip_translation_joints(d->clip)[t];
+        const float *p0 = mb_clip_joint_translation(d->from, d->clip, 0, k);
+        for (int f = 1; f < mb_clip_frame_count(d->clip) && !moves[k]; ++f)
+            moves[k] = memcmp(mb_clip_joint_translation(d->from, d->clip, f, k), p0, 3 * sizeof *p0) != 0;
+    }
     int matched = 0, unmatched = 0;
     for (int j = 0; j < nt; ++j) {
         from_of[j] = mb_skeleton_find(d->from, mb_skeleton_name(d->to, j));

@@ -840,10 +840,14 @@ static mb_status build_clips(loader *L)
                     goto out;
                 }
             }
+            /* keys away from the node's static scale (folded when uniform, see sigma; assimp
+             * gives every animated node a key holding it) cannot be carried */
+            double own = L->parent[node] >= 0 ? L->sigma[node] / L->sigma[L->parent[node]]
+                                               : L->sigma[node];
+            double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
             for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
                 const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
-                if (fabs(v->x - 1.0) > SCALE_TOL || fabs(v->y - 1.0) > SCALE_TOL ||
-                    fabs(v->z - 1.0) > SCALE_TOL)
+                if (fabs(v->x - own) > tol || fabs(v->y - own) > tol || fabs(v->z - own) > tol)
                     L->scaled[node] = 1;
             }
         }

@@ -138,10 +138,10 @@ static int parse_range(const char *text, double frame_time, mb_frame_range *out)
         return v[1] > v[0];
     }
     if (v[0] > 2e9 || v[1] > 2e9)
-        return 0;
+        return -2; /* past any clip */
     out->start = (int)v[0];
     out->end = (int)v[1];
-    return out->end > out->start;
+    return out->end > out->start ? 1 : -1;
 }
 
 /* Splits "a,b,c" in place; returns the count (at most max). */
@@ -495,9 +495,13 @@ int mb_cmd_blend(int argc, char **argv)
                 const char *item = range_items[i];
                 if (strcmp(item, "-") == 0)
                     continue;
-                if (!parse_range(item, mb_clip_frame_time(in[i].c), &in[i].range))
-                    INPUT_ERR("range '%s' covers no frame of %s (rounded to its frames, %g s "
-                              "each, it is empty)", item, in[i].path, mb_clip_frame_time(in[i].c));
+                int pr = parse_range(item, mb_clip_frame_time(in[i].c), &in[i].range);
+                if (pr == -2)
+                    INPUT_ERR("%s has %d frames; range '%s' does not fit", in[i].path,
+                              mb_clip_frame_count(in[i].c), item);
+                if (pr <= 0)
+                    INPUT_ERR("range '%s' covers no frame of %s: in its frames (%g s each) B "
+                              "does not come after A", item, in[i].path, mb_clip_frame_time(in[i].c));
                 if (in[i].range.end > mb_clip_frame_count(in[i].c))
                     INPUT_ERR("%s has %d frames; range %d:%d does not fit", in[i].path,
                               mb_clip_frame_count(in[i].c), in[i].range.start, in[i].range.end);
