@@ -1,7 +1,9 @@
 /* The software rasterizer of "mblend render" (compiled in directly: it is plain C), and the
  * skin and render subcommands run as processes: the images are read back (PPM pixels, PNG
  * and GIF structure) and the skinned files re-read (OBJ text, glTF through the library). */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -511,6 +514,78 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(count_prefix(f0, "v ") > 1000);
     cr_assert_eq(access(staged, F_OK), -1);
+    remove_dir(d);
+}
+
+/* A signal while skin writes its frames (Ctrl-C, a kill): the run stops after the frame in
+ * hand and removes every staged frame, as a failed run does, then dies of the signal (it
+ * left thousands of OUT_NNNNNN.obj.partial files). */
+Test(cli_skin, interrupted_run_leaves_no_staged_frames)
+{
+    const char *d = scratch();
+    char longb[128], out[128];
+    snprintf(longb, sizeof longb, "%s/long.bvh", d);
+    snprintf(out, sizeof out, "%s/f.obj", d);
+    /* the shipped walk, its 132 frames played over and over for 20000 frames */
+    size_t len;
+    char *text = (char *)slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &len);
+    char *frames = strstr(text, "Frames:"), *ftime = strstr(text, "Frame Time:");
+    cr_assert(frames && ftime);
+    char *data = strchr(ftime, '\n') + 1;
+    FILE *f = fopen(longb, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*sFrames: 20000\n%.*s", (int)(frames - text), text, (int)(data - ftime), ftime);
+    char *lines[200];
+    int nl = 0;
+    for (char *p = data; *p && nl < 200; p = strchr(p, '\n') + 1) {
+        lines[nl++] = p;
+        if (!strchr(p, '\n'))
+            break;
+    }
+    cr_assert_gt(nl, 100);
+    for (int k = 0; k < 20000; ++k) {
+        char *l = lines[k % nl], *e = strchr(l, '\n');
+        fprintf(f, "%.*s\n", (int)(e ? e - l : (long)strlen(l)), l);
+    }
+    fclose(f);
+    free(text);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int nul = open("/dev/null", O_WRONLY); /* the child's stderr, not an output of mblend */
+        if (nul >= 0)
+            dup2(nul, 2);
+        execl(CLI, "mblend", "skin", longb, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    /* wait for the first staged frame, then interrupt */
+    int seen = 0;
+    for (int t = 0; t < 2000 && !seen; ++t) {
+        DIR *dir = opendir(d);
+        struct dirent *e;
+        while (dir && (e = readdir(dir)))
+            seen |= strstr(e->d_name, ".partial") != NULL;
+        if (dir)
+            closedir(dir);
+        if (!seen)
+            nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    }
+    cr_assert(seen, "no staged frame in 20 s");
+    kill(pid, SIGTERM);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
+    DIR *dir = opendir(d);
+    struct dirent *e;
+    int left = 0;
+    while ((e = readdir(dir)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strcmp(e->d_name, "long.bvh") != 0) {
+            cr_log_error("left behind: %s", e->d_name);
+            ++left;
+        }
+    closedir(dir);
+    cr_assert_eq(left, 0);
     remove_dir(d);
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +86,13 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
     free(t);
     return st;
 }
+
+/* A signal (Ctrl-C, a kill) while `skin -o OUT.obj` writes its frames: the handler only
+ * notes it; the frame loop stops after the frame in hand and removes the staged files, as
+ * for a failure, then the signal is raised again with its default action. */
+static volatile sig_atomic_t g_stop;
+
+static void note_stop(int sig) { g_stop = sig; }
 
 int mb_cmd_skin(int argc, char **argv)
 {
@@ -222,6 +230,14 @@ int mb_cmd_skin(int argc, char **argv)
             : snprintf(path, base_len + 48, "%.*s_%0*ld%s%s", (int)base_len, outp, digits, (f), \
                        outp + base_len, (staged) ? ".partial" : ""))
     long written = 0;
+    g_stop = 0;
+    void (*old_int)(int) = signal(SIGINT, note_stop);
+    void (*old_term)(int) = signal(SIGTERM, note_stop);
+    void (*old_hup)(int) = signal(SIGHUP, note_stop);
+    if (old_hup == SIG_IGN) /* under nohup a hangup stays ignored */
+        signal(SIGHUP, SIG_IGN);
+    if (old_int == SIG_IGN) /* a background job of a non-interactive shell */
+        signal(SIGINT, SIG_IGN);
     for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
         /* a name taken by a directory or device would fail the last step: refused first */
         struct stat st;
@@ -244,6 +260,10 @@ int mb_cmd_skin(int argc, char **argv)
             break;
         }
         written = i + 1;
+        if (g_stop) {
+            rc = MB_EXIT_INPUT; /* the staged frames are removed below */
+            break;
+        }
     }
     for (long i = 0; i < written; ++i) {
         long f = first + i * step;
@@ -264,6 +284,11 @@ int mb_cmd_skin(int argc, char **argv)
         if (i == written - 1)
             memcpy(path, final_name, strlen(final_name) + 1);
     }
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
+    signal(SIGHUP, old_hup);
+    if (g_stop)
+        raise(g_stop);
 #undef FRAME_PATH_
     if (rc == MB_EXIT_OK)
         fprintf(stderr, "%s: wrote %ld OBJ file%s (%s%s%s), %d vertices each, %s\n", cmd, n,
