@@ -782,6 +782,16 @@ Test(cli_convert, glb_out_and_gltf_in)
     r = RUN("convert", spec, "-o", back);
     cr_assert_eq(r.code, 0, "%s", r.err);
     run_free(&r);
+    /* a clip that never leaves the rest pose still carries its animation (it read back
+     * with none: "has no animation") */
+    char rest_glb[4200];
+    snprintf(rest_glb, sizeof rest_glb, "%s/rest.glb", d);
+    r = RUN("convert", mb_shared_path("bvh/cmu_like_rest_1frame.bvh"), "-o", rest_glb);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
+    r = RUN("convert", rest_glb, "-o", back);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    run_free(&r);
     r = RUN("convert", walk, "--order", "XYZ", "-o", glb);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "--order and --precision shape BVH text"), "%s", r.err);

@@ -145,6 +145,28 @@ static int finite_pose(const mb_xform *x, int n)
     return 1;
 }
 
+/* Whether joint j's rotation (kind 0) or translation (kind 1) leaves its rest value in
+ * any of the frames. */
+static int track_moves(const mb_xform *poses, const mb_xform *rest, int nj, int frames, int j,
+                       int kind)
+{
+    for (int f = 0; f < frames; ++f) {
+        const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
+        if (kind) {
+            for (int k = 0; k < 3; ++k)
+                if (fabsf(x->pos[k] - rest[j].pos[k]) > 1e-7f * (1.0f + fabsf(rest[j].pos[k])))
+                    return 1;
+        } else {
+            double dot = 0;
+            for (int k = 0; k < 4; ++k)
+                dot += (double)x->rot[k] * rest[j].rot[k];
+            if (fabs(dot) < 1.0 - 1e-9)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
 {
     if (err)
@@ -280,24 +302,18 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
         float lo = 0.0f, hi = t[frames - 1];
         int v = add_view(&c, t, (size_t)frames * 4, 0);
         time_acc = add_accessor(&c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
+        /* a clip that never leaves the rest pose still gets an animation, the root's
+         * rotation held (it is no motion: root_animated stays 0), so that it reads back
+         * with its frames */
+        int any = 0;
+        for (int j = 0; j < nj && !any; ++j)
+            any = track_moves(poses, rest, nj, frames, j, 0) || track_moves(poses, rest, nj, frames, j, 1);
         for (int j = 0; j < nj; ++j) {
             for (int kind = 0; kind < 2; ++kind) { /* 0 rotation, 1 translation */
-                int comps = kind ? 3 : 4, moves = 0;
-                for (int f = 0; f < frames && !moves; ++f) {
-                    const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
-                    if (kind) {
-                        for (int k = 0; k < 3; ++k)
-                            moves |= fabsf(x->pos[k] - rest[j].pos[k]) > 1e-7f * (1.0f + fabsf(rest[j].pos[k]));
-                    } else {
-                        double dot = 0;
-                        for (int k = 0; k < 4; ++k)
-                            dot += (double)x->rot[k] * rest[j].rot[k];
-                        moves = fabs(dot) < 1.0 - 1e-9;
-                    }
-                }
-                if (!moves)
+                int comps = kind ? 3 : 4, moves = track_moves(poses, rest, nj, frames, j, kind);
+                if (!moves && (any || j != 0 || kind != 0))
                     continue;
-                root_animated |= j == 0;
+                root_animated |= j == 0 && moves;
                 for (int f = 0; f < frames; ++f) {
                     const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
                     memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,

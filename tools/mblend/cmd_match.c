@@ -9,8 +9,9 @@
 void mb_cmd_match_usage(FILE *out)
 {
     fprintf(out,
-            "usage: mblend match A.bvh B.bvh [options]\n"
+            "usage: mblend match A B [options]\n"
             "\n"
+            "A and B are BVH files or glTF/FBX animations (file.glb#Walk; default the first).\n"
             "Find the frame pairs (a, b) where a transition from A to B fits best: the windows\n"
             "of joint positions from a and from b are compared after the best rotation about\n"
             "the up axis and horizontal translation (Kovar & Gleicher, Motion Graphs, 2002),\n"
@@ -29,7 +30,7 @@ void mb_cmd_match_usage(FILE *out)
             "  --separation N         frames between reported pairs (default: 0.1 s of A)\n"
             "  --double               dgemm instead of sgemm\n"
             "  --stats                print timings (total, BLAS share) on stderr\n"
-            "  --up x|y|z             the up axis (default: detected)\n"
+            "  --up x|y|z             the up axis (default: detected for BVH, y for glTF/FBX)\n"
             "  --lenient              accept Frames lines that disagree with the data\n"
             "  -h, --help             show this help\n"
             "\n"
@@ -54,8 +55,10 @@ int mb_cmd_match(int argc, char **argv)
     int npaths = 0, up = 0, lenient = 0, want_stats = 0, id, rc = MB_EXIT_OK;
     long count = 5, samples = 0, sep = 0;
     mb_match_desc md = {0};
-    mb_skeleton *sk[2] = {NULL, NULL};
-    mb_clip *cl[2] = {NULL, NULL};
+    mb_cli_clip src[2];
+    memset(src, 0, sizeof src);
+    const mb_skeleton *sk[2] = {NULL, NULL};
+    const mb_clip *cl[2] = {NULL, NULL};
     mb_match_pair *pairs = NULL;
 #define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
@@ -97,19 +100,20 @@ int mb_cmd_match(int argc, char **argv)
             break;
         case MB_CLI_OPERAND:
             if (npaths == 2)
-                USAGE("too many inputs: give A.bvh and B.bvh");
+                USAGE("too many inputs: give A and B");
             paths[npaths++] = a.arg;
             break;
         default: break;
         }
     }
     if (npaths != 2)
-        USAGE("need two inputs, A.bvh and B.bvh");
-    for (int i = 0; i < 2; ++i)
-        if (mb_cli_load_bvh(paths[i], lenient, &sk[i], &cl[i]) != MB_EXIT_OK) {
-            rc = MB_EXIT_INPUT;
+        USAGE("need two inputs, A and B");
+    for (int i = 0; i < 2; ++i) {
+        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
             goto out;
-        }
+        sk[i] = src[i].s;
+        cl[i] = src[i].c;
+    }
     if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
         goto out;
     mb_motion_info info[2];
@@ -121,7 +125,7 @@ int mb_cmd_match(int argc, char **argv)
             goto out;
         }
         mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? up : info[0].up_axis + 1;
+        ad.up_axis = i == 0 ? (up ? up : src[0].up_axis) : info[0].up_axis + 1;
         if (mb_motion_analyze(sk[i], cl[i], &ad, paths[i], &info[i], &e) != MB_OK) {
             mb_cli_print_error(&e);
             rc = MB_EXIT_INPUT;
@@ -162,10 +166,8 @@ int mb_cmd_match(int argc, char **argv)
 
 out:
     free(pairs);
-    for (int i = 0; i < 2; ++i) {
-        mb_clip_destroy(cl[i]);
-        mb_skeleton_destroy(sk[i]);
-    }
+    for (int i = 0; i < 2; ++i)
+        mb_cli_clip_close(&src[i]);
     return rc;
 #undef USAGE
 }
