@@ -436,9 +436,26 @@ static mb_status check_nodes(gcheck *g)
     return st;
 }
 
-/* A primitive's mode (0 points ... 6 triangle fan) and enough elements for one of its
- * shapes: assimp 5.2 counts strips and fans as count - 2 in an unsigned type and reads
- * past a loop of one index. The elements are the indices, else the POSITION accessor. */
+/* count elements of elem bytes of accessor acc, where its bytes are at hand (a GLB's BIN
+ * chunk; no sparse part), into out; 0 otherwise. */
+static int read_elements(const gcheck *g, const cJSON *acc, int elem, int count, void *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+    if (!cJSON_IsNumber(v) || cJSON_GetObjectItemCaseSensitive(acc, "sparse"))
+        return 0;
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride");
+    double stride = sv && sv->valuedouble > 0.0 ? sv->valuedouble : elem;
+    double base = off ? off->valuedouble : 0.0;
+    if (stride == elem)
+        return view_read(g, (int)v->valuedouble, base, (size_t)count * (size_t)elem, out);
+    for (int i = 0; i < count; ++i)
+        if (!view_read(g, (int)v->valuedouble, base + stride * i, (size_t)elem,
+                       (unsigned char *)out + (size_t)i * (size_t)elem))
+            return 0;
+    return 1;
+}
+
 /* Every index of a primitive names one of its vertices, where the indices are at hand (a
  * GLB's BIN chunk, no sparse part): assimp drops a triangle with an index past the
  * positions without a word. */
@@ -450,14 +467,14 @@ static mb_status check_index_values(const gcheck *g, long long indices, const cJ
         pos->valuedouble != floor(pos->valuedouble) || pos->valuedouble >= g->naccessors)
         return MB_OK;
     const cJSON *acc = g->acc[indices];
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
-    const cJSON *off = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
     int ct = (int)cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble;
     int size = ct == 5121 ? 1 : ct == 5123 ? 2 : ct == 5125 ? 4 : 0;
-    if (!cJSON_IsNumber(v) || !size || cJSON_GetObjectItemCaseSensitive(acc, "sparse"))
-        return MB_OK;
-    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride");
-    if (sv && sv->valuedouble > 0.0 && sv->valuedouble != size)
+    /* glTF index views have no stride: one that has is left as it was before this check */
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
+    const cJSON *sv = cJSON_IsNumber(v)
+                          ? cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride")
+                          : NULL;
+    if (!size || (sv && sv->valuedouble > 0.0 && sv->valuedouble != size))
         return MB_OK;
     double count = cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
     double verts = cJSON_GetObjectItemCaseSensitive(g->acc[(int)pos->valuedouble], "count")->valuedouble;
@@ -465,7 +482,7 @@ static mb_status check_index_values(const gcheck *g, long long indices, const cJ
     if (!b)
         return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
     mb_status st = MB_OK;
-    if (view_read(g, (int)v->valuedouble, off ? off->valuedouble : 0.0, (size_t)count * (size_t)size, b))
+    if (read_elements(g, acc, size, (int)count, b))
         for (size_t i = 0; i < (size_t)count && st == MB_OK; ++i) {
             const unsigned char *e = b + i * (size_t)size;
             double x = size == 1 ? e[0] : size == 2 ? (double)(e[0] | e[1] << 8) : (double)rd32(e);
@@ -476,6 +493,9 @@ static mb_status check_index_values(const gcheck *g, long long indices, const cJ
     return st;
 }
 
+/* A primitive's mode (0 points ... 6 triangle fan) and enough elements for one of its
+ * shapes: assimp 5.2 counts strips and fans as count - 2 in an unsigned type and reads
+ * past a loop of one index. The elements are the indices, else the POSITION accessor. */
 static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indices,
                             const char *path)
 {
@@ -753,10 +773,7 @@ static int nul_escape(const char *s, size_t n)
 static void find_mesh_root(gcheck *g)
 {
     g->fold_mesh_node = g->fold_onto = -1;
-    const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(g->root, "scenes");
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(g->root, "scene");
-    const cJSON *scene = cJSON_GetArrayItem(scenes, cJSON_IsNumber(sc) ? (int)sc->valuedouble : 0);
-    const cJSON *roots = cJSON_GetObjectItemCaseSensitive(scene, "nodes");
+    const cJSON *roots = mb_gltf_scene_roots_(g->root);
     if (cJSON_GetArraySize(roots) != 2)
         return;
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g->root, "nodes");
@@ -791,24 +808,12 @@ static void find_mesh_root(gcheck *g)
 #define CUBIC_STEPS_ 8           /* linear keys per cubic interval */
 #define RESAMPLED_MAX_ 4000000   /* keys per sampler beyond which it is left to assimp */
 
-/* count elements of nc floats of accessor acc, when they are floats in the GLB's BIN chunk
- * (the bytes this pass reads); 0 otherwise. */
+/* count elements of nc floats of accessor acc, when they are floats whose bytes are at
+ * hand (read_elements); 0 otherwise. */
 static int read_floats(const gcheck *g, const cJSON *acc, int nc, int count, float *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(acc, "bufferView");
-    const cJSON *off = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
-    if (!cJSON_IsNumber(v) || cJSON_GetObjectItemCaseSensitive(acc, "sparse") ||
-        cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble != 5126.0)
-        return 0;
-    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(g->view[(int)v->valuedouble], "byteStride");
-    double elem = 4.0 * nc, stride = sv && sv->valuedouble > 0.0 ? sv->valuedouble : elem;
-    double base = off ? off->valuedouble : 0.0;
-    if (stride == elem)
-        return view_read(g, (int)v->valuedouble, base, (size_t)count * (size_t)elem, out);
-    for (int i = 0; i < count; ++i)
-        if (!view_read(g, (int)v->valuedouble, base + stride * i, (size_t)elem, out + (size_t)i * nc))
-            return 0;
-    return 1;
+    return cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble == 5126.0 &&
+           read_elements(g, acc, 4 * nc, count, out);
 }
 
 /* The linear keys that follow a STEP or CUBICSPLINE sampler: STEP holds each value until a

@@ -15,6 +15,10 @@ typedef struct mb_gltf_resampled_ {
     int n, nc;
 } mb_gltf_resampled_;
 
+/* The root node indices of root's default scene ("scene", else scenes[0]): its "nodes"
+ * array, or NULL. */
+cJSON *mb_gltf_scene_roots_(const cJSON *root);
+
 /* Moves the mesh and skin of scene root node `from` onto scene root node `onto` and drops
  * `from` from the default scene's roots (see gcheck.fold_mesh_node in gltf_check.c). */
 void mb_gltf_fold_mesh_node_(cJSON *root, int from, int onto);

@@ -173,16 +173,21 @@ static int absolute_uris(cJSON *root, const char *key, const char *dir)
     return 1;
 }
 
+cJSON *mb_gltf_scene_roots_(const cJSON *root)
+{
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(root, "scene");
+    cJSON *scene = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "scenes"),
+                                      cJSON_IsNumber(sc) ? (int)sc->valuedouble : 0);
+    return cJSON_GetObjectItemCaseSensitive(scene, "nodes");
+}
+
 void mb_gltf_fold_mesh_node_(cJSON *root, int from, int onto)
 {
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
     cJSON *f = cJSON_GetArrayItem(nodes, from), *o = cJSON_GetArrayItem(nodes, onto);
     cJSON_AddItemToObject(o, "mesh", cJSON_DetachItemFromObjectCaseSensitive(f, "mesh"));
     cJSON_AddItemToObject(o, "skin", cJSON_DetachItemFromObjectCaseSensitive(f, "skin"));
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(root, "scene");
-    cJSON *scene = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "scenes"),
-                                      cJSON_IsNumber(sc) ? (int)sc->valuedouble : 0);
-    cJSON *roots = cJSON_GetObjectItemCaseSensitive(scene, "nodes");
+    cJSON *roots = mb_gltf_scene_roots_(root);
     for (int i = cJSON_GetArraySize(roots) - 1; i >= 0; --i)
         if ((int)cJSON_GetArrayItem(roots, i)->valuedouble == from)
             cJSON_DeleteItemFromArray(roots, i);

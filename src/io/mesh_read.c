@@ -128,6 +128,22 @@ static void *zalloc(const loader *L, size_t n)
     return p;
 }
 
+/* The accumulated uniform scale above node i (its parent's sigma; 1 for a root): the
+ * factor of its translation (see loader.sigma). */
+static double sigma_above(const loader *L, int i)
+{
+    return L->parent[i] >= 0 ? L->sigma[L->parent[i]] : 1.0;
+}
+
+/* m (column-major) := S(sigma) m: an inverse bind matrix of node scale sigma (see
+ * loader.sigma). */
+static void fold_scale(float m[16], double sigma)
+{
+    for (int c = 0; c < 16; ++c)
+        if (c % 4 < 3)
+            m[c] = (float)(m[c] * sigma);
+}
+
 /* Control characters (a name is printed and written into BVH files, which refuse them)
  * become '_'. */
 static void printable(char *s)
@@ -244,7 +260,7 @@ static mb_status build_skeleton(loader *L)
             if (fabs(s.x - 1.0) > SCALE_TOL || fabs(s.y - 1.0) > SCALE_TOL || fabs(s.z - 1.0) > SCALE_TOL)
                 L->scaled[i] = 1;
         }
-        double sp = L->parent[i] >= 0 ? L->sigma[L->parent[i]] : 1.0;
+        double sp = sigma_above(L, i);
         L->sigma[i] = sp * su;
         p.x = (ai_real)(p.x * sp);
         p.y = (ai_real)(p.y * sp);
@@ -472,9 +488,7 @@ static mb_status build_mesh(loader *L)
                                     nd->mName.data, m->mName.data);
                 goto fail;
             }
-            for (int c = 0; c < 16; ++c) /* S(sigma) as for the bones */
-                if (c % 4 < 3)
-                    iwb[c] = (float)(iwb[c] * L->sigma[i]);
+            fold_scale(iwb, L->sigma[i]); /* as for the bones */
             int rigid_entry = -1;
             if (m->mNumBones > 0) {
                 info->skinned_meshes++;
@@ -490,8 +504,9 @@ static mb_status build_mesh(loader *L)
                     double ib[16];
                     float ibf[16];
                     to_colmajor(&bone->mOffsetMatrix, ib);
-                    for (int c = 0; c < 16; ++c) /* S(sigma) IBM: rows 0..2 (see sigma) */
-                        ibf[c] = (float)(c % 4 < 3 ? ib[c] * L->sigma[node] : ib[c]);
+                    for (int c = 0; c < 16; ++c)
+                        ibf[c] = (float)ib[c];
+                    fold_scale(ibf, L->sigma[node]);
                     int e = add_entry(&b, node, ibf);
                     if (e < 0) {
                         st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
@@ -842,8 +857,7 @@ static mb_status build_clips(loader *L)
             }
             /* keys away from the node's static scale (folded when uniform, see sigma; assimp
              * gives every animated node a key holding it) cannot be carried */
-            double own = L->parent[node] >= 0 ? L->sigma[node] / L->sigma[L->parent[node]]
-                                               : L->sigma[node];
+            double own = L->sigma[node] / sigma_above(L, node);
             double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
             for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
                 const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
@@ -908,8 +922,7 @@ static mb_status build_clips(loader *L)
             for (int k = 0; k < ntr; ++k) {
                 float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
                 sample_pos(an->mChannels[chan[tracked[k]]], t, o);
-                int pj = L->parent[tracked[k]];
-                double sp = pj >= 0 ? L->sigma[pj] : 1.0; /* see sigma */
+                double sp = sigma_above(L, tracked[k]); /* see sigma */
                 for (int c = 0; c < 3; ++c)
                     o[c] = (float)(o[c] * sp);
             }

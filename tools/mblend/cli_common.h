@@ -164,7 +164,6 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name, int up_axis, float scale);
 
-
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
  * doubled when it holds a comma, a quote or a line break (BVH joint names may). */
 void mb_cli_csv_field(FILE *f, const char *s);
