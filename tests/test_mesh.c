@@ -687,9 +687,12 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
         /* longer bones than the fox's: the mapped clip must keep these proportions */
         for (int k = 0; k < 3; ++k)
             jd[j].offset[k] = 1.5f * mb_skeleton_offset(fox, j)[k];
-        const mb_channel *ch;
-        jd[j].channel_count = mb_skeleton_channels(fox, j, &ch);
-        memcpy(jd[j].channels, ch, (size_t)jd[j].channel_count * sizeof *ch);
+        /* position channels on every joint (the fox's own are only where its clips move
+         * the translation), so that every translation the mapping gives shows */
+        static const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS,
+                                         MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+        jd[j].channel_count = 6;
+        memcpy(jd[j].channels, ch, sizeof ch);
     }
     mb_skeleton_desc sd = {jd, nj, {0}};
     mb_skeleton *other;
@@ -959,6 +962,94 @@ Test(export, gltf_round_trip_bvh_with_generated_skin)
     mb_mesh_destroy(m);
     mb_clip_destroy(c);
     mb_skeleton_destroy(sk);
+}
+
+/* glTF has no End Sites and no channel lists: a BVH clip written as .glb reads back with
+ * its End Sites as End Sites (they were 6-channel JOINTs without an End Site below them, so
+ * a BVH written from the glb was not the file's layout), position channels only where the
+ * translation moves, and the same world positions in every frame. */
+static void end_sites_round_trip(const char *path)
+{
+    mb_skeleton *sk;
+    mb_clip *c;
+    mb_error err;
+    char msg[600];
+    cr_assert_eq(mb_bvh_read_file(path, NULL, &sk, &c, &err), MB_OK, "%s",
+                 mb_error_format(&err, msg, sizeof msg));
+    mb_gltf_write_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.skeleton = sk;
+    gd.clip = c;
+    void *data;
+    size_t len;
+    cr_assert_eq(mb_gltf_write_mem(&gd, &data, &len, &err), MB_OK);
+    mb_scene *back;
+    cr_assert_eq(mb_scene_read_mem(data, len, "end_sites.glb", NULL, &back, &err), MB_OK, "%s",
+                 mb_error_format(&err, msg, sizeof msg));
+    const mb_skeleton *bs = mb_scene_skeleton(back);
+    const mb_clip *bc = mb_scene_clip(back, 0);
+    int nj = mb_skeleton_joint_count(sk), ends = 0;
+    cr_assert_eq(mb_skeleton_joint_count(bs), nj);
+    for (int j = 0; j < nj; ++j) {
+        cr_assert_str_eq(mb_skeleton_name(bs, j), mb_skeleton_name(sk, j));
+        cr_assert_eq(mb_skeleton_parents(bs)[j], mb_skeleton_parents(sk)[j]);
+        cr_assert_eq(mb_skeleton_is_end_site(bs, j), mb_skeleton_is_end_site(sk, j), "%s",
+                     mb_skeleton_name(sk, j));
+        ends += mb_skeleton_is_end_site(sk, j);
+        /* End Sites: none; a joint the BVH did not translate: rotations only (the root
+         * always translates); a translated one keeps position channels where its track
+         * leaves the offset (Bandai's hold it to 1e-6: the positions below show nothing
+         * is lost) */
+        const mb_channel *ch;
+        int n = mb_skeleton_channels(bs, j, &ch);
+        if (mb_skeleton_is_end_site(sk, j))
+            cr_assert_eq(n, 0);
+        else
+            cr_assert_eq(n, j == 0 || mb_skeleton_has_translation(sk, j) ? n : 3, "%s: %d channels",
+                         mb_skeleton_name(sk, j), n);
+        cr_assert(n == 0 || n == 3 || n == 6);
+        cr_assert(j > 0 || n == 6);
+    }
+    cr_assert_gt(ends, 0);
+    int frames = mb_clip_frame_count(c);
+    cr_assert_eq(mb_clip_frame_count(bc), frames);
+    mb_xform *la = malloc((size_t)nj * sizeof *la), *lb = malloc((size_t)nj * sizeof *lb);
+    float(*wa)[16] = malloc((size_t)nj * sizeof *wa), (*wb)[16] = malloc((size_t)nj * sizeof *wb);
+    double worst = 0.0, reach = 0.0;
+    for (int f = 0; f < frames; f += 7) {
+        mb_pose pa = {la, nj}, pb = {lb, nj};
+        cr_assert_eq(mb_clip_frame_pose(sk, c, f, pa), MB_OK);
+        cr_assert_eq(mb_clip_frame_pose(bs, bc, f, pb), MB_OK);
+        cr_assert_eq(mb_fk(sk, &pa, wa, nj), MB_OK);
+        cr_assert_eq(mb_fk(bs, &pb, wb, nj), MB_OK);
+        for (int j = 0; j < nj; ++j)
+            for (int k = 12; k < 15; ++k) {
+                worst = fmax(worst, fabs((double)wa[j][k] - wb[j][k]));
+                reach = fmax(reach, fabs(wa[j][k]));
+            }
+    }
+    /* float forward kinematics over world coordinates up to `reach` from the origin (Bandai
+     * walks 5 m): differences of a few float ulps of reach, far below any lost translation */
+    cr_log_info("%s through glb: %d End Sites, worst position difference %.3g (reach %.4g)", path,
+                ends, worst, reach);
+    cr_assert_leq(worst, 2e-6 * reach);
+    free(la);
+    free(lb);
+    free(wa);
+    free(wb);
+    free(data);
+    mb_scene_destroy(back);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(sk);
+}
+
+Test(export, gltf_round_trip_keeps_end_sites_and_channels)
+{
+    need_assimp();
+    end_sites_round_trip(MB_PROJECT_DIR "/data/bvh/walk.bvh");
+    end_sites_round_trip(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    /* Bandai: a static dummy root above the moving hips, 6 channels on both */
+    end_sites_round_trip(mb_shared_path("bvh/bandai2_walk_normal_001.bvh"));
 }
 
 /* ---------- glTF clips through the blender ---------- */

@@ -117,6 +117,7 @@ typedef struct loader {
     mb_xform *bind;
     char (*names)[MB_MAX_NAME + 1];
     unsigned char *scaled;
+    mb_joint_desc *jd; /* the skeleton's joints, created once the clips are read (finish_skeleton) */
     mb_scene *scene;
 } loader;
 
@@ -227,11 +228,9 @@ static mb_status build_skeleton(loader *L)
     L->names = zalloc(L, n * sizeof *L->names);
     L->scaled = zalloc(L, n);
     L->sigma = zalloc(L, n * sizeof *L->sigma);
-    mb_joint_desc *jd = zalloc(L, n * sizeof *jd);
-    if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !L->sigma || !jd) {
-        mb_free_(L->al, jd);
+    mb_joint_desc *jd = L->jd = zalloc(L, n * sizeof *jd);
+    if (!L->nodes || !L->parent || !L->world || !L->bind || !L->names || !L->scaled || !L->sigma || !jd)
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
-    }
     L->nn = 0;
     collect(L, root, -1);
     mb_status st = MB_OK;
@@ -306,22 +305,9 @@ static mb_status build_skeleton(loader *L)
         jd[i].name = nm;
         jd[i].parent = L->parent[i];
         memcpy(jd[i].offset, x->pos, sizeof x->pos);
-        jd[i].channel_count = 6;
-        const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
-        memcpy(jd[i].channels, ch, sizeof ch);
-    }
-    {
-        mb_skeleton_desc sd;
-        memset(&sd, 0, sizeof sd);
-        sd.joints = jd;
-        sd.joint_count = L->nn;
-        sd.allocator = *L->al;
-        st = mb_skeleton_create(&sd, &L->scene->skeleton);
-        if (st != MB_OK)
-            mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+        /* channels and End Sites are settled once the clips are read (finish_skeleton) */
     }
 out:
-    mb_free_(L->al, jd);
     return st;
 }
 
@@ -934,6 +920,101 @@ out:
     return st;
 }
 
+/* ---------- the skeleton, once the clips are known ---------- */
+
+/* Whether some clip moves node j's translation away from its offset (kind 1) or its
+ * rotation away from its bind rotation (kind 0). Assimp gives every animated node keys for
+ * all three of its properties, so a track that only holds the rest value is not motion. */
+static int node_moves(const loader *L, int j, int kind)
+{
+    const mb_scene *S = L->scene;
+    const mb_xform *b = &L->bind[j];
+    for (int c = 0; c < S->clip_count; ++c) {
+        const mb_clip *clip = S->clips[c];
+        int frames = mb_clip_frame_count(clip);
+        if (kind) {
+            int slot = mb_clip_translation_slot(clip, j), nt = mb_clip_translation_count(clip);
+            if (slot < 0)
+                continue;
+            const float *t = mb_clip_translations(clip);
+            for (int f = 0; f < frames; ++f)
+                for (int k = 0; k < 3; ++k) {
+                    float v = t[((size_t)f * (size_t)nt + (size_t)slot) * 3 + (size_t)k];
+                    if (fabsf(v - b->pos[k]) > 1e-6f * (1.0f + fabsf(b->pos[k])))
+                        return 1;
+                }
+        } else {
+            const float *r = mb_clip_rotations(clip);
+            double bn = 0.0;
+            for (int k = 0; k < 4; ++k)
+                bn += (double)b->rot[k] * b->rot[k];
+            for (int f = 0; f < frames; ++f) {
+                const float *q = &r[((size_t)f * (size_t)L->nn + (size_t)j) * 4];
+                double dot = 0.0, qn = 0.0;
+                for (int k = 0; k < 4; ++k) {
+                    dot += (double)q[k] * b->rot[k];
+                    qn += (double)q[k] * q[k];
+                }
+                /* 1 - cos(angle / 2) below 1e-11: under 1e-5 rad */
+                if (dot * dot < (1.0 - 2e-11) * qn * bn)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The joints' channels, then the skeleton. glTF and FBX know neither End Sites nor which
+ * joints translate, so a BVH written from them listed every leaf as a 6-channel JOINT with
+ * no End Site. Here a node translates (position channels) when it is the root or a clip
+ * moves its translation; an End Site is a leaf (not the root) that holds no mesh, is no skin
+ * joint, rests at the identity rotation and never moves: the End Sites mblend's own glTF
+ * writer exports read back as End Sites, and a leaf that carries anything stays a joint. */
+static mb_status finish_skeleton(loader *L)
+{
+    const mb_mesh *m = L->scene->mesh;
+    const int *skin = m ? mb_mesh_skin_joints(m) : NULL;
+    int ns = m ? mb_mesh_skin_joint_count(m) : 0;
+    unsigned char *has_child = zalloc(L, (size_t)L->nn);
+    if (!has_child)
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    for (int i = 1; i < L->nn; ++i)
+        has_child[L->parent[i]] = 1;
+    static const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+    for (int i = 0; i < L->nn; ++i) {
+        mb_joint_desc *j = &L->jd[i];
+        const float *r = L->bind[i].rot;
+        double rn = (double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3];
+        int end = i > 0 && !has_child[i] && L->nodes[i]->mNumMeshes == 0 &&
+                  (double)r[3] * r[3] >= (1.0 - 2e-11) * rn;
+        for (int e = 0; e < ns && end; ++e)
+            end = skin[e] != i;
+        int moves_pos = node_moves(L, i, 1);
+        if (end && !moves_pos && !node_moves(L, i, 0)) {
+            j->end_site = 1;
+            j->channel_count = 0;
+            continue;
+        }
+        if (i == 0 || moves_pos) {
+            j->channel_count = 6;
+            memcpy(j->channels, ch, sizeof ch);
+        } else {
+            j->channel_count = 3;
+            memcpy(j->channels, ch + 3, 3 * sizeof ch[0]);
+        }
+    }
+    mb_free_(L->al, has_child);
+    mb_skeleton_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.joints = L->jd;
+    sd.joint_count = L->nn;
+    sd.allocator = *L->al;
+    mb_status st = mb_skeleton_create(&sd, &L->scene->skeleton);
+    if (st != MB_OK)
+        mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+    return st;
+}
+
 static mb_status build_scene(loader *L, mb_scene **out)
 {
     mb_scene *S = zalloc(L, sizeof *S);
@@ -946,6 +1027,8 @@ static mb_status build_scene(loader *L, mb_scene **out)
         st = build_mesh(L);
     if (st == MB_OK)
         st = build_clips(L);
+    if (st == MB_OK)
+        st = finish_skeleton(L);
     for (int i = 0; i < L->nn; ++i)
         S->info.scaled_nodes += L->scaled ? L->scaled[i] : 0;
     mb_free_(L->al, L->nodes);
@@ -955,6 +1038,7 @@ static mb_status build_scene(loader *L, mb_scene **out)
     mb_free_(L->al, L->names);
     mb_free_(L->al, L->scaled);
     mb_free_(L->al, L->sigma);
+    mb_free_(L->al, L->jd);
     if (st != MB_OK) {
         mb_scene_destroy(S);
         return st;
