@@ -1008,7 +1008,8 @@ static void end_sites_round_trip(const char *path)
             cr_assert_eq(n, j == 0 || mb_skeleton_has_translation(sk, j) ? n : 3, "%s: %d channels",
                          mb_skeleton_name(sk, j), n);
         cr_assert(n == 0 || n == 3 || n == 6);
-        cr_assert(j > 0 || n == 6);
+        cr_assert_eq(mb_skeleton_is_roots_group(bs, j), mb_skeleton_is_roots_group(sk, j));
+        cr_assert(j > 0 || n == 6 || mb_skeleton_is_roots_group(sk, 0));
     }
     cr_assert_gt(ends, 0);
     int frames = mb_clip_frame_count(c);
@@ -1016,7 +1017,7 @@ static void end_sites_round_trip(const char *path)
     mb_xform *la = malloc((size_t)nj * sizeof *la), *lb = malloc((size_t)nj * sizeof *lb);
     float(*wa)[16] = malloc((size_t)nj * sizeof *wa), (*wb)[16] = malloc((size_t)nj * sizeof *wb);
     double worst = 0.0, reach = 0.0;
-    for (int f = 0; f < frames; f += 7) {
+    for (int f = 0; f < frames; f += frames > 20 ? 7 : 1) {
         mb_pose pa = {la, nj}, pb = {lb, nj};
         cr_assert_eq(mb_clip_frame_pose(sk, c, f, pa), MB_OK);
         cr_assert_eq(mb_clip_frame_pose(bs, bc, f, pb), MB_OK);
@@ -1050,6 +1051,28 @@ Test(export, gltf_round_trip_keeps_end_sites_and_channels)
     end_sites_round_trip(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
     /* Bandai: a static dummy root above the moving hips, 6 channels on both */
     end_sites_round_trip(mb_shared_path("bvh/bandai2_walk_normal_001.bvh"));
+    /* two ROOTs: the group node above them reads back as the group (named ROOTS, or ROOTS_2
+     * when a ROOT has that name), so the BVH written back has the two ROOTs again */
+    const char *second[2] = {"A", "ROOTS"};
+    for (int v = 0; v < 2; ++v) {
+        const char *path = tmp_path("two_roots.bvh");
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fprintf(f, "HIERARCHY\n");
+        for (int r = 0; r < 2; ++r)
+            fprintf(f, "ROOT %s\n{\n\tOFFSET %d 0 0\n\tCHANNELS 6 Xposition Yposition Zposition "
+                       "Zrotation Xrotation Yrotation\n\tJOINT %s1\n\t{\n\t\tOFFSET 0 1 0\n"
+                       "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n"
+                       "\t\t\tOFFSET 0 1 0\n\t\t}\n\t}\n}\n",
+                    r ? "B" : second[v], 5 * r, r ? "B" : "A");
+        fprintf(f, "MOTION\nFrames: 3\nFrame Time: 0.1\n");
+        for (int fr = 0; fr < 3; ++fr)
+            fprintf(f, "%d 0 0 0 %d 0 %d 0 0 %d 0 0 0 %d 0 %d 0 0\n", fr, 10 * fr, 10 + 10 * fr,
+                    5 + fr, 10 * fr, 20 + 10 * fr);
+        fclose(f);
+        end_sites_round_trip(path);
+        unlink(path);
+    }
 }
 
 /* ---------- glTF clips through the blender ---------- */

@@ -967,28 +967,33 @@ static int node_moves(const loader *L, int j, int kind)
 /* The joints' channels, then the skeleton. glTF and FBX know neither End Sites nor which
  * joints translate, so a BVH written from them listed every leaf as a 6-channel JOINT with
  * no End Site. Here a node translates (position channels) when it is the root or a clip
- * moves its translation; an End Site is a leaf (not the root) that holds no mesh, is no skin
- * joint, rests at the identity rotation and never moves: the End Sites mblend's own glTF
+ * moves its translation; an End Site is a leaf (not the root) that holds no mesh, no vertex
+ * weighs on, rests at the identity rotation and never moves: the End Sites mblend's own glTF
  * writer exports read back as End Sites, and a leaf that carries anything stays a joint. */
 static mb_status finish_skeleton(loader *L)
 {
-    const mb_mesh *m = L->scene->mesh;
-    const int *skin = m ? mb_mesh_skin_joints(m) : NULL;
-    int ns = m ? mb_mesh_skin_joint_count(m) : 0;
-    unsigned char *has_child = zalloc(L, (size_t)L->nn);
-    if (!has_child)
+    /* per node: bit 0 it has a child, bit 1 some vertex weighs on it */
+    unsigned char *has = zalloc(L, (size_t)L->nn);
+    if (!has)
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     for (int i = 1; i < L->nn; ++i)
-        has_child[L->parent[i]] = 1;
+        has[L->parent[i]] |= 1;
+    const mb_mesh *m = L->scene->mesh;
+    if (m) {
+        const int *skin = mb_mesh_skin_joints(m);
+        const uint16_t *ji = mb_mesh_joint_indices(m);
+        const float *jw = mb_mesh_joint_weights(m);
+        for (size_t k = 0; k < (size_t)mb_mesh_vertex_count(m) * 4; ++k)
+            if (jw[k] > 0.0f)
+                has[skin[ji[k]]] |= 2;
+    }
     static const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
     for (int i = 0; i < L->nn; ++i) {
         mb_joint_desc *j = &L->jd[i];
         const float *r = L->bind[i].rot;
         double rn = (double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3];
-        int end = i > 0 && !has_child[i] && L->nodes[i]->mNumMeshes == 0 &&
+        int end = i > 0 && !has[i] && L->nodes[i]->mNumMeshes == 0 &&
                   (double)r[3] * r[3] >= (1.0 - 2e-11) * rn;
-        for (int e = 0; e < ns && end; ++e)
-            end = skin[e] != i;
         int moves_pos = node_moves(L, i, 1);
         if (end && !moves_pos && !node_moves(L, i, 0)) {
             j->end_site = 1;
@@ -1003,7 +1008,22 @@ static mb_status finish_skeleton(loader *L)
             memcpy(j->channels, ch + 3, 3 * sizeof ch[0]);
         }
     }
-    mb_free_(L->al, has_child);
+    /* the node that holds the ROOTs of a multi-ROOT BVH, as mblend names it (ROOTS, or
+     * ROOTS_k when a joint has that name): a group again if it still has no transform or
+     * motion of its own (a group is the identity, so what a mesh or skin hangs on it does
+     * not change: mblend's writer puts the skinned mesh there), so the BVH written back lists
+     * the ROOTs, not one ROOT above them */
+    const char *n0 = L->jd[0].name;
+    size_t digits = strncmp(n0, "ROOTS_", 6) == 0 ? strspn(n0 + 6, "0123456789") : 0;
+    if (L->nn > 1 && (strcmp(n0, "ROOTS") == 0 || (digits > 0 && n0[6 + digits] == '\0')) &&
+        L->jd[0].offset[0] == 0.0f && L->jd[0].offset[1] == 0.0f && L->jd[0].offset[2] == 0.0f &&
+        L->bind[0].rot[0] == 0.0f && L->bind[0].rot[1] == 0.0f && L->bind[0].rot[2] == 0.0f &&
+        !node_moves(L, 0, 0) &&
+        !node_moves(L, 0, 1)) {
+        L->jd[0].roots_group = 1;
+        L->jd[0].channel_count = 0;
+    }
+    mb_free_(L->al, has);
     mb_skeleton_desc sd;
     memset(&sd, 0, sizeof sd);
     sd.joints = L->jd;
