@@ -517,6 +517,47 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     remove_dir(d);
 }
 
+/* A frame's name that is a symbolic link keeps the link and its target gets the frame, as
+ * every mblend writer treats a link (the sequence renamed its staged frames over the link);
+ * a link into a missing folder fails the run before anything is replaced. */
+Test(cli_skin, sequence_frames_follow_symbolic_links)
+{
+    const char *d = scratch();
+    char out[128], f0[128], f1[128], sub[128], target[160];
+    snprintf(out, sizeof out, "%s/s.obj", d);
+    snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
+    snprintf(f1, sizeof f1, "%s/s_0001.obj", d);
+    snprintf(sub, sizeof sub, "%s/real", d);
+    snprintf(target, sizeof target, "%s/t.obj", sub);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    FILE *f = fopen(target, "w");
+    cr_assert_not_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    cr_assert_eq(symlink("real/t.obj", f1), 0); /* relative to the link's folder */
+    const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    run_out r = RUN("skin", walk, "--frames", "0:2", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    struct stat st;
+    cr_assert_eq(lstat(f1, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_assert(count_prefix(target, "v ") > 1000, "the target did not get frame 1");
+    cr_assert(count_prefix(f0, "v ") > 1000);
+    cr_assert(strstr(r.err, "s_0000.obj ... ") && strstr(r.err, "s_0001.obj)"), "%s", r.err);
+    /* a link into a folder that does not exist: nothing changes */
+    cr_assert_eq(unlink(f1), 0);
+    cr_assert_eq(symlink("missing/t.obj", f1), 0);
+    cr_assert_eq(unlink(f0), 0);
+    r = RUN("skin", walk, "--frames", "0:2", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert_eq(access(f0, F_OK), -1, "frame 0 was written by a failed run");
+    cr_assert_eq(lstat(f1, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode));
+    cr_assert(count_prefix(target, "v ") > 1000);
+    cr_assert_eq(unlink(f1), 0);
+    remove_dir(d);
+}
+
 /* A signal while skin writes its frames (Ctrl-C, a kill): the run stops after the frame in
  * hand and removes every staged frame, as a failed run does, then dies of the signal (it
  * left thousands of OUT_NNNNNN.obj.partial files). */

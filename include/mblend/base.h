@@ -100,6 +100,14 @@ MB_API mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_err
 MB_API mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err);
 MB_API void mb_file_stream_discard(mb_file_stream *s);
 
+/* The entry a write to path lands in, as mb_file_write_atomic finds it: path followed through
+ * symbolic links (a relative link is relative to its own folder; at most 40 links), up to
+ * the first entry that is not a link (a missing one: where it is named). For callers that
+ * stage several files and rename them into place together, so that a link is kept and its
+ * target replaced. Returns 0, or -1 with errno set (ELOOP, ENAMETOOLONG, EINVAL for NULLs or
+ * size 0, or what readlink and lstat report). */
+MB_API int mb_file_resolve_links(const char *path, char *out, size_t out_size);
+
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
  * for any type (like malloc). */
 typedef struct mb_allocator {

@@ -41,10 +41,13 @@ static int open_temp(const char *path, char *tmp, size_t tmp_size)
 }
 
 /* Follows path through symbolic links (at most 40, as the kernel does) to the entry the data
- * must land in; a relative link is relative to its own directory. Returns 0, or -1 with
- * errno set. */
-static int resolve_links(const char *path, char *out, size_t out_size)
+ * must land in; a relative link is relative to its own directory (see base.h). */
+int mb_file_resolve_links(const char *path, char *out, size_t out_size)
 {
+    if (!path || !out || out_size == 0) {
+        errno = EINVAL;
+        return -1;
+    }
     if ((size_t)snprintf(out, out_size, "%s", path) >= out_size) {
         errno = ENAMETOOLONG;
         return -1;
@@ -133,7 +136,7 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
         return stream_fail(s, "path too long", err);
     }
     s->fd_ = -1;
-    /* stat follows every link, /proc/self/fd's too, which resolve_links cannot read */
+    /* stat follows every link, /proc/self/fd's too, which mb_file_resolve_links cannot read */
     struct stat old;
     int exists = stat(path, &old) == 0, fd;
     if (exists && S_ISDIR(old.st_mode)) {
@@ -151,7 +154,7 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
             return stream_fail(s, "cannot hold the output in memory", err);
         return MB_OK;
     }
-    if (resolve_links(path, s->dest_, sizeof s->dest_) != 0)
+    if (mb_file_resolve_links(path, s->dest_, sizeof s->dest_) != 0)
         return stream_fail(s, "cannot follow its symbolic link", err);
     fd = open_temp(s->dest_, s->tmp_, sizeof s->tmp_);
     if (fd < 0) {

@@ -90,6 +90,32 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
 /* A signal (Ctrl-C, a kill) while `skin -o OUT.obj` writes its frames: the handler only
  * notes it; the frame loop stops after the frame in hand and removes the staged files, as
  * for a failure, then the signal is raised again with its default action. */
+/* Frame f's output name in out (MB_FILE_PATH_MAX + 16 bytes): OUT.obj for f < 0 (one
+ * frame), OUT_0010.obj otherwise; with follow, followed through symbolic links and, when
+ * staged, with ".partial" added (where the frame is written). Returns 0, or -1 with errno
+ * set. */
+static int frame_path(char *out, const char *outp, size_t base_len, int digits, long f,
+                      int follow, int staged)
+{
+    char name[MB_FILE_PATH_MAX];
+    int m = f < 0 ? snprintf(name, sizeof name, "%s", outp)
+                  : snprintf(name, sizeof name, "%.*s_%0*ld%s", (int)base_len, outp, digits, f,
+                             outp + base_len);
+    if (m < 0 || (size_t)m >= sizeof name) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!follow) {
+        memcpy(out, name, (size_t)m + 1);
+        return 0;
+    }
+    if (mb_file_resolve_links(name, out, MB_FILE_PATH_MAX) != 0)
+        return -1;
+    if (staged)
+        strcat(out, ".partial");
+    return 0;
+}
+
 static volatile sig_atomic_t g_stop;
 
 static void note_stop(int sig) { g_stop = sig; }
@@ -214,7 +240,7 @@ int mb_cmd_skin(int argc, char **argv)
     int digits = 4;
     for (long x = end - 1; x >= 10000; x /= 10)
         ++digits;
-    char *path = malloc(base_len + 48), *first_path = malloc(base_len + 48);
+    char *path = malloc(MB_FILE_PATH_MAX + 16), *first_path = malloc(MB_FILE_PATH_MAX + 16);
     if (!path || !first_path) {
         free(path);
         free(first_path);
@@ -224,11 +250,11 @@ int mb_cmd_skin(int argc, char **argv)
     }
     /* Every frame goes to a staging name (NAME.partial) and the set is renamed into place
      * only once all are written: a failed run leaves files that existed before as they
-     * were and no part of the new sequence. */
-#define FRAME_PATH_(f, staged)                                                              \
-    (n == 1 ? snprintf(path, base_len + 48, "%s%s", outp, (staged) ? ".partial" : "")       \
-            : snprintf(path, base_len + 48, "%.*s_%0*ld%s%s", (int)base_len, outp, digits, (f), \
-                       outp + base_len, (staged) ? ".partial" : ""))
+     * were and no part of the new sequence. A frame's name that is a symbolic link keeps
+     * the link: the staging name and the rename go to its target (as every mblend writer
+     * does). */
+#define FRAME_PATH_(out, f, follow, staged)                                              \
+    frame_path(out, outp, base_len, digits, n == 1 ? -1 : (f), follow, staged)
     long written = 0;
     g_stop = 0;
     void (*old_int)(int) = signal(SIGINT, note_stop);
@@ -241,8 +267,10 @@ int mb_cmd_skin(int argc, char **argv)
     for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
         /* a name taken by a directory or device would fail the last step: refused first */
         struct stat st;
-        FRAME_PATH_(first + i * step, 0);
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        if (FRAME_PATH_(path, first + i * step, 1, 0) != 0)
+            rc = mb_cli_input_error(cmd, "cannot name frame %ld's file after '%s': %s",
+                                    first + i * step, outp, strerror(errno));
+        else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
             rc = mb_cli_input_error(cmd, "'%s' exists and is not a regular file", path);
     }
     for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
@@ -252,7 +280,10 @@ int mb_cmd_skin(int argc, char **argv)
             rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
             break;
         }
-        FRAME_PATH_(f, 1);
+        if (FRAME_PATH_(path, f, 1, 1) != 0) { /* checked above; a link changed since */
+            rc = mb_cli_input_error(cmd, "frame %ld: %s", f, strerror(errno));
+            break;
+        }
         mb_error err;
         if (mb_obj_write_file(path, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
             mb_cli_print_error(&err);
@@ -267,22 +298,26 @@ int mb_cmd_skin(int argc, char **argv)
     }
     for (long i = 0; i < written; ++i) {
         long f = first + i * step;
-        FRAME_PATH_(f, 1);
+        if (FRAME_PATH_(path, f, 1, 1) != 0) { /* as written above, unless a link changed since */
+            rc = mb_cli_input_error(cmd, "frame %ld: %s", f, strerror(errno));
+            continue;
+        }
         char *staged = path;
         if (rc != MB_EXIT_OK) {
             unlink(staged);
             continue;
         }
-        char final_name[4096];
+        char final_name[MB_FILE_PATH_MAX];
         snprintf(final_name, sizeof final_name, "%.*s", (int)(strlen(staged) - 8), staged);
         if (rename(staged, final_name) != 0) {
             rc = mb_cli_input_error(cmd, "cannot write '%s': %s", final_name, strerror(errno));
             unlink(staged);
         }
-        if (i == 0)
-            memcpy(first_path, final_name, strlen(final_name) + 1);
-        if (i == written - 1)
-            memcpy(path, final_name, strlen(final_name) + 1);
+    }
+    /* the summary names the files as given (a link, not its target) */
+    if (written > 0 && rc == MB_EXIT_OK) {
+        FRAME_PATH_(first_path, first, 0, 0);
+        FRAME_PATH_(path, first + (written - 1) * step, 0, 0);
     }
     signal(SIGINT, old_int);
     signal(SIGTERM, old_term);
