@@ -695,6 +695,69 @@ static int parse_motion(const char *text, int nch, double *vals, int max_frames)
     return f;
 }
 
+/* Rotations are written in the fewest digits that read back as the very float rotation the
+ * clip holds: the re-read clip's rotations equal the first read's bit for bit (but for
+ * angles moved for continuity, see below), and a file's own numbers come back as written
+ * ("-21", not "-20.9999998"). */
+Test(bvh_write, rotations_read_back_bit_for_bit_in_the_files_digits)
+{
+    char *files[256];
+    int n = list_bvh("bvh", files, 128);
+    long same_tok = 0, rot_tok = 0, changed = 0, floats = 0;
+    for (int i = 0; i < n; ++i) {
+        const char *base = strrchr(files[i], '/') + 1;
+        int lenient = strncmp(base, "frames_header_", 14) == 0;
+        mb_skeleton *s1, *s2;
+        mb_clip *c1, *c2;
+        read_or_die(mb_shared_path(files[i]), lenient, &s1, &c1);
+        size_t len;
+        char *text = write_or_die(s1, c1, NULL, &len, files[i]);
+        read_text_or_die(text, len, files[i], &s2, &c2);
+        long nq = 4L * mb_clip_frame_count(c1) * mb_skeleton_joint_count(s1), diff = 0;
+        const float *q1 = mb_clip_rotations(c1), *q2 = mb_clip_rotations(c2);
+        for (long k = 0; k < nq; ++k)
+            diff += q1[k] != q2[k];
+        /* the rest: angles shifted by whole turns or to the other Tait-Bryan branch for
+         * continuity (their float grid is coarser), and near-lock splits; the round trip
+         * tests bound how far those move */
+        cr_log_info("%s: %ld of %ld rotation floats changed", files[i], diff, nq);
+        cr_assert_leq(diff * 50, nq, "%s: %ld of %ld rotation floats changed", files[i], diff, nq);
+        if (strcmp(base, "cmu_02_01_walk.bvh") == 0)
+            cr_assert_eq(diff, 0);
+        changed += diff;
+        floats += nq;
+        /* the CMU walk's rotation values, token for token (it has no wrap-arounds) */
+        if (strcmp(base, "cmu_02_01_walk.bvh") == 0) {
+            size_t slen;
+            char *src = slurp(mb_shared_path(files[i]), &slen);
+            int nch = mb_skeleton_channel_count(s1), nf = mb_clip_frame_count(c1);
+            double *a = malloc(sizeof(double) * (size_t)nch * (size_t)nf);
+            double *b = malloc(sizeof(double) * (size_t)nch * (size_t)nf);
+            cr_assert_eq(parse_motion(src, nch, a, nf), nf);
+            cr_assert_eq(parse_motion(text, nch, b, nf), nf);
+            for (int f = 0; f < nf; ++f)
+                for (int c = 6; c < nch; ++c) { /* past the root's positions */
+                    ++rot_tok;
+                    same_tok += a[(size_t)f * nch + c] == b[(size_t)f * nch + c];
+                }
+            free(a);
+            free(b);
+            free(src);
+        }
+        free(text);
+        mb_skeleton_destroy(s1);
+        mb_skeleton_destroy(s2);
+        mb_clip_destroy(c1);
+        mb_clip_destroy(c2);
+        free(files[i]);
+    }
+    cr_log_info("cmu_02_01_walk: %ld of %ld rotation values written as in the file; all files: "
+                "%ld of %ld rotation floats changed", same_tok, rot_tok, changed, floats);
+    cr_assert_gt(rot_tok, 10000);
+    cr_assert_eq(same_tok, rot_tok);
+    cr_assert_leq(changed * 100, floats); /* the 9-digit writer changed 8% */
+}
+
 /* Consecutive frames keep their Euler angles close: whole turns are unwrapped and the
  * second Euler solution takes over where the middle angle passes 90 degrees. */
 Test(bvh_write, continuous_angles)

@@ -61,7 +61,10 @@ typedef struct mb_bvh_write_desc {
  * back to the same double). Offsets are written as the shortest text that reads back to
  * the same float; motion values with at most `precision` significant digits (positions:
  * the shortest text that reads back to the same float where that is shorter, so the
- * default 9 is exact; rotations: `precision` digits), rotations decomposed per joint
+ * default 9 is exact; rotations: the fewest decimals, or else significant digits, up to
+ * `precision` (at most 9), whose triple the reader turns back into the very same float
+ * rotation, so a file's own numbers come back as written; `precision` digits where none
+ * does, as for angles moved by whole turns for continuity), rotations decomposed per joint
  * in its channel order (exact at gimbal lock too) and kept continuous from frame to frame
  * (within +-720 degrees). A skeleton stored parents-first but not depth-first is written
  * depth-first, as BVH requires. Fails with MB_MISMATCH when the clip's joint count is

@@ -20,6 +20,7 @@
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
 #include "io/number_internal.h"
+#include "math/euler_internal.h"
 #include "math/quat_internal.h"
 #include "mblend/bvh.h"
 
@@ -276,6 +277,68 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
     a[1] = atan2(s * m[i][k], m[i][i]);
 }
 
+/* Whether the angle texts out[0..nrot) read back, through the BVH reader's parser and Euler
+ * conversion (bvh_read.c, store_frame), as exactly the float rotation qf (either sign). */
+static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], const int len[3],
+                                 const float qf[4])
+{
+    unsigned char ord = (unsigned char)o;
+    double back[3] = {0.0, 0.0, 0.0}, work[6], q[1][4];
+    for (int k = 0; k < nrot; ++k) {
+        float v;
+        const char *next;
+        if (mb_parse_float_(out[k], out[k] + len[k], &v, &next) != MB_NUM_OK ||
+            next != out[k] + len[k])
+            return 0;
+        back[k] = (double)v;
+    }
+    mb_quat_from_euler_deg_n_(1, &ord, back, work, q);
+    int same = 1, flip = 1;
+    for (int c = 0; c < 4; ++c) {
+        same &= (float)q[0][c] == qf[c];
+        flip &= (float)-q[0][c] == qf[c];
+    }
+    return same || flip;
+}
+
+/* The Euler triple deg (degrees, in order o's axis sequence; angles past nrot are 0) in as
+ * few digits as read back as exactly the stored float rotation qf: a file read and written
+ * again keeps "-21" and "-11.9008" instead of "-20.9999998" and "-11.9008003", and what is
+ * written reads back bit for bit. Tried in turn: d = 0..9 decimals on all three angles (how
+ * files are written), then p = 1..max_prec significant digits on all three (exponents);
+ * no angle gets more than max_prec significant digits. Otherwise max_prec digits, which
+ * read back within float rounding (an angle shifted by whole turns, whose float grid is
+ * coarser, or a tiny component of a rotation no float text pins). out[k] receives angle
+ * k's text (40 bytes each), len[k] its length. */
+static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
+                               const float qf[4], int max_prec, char out[3][40], int len[3])
+{
+    for (int d = 0; d <= 9; ++d) {
+        int fits = 1;
+        for (int k = 0; k < nrot && fits; ++k) {
+            double a = fabs(deg[k]);
+            /* d decimals are this many significant digits (rounding checked below) */
+            int p = a > 0.0 ? d + (int)floor(log10(a)) + 1 : 0;
+            if (p > max_prec)
+                fits = 0;
+            else if (p < 1)
+                len[k] = snprintf(out[k], 40, "0");
+            else
+                len[k] = fmt_g(out[k], deg[k], p);
+        }
+        if (fits && euler_text_reproduces(o, nrot, out, len, qf))
+            return;
+    }
+    for (int p = 1; p < max_prec; ++p) {
+        for (int k = 0; k < nrot; ++k)
+            len[k] = fmt_g(out[k], deg[k], p);
+        if (euler_text_reproduces(o, nrot, out, len, qf))
+            return;
+    }
+    for (int k = 0; k < nrot; ++k)
+        len[k] = fmt_g(out[k], deg[k], max_prec);
+}
+
 /* x plus whole turns, as close to prev as possible (degrees). */
 static double unwrap_deg(double x, double prev)
 {
@@ -527,6 +590,8 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                 continue;
             size_t fj = (size_t)f * (size_t)nj + (size_t)j;
             double deg[3] = {0, 0, 0};
+            char rot_txt[3][40];
+            int rot_len[3] = {0, 0, 0};
             if (oj->nrot > 0) {
                 const float *qf = &rot[4 * fj];
                 double q[4] = {qf[0], qf[1], qf[2], qf[3]}, a[3];
@@ -539,6 +604,12 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                 if (f > 0)
                     make_continuous(oj->nrot, deg, &prev[3 * j]);
                 memcpy(&prev[3 * j], deg, sizeof deg);
+                /* digits past 9 are asked for explicitly (--precision): printed as asked */
+                if (prec <= 9)
+                    fmt_euler_shortest(oj->order, oj->nrot, deg, qf, prec, rot_txt, rot_len);
+                else
+                    for (int k = 0; k < oj->nrot; ++k)
+                        rot_len[k] = fmt_g(rot_txt[k], deg[k], prec);
             }
             const float *pos = mb_clip_pos_(s, c, f, j);
             for (int k = 0; k < oj->n; ++k) {
@@ -553,7 +624,9 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                     /* Positions are floats already: the shortest exact form, capped. */
                     len = fmt_float_shortest(num, v, prec < 9 ? prec : 9);
                 } else {
-                    len = fmt_g(num, deg[oj->rot_slot[ch - MB_CH_XROT]], prec);
+                    int slot = oj->rot_slot[ch - MB_CH_XROT];
+                    len = rot_len[slot];
+                    memcpy(num, rot_txt[slot], (size_t)len);
                 }
                 if (!first)
                     ob_char(b, ' ');
