@@ -687,12 +687,9 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
         /* longer bones than the fox's: the mapped clip must keep these proportions */
         for (int k = 0; k < 3; ++k)
             jd[j].offset[k] = 1.5f * mb_skeleton_offset(fox, j)[k];
-        /* position channels on every joint (the fox's own are only where its clips move
-         * the translation), so that every translation the mapping gives shows */
-        static const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS,
-                                         MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
-        jd[j].channel_count = 6;
-        memcpy(jd[j].channels, ch, sizeof ch);
+        const mb_channel *ch;
+        jd[j].channel_count = mb_skeleton_channels(fox, j, &ch);
+        memcpy(jd[j].channels, ch, (size_t)jd[j].channel_count * sizeof *ch);
     }
     mb_skeleton_desc sd = {jd, nj, {0}};
     mb_skeleton *other;
@@ -965,13 +962,14 @@ Test(export, gltf_round_trip_bvh_with_generated_skin)
 }
 
 /* glTF has no End Sites and no channel lists: a BVH clip written as .glb reads back with
- * its End Sites as End Sites (they were 6-channel JOINTs without an End Site below them, so
- * a BVH written from the glb was not the file's layout), position channels only where the
- * translation moves, and the same world positions in every frame. */
-static void end_sites_round_trip(const char *path)
+ * its End Sites and multi-ROOT group (they were 6-channel JOINTs and a ROOT), every other
+ * node with 6 channels (any node may carry a translation), and written as BVH again
+ * (dropping the position channels the clip holds still) it has its source's layout and the
+ * same world positions in every frame. */
+static void end_sites_round_trip(const char *path, int same_channels)
 {
-    mb_skeleton *sk;
-    mb_clip *c;
+    mb_skeleton *sk, *s3;
+    mb_clip *c, *c3;
     mb_error err;
     char msg[600];
     cr_assert_eq(mb_bvh_read_file(path, NULL, &sk, &c, &err), MB_OK, "%s",
@@ -988,46 +986,57 @@ static void end_sites_round_trip(const char *path)
                  mb_error_format(&err, msg, sizeof msg));
     const mb_skeleton *bs = mb_scene_skeleton(back);
     const mb_clip *bc = mb_scene_clip(back, 0);
+    mb_bvh_write_desc wd;
+    memset(&wd, 0, sizeof wd);
+    wd.drop_still_positions = 1;
+    char *text;
+    size_t tlen;
+    cr_assert_eq(mb_bvh_write_mem(bs, bc, &wd, &text, &tlen, &err), MB_OK);
+    cr_assert_eq(mb_bvh_read_mem(text, tlen, "again.bvh", NULL, &s3, &c3, &err), MB_OK, "%s",
+                 mb_error_format(&err, msg, sizeof msg));
     int nj = mb_skeleton_joint_count(sk), ends = 0;
     cr_assert_eq(mb_skeleton_joint_count(bs), nj);
+    cr_assert_eq(mb_skeleton_joint_count(s3), nj);
     for (int j = 0; j < nj; ++j) {
-        cr_assert_str_eq(mb_skeleton_name(bs, j), mb_skeleton_name(sk, j));
-        cr_assert_eq(mb_skeleton_parents(bs)[j], mb_skeleton_parents(sk)[j]);
-        cr_assert_eq(mb_skeleton_is_end_site(bs, j), mb_skeleton_is_end_site(sk, j), "%s",
-                     mb_skeleton_name(sk, j));
-        ends += mb_skeleton_is_end_site(sk, j);
-        /* End Sites: none; a joint the BVH did not translate: rotations only (the root
-         * always translates); a translated one keeps position channels where its track
-         * leaves the offset (Bandai's hold it to 1e-6: the positions below show nothing
-         * is lost) */
+        const char *name = mb_skeleton_name(sk, j);
         const mb_channel *ch;
-        int n = mb_skeleton_channels(bs, j, &ch);
-        if (mb_skeleton_is_end_site(sk, j))
-            cr_assert_eq(n, 0);
-        else
-            cr_assert_eq(n, j == 0 || mb_skeleton_has_translation(sk, j) ? n : 3, "%s: %d channels",
-                         mb_skeleton_name(sk, j), n);
-        cr_assert(n == 0 || n == 3 || n == 6);
-        cr_assert_eq(mb_skeleton_is_roots_group(bs, j), mb_skeleton_is_roots_group(sk, j));
-        cr_assert(j > 0 || n == 6 || mb_skeleton_is_roots_group(sk, 0));
+        int end = mb_skeleton_is_end_site(sk, j), group = mb_skeleton_is_roots_group(sk, j);
+        ends += end;
+        cr_assert_str_eq(mb_skeleton_name(bs, j), name);
+        cr_assert_eq(mb_skeleton_parents(bs)[j], mb_skeleton_parents(sk)[j]);
+        cr_assert_eq(mb_skeleton_is_end_site(bs, j), end, "%s", name);
+        cr_assert_eq(mb_skeleton_is_roots_group(bs, j), group, "%s", name);
+        cr_assert_eq(mb_skeleton_channels(bs, j, &ch), end || group ? 0 : 6, "%s", name);
+        cr_assert_str_eq(mb_skeleton_name(s3, j), name);
+        cr_assert_eq(mb_skeleton_is_end_site(s3, j), end, "%s", name);
+        cr_assert_eq(mb_skeleton_is_roots_group(s3, j), group, "%s", name);
+        /* a joint the source did not translate is not translated in the BVH (ROOTs are) */
+        int top = mb_skeleton_parents(sk)[j] < 0 || mb_skeleton_is_roots_group(sk, mb_skeleton_parents(sk)[j]);
+        if (!top && !mb_skeleton_has_translation(sk, j))
+            cr_assert(!mb_skeleton_has_translation(s3, j), "%s", name);
+        if (same_channels)
+            cr_assert_eq(mb_skeleton_channels(s3, j, &ch), mb_skeleton_channels(sk, j, &ch), "%s",
+                         name);
     }
-    cr_assert_gt(ends, 0);
     int frames = mb_clip_frame_count(c);
     cr_assert_eq(mb_clip_frame_count(bc), frames);
+    cr_assert_eq(mb_clip_frame_count(c3), frames);
     mb_xform *la = malloc((size_t)nj * sizeof *la), *lb = malloc((size_t)nj * sizeof *lb);
     float(*wa)[16] = malloc((size_t)nj * sizeof *wa), (*wb)[16] = malloc((size_t)nj * sizeof *wb);
     double worst = 0.0, reach = 0.0;
     for (int f = 0; f < frames; f += frames > 20 ? 7 : 1) {
         mb_pose pa = {la, nj}, pb = {lb, nj};
         cr_assert_eq(mb_clip_frame_pose(sk, c, f, pa), MB_OK);
-        cr_assert_eq(mb_clip_frame_pose(bs, bc, f, pb), MB_OK);
         cr_assert_eq(mb_fk(sk, &pa, wa, nj), MB_OK);
-        cr_assert_eq(mb_fk(bs, &pb, wb, nj), MB_OK);
-        for (int j = 0; j < nj; ++j)
-            for (int k = 12; k < 15; ++k) {
-                worst = fmax(worst, fabs((double)wa[j][k] - wb[j][k]));
-                reach = fmax(reach, fabs(wa[j][k]));
-            }
+        for (int v = 0; v < 2; ++v) { /* the scene, then the BVH written from it */
+            cr_assert_eq(mb_clip_frame_pose(v ? s3 : bs, v ? c3 : bc, f, pb), MB_OK);
+            cr_assert_eq(mb_fk(v ? s3 : bs, &pb, wb, nj), MB_OK);
+            for (int j = 0; j < nj; ++j)
+                for (int k = 12; k < 15; ++k) {
+                    worst = fmax(worst, fabs((double)wa[j][k] - wb[j][k]));
+                    reach = fmax(reach, fabs(wa[j][k]));
+                }
+        }
     }
     /* float forward kinematics over world coordinates up to `reach` from the origin (Bandai
      * walks 5 m): differences of a few float ulps of reach, far below any lost translation */
@@ -1039,27 +1048,34 @@ static void end_sites_round_trip(const char *path)
     free(wa);
     free(wb);
     free(data);
+    free(text);
     mb_scene_destroy(back);
     mb_clip_destroy(c);
     mb_skeleton_destroy(sk);
+    mb_clip_destroy(c3);
+    mb_skeleton_destroy(s3);
 }
 
 Test(export, gltf_round_trip_keeps_end_sites_and_channels)
 {
     need_assimp();
-    end_sites_round_trip(MB_PROJECT_DIR "/data/bvh/walk.bvh");
-    end_sites_round_trip(mb_shared_path("bvh/cmu_02_01_walk.bvh"));
-    /* Bandai: a static dummy root above the moving hips, 6 channels on both */
-    end_sites_round_trip(mb_shared_path("bvh/bandai2_walk_normal_001.bvh"));
+    end_sites_round_trip(MB_PROJECT_DIR "/data/bvh/walk.bvh", 1);
+    end_sites_round_trip(mb_shared_path("bvh/cmu_02_01_walk.bvh"), 1);
+    /* Bandai: every joint has 6 channels, most holding the offset (those lose theirs in
+     * the BVH written back; a few move by 5e-6 and keep them) */
+    end_sites_round_trip(mb_shared_path("bvh/bandai2_walk_normal_001.bvh"), 0);
+    /* a leaf JOINT without an End Site stays a joint (it is not named <parent>_End) */
+    end_sites_round_trip(mb_shared_path("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"), 0);
     /* two ROOTs: the group node above them reads back as the group (named ROOTS, or ROOTS_2
-     * when a ROOT has that name), so the BVH written back has the two ROOTs again */
-    const char *second[2] = {"A", "ROOTS"};
-    for (int v = 0; v < 2; ++v) {
+     * when a ROOT has that name), so the BVH written back has the two ROOTs again; one ROOT
+     * named ROOTS (v = 2) stays a ROOT */
+    const char *second[3] = {"A", "ROOTS", "ROOTS"};
+    for (int v = 0; v < 3; ++v) {
         const char *path = tmp_path("two_roots.bvh");
         FILE *f = fopen(path, "w");
         cr_assert_not_null(f);
         fprintf(f, "HIERARCHY\n");
-        for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < (v == 2 ? 1 : 2); ++r)
             fprintf(f, "ROOT %s\n{\n\tOFFSET %d 0 0\n\tCHANNELS 6 Xposition Yposition Zposition "
                        "Zrotation Xrotation Yrotation\n\tJOINT %s1\n\t{\n\t\tOFFSET 0 1 0\n"
                        "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n"
@@ -1067,10 +1083,13 @@ Test(export, gltf_round_trip_keeps_end_sites_and_channels)
                     r ? "B" : second[v], 5 * r, r ? "B" : "A");
         fprintf(f, "MOTION\nFrames: 3\nFrame Time: 0.1\n");
         for (int fr = 0; fr < 3; ++fr)
-            fprintf(f, "%d 0 0 0 %d 0 %d 0 0 %d 0 0 0 %d 0 %d 0 0\n", fr, 10 * fr, 10 + 10 * fr,
-                    5 + fr, 10 * fr, 20 + 10 * fr);
+            if (v == 2)
+                fprintf(f, "%d 0 0 0 %d 0 %d 0 0\n", fr, 10 * fr, 10 + 10 * fr);
+            else
+                fprintf(f, "%d 0 0 0 %d 0 %d 0 0 %d 0 0 0 %d 0 %d 0 0\n", fr, 10 * fr, 10 + 10 * fr,
+                        5 + fr, 10 * fr, 20 + 10 * fr);
         fclose(f);
-        end_sites_round_trip(path);
+        end_sites_round_trip(path, 1);
         unlink(path);
     }
 }

@@ -382,11 +382,37 @@ typedef struct out_joint {
     int rot_slot[3]; /* index into the decomposed angles for X, Y, Z rotation, -1: unused */
 } out_joint;
 
-static void build_layout(const mb_skeleton *s, const mb_bvh_write_desc *d, out_joint *out)
+/* Whether joint j's translation is its offset in every frame of c (exactly: dropping its
+ * position channels then loses nothing). */
+static int translation_still(const mb_skeleton *s, const mb_clip *c, int j)
+{
+    const float *off = &s->offsets[3 * j];
+    for (int f = 0; f < mb_clip_frame_count(c); ++f) {
+        const float *p = mb_clip_pos_(s, c, f, j);
+        if (p[0] != off[0] || p[1] != off[1] || p[2] != off[2])
+            return 0;
+    }
+    return 1;
+}
+
+static void build_layout(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
+                         out_joint *out)
 {
     for (int j = 0; j < s->joint_count; ++j) {
-        const mb_channel *ch;
-        int n = mb_skeleton_channels(s, j, &ch);
+        const mb_channel *all;
+        mb_channel kept[6];
+        int n = mb_skeleton_channels(s, j, &all);
+        const mb_channel *ch = all;
+        int parent = s->parents[j];
+        if (d->drop_still_positions && parent >= 0 && !s->info[parent].roots_group &&
+            n > s->info[j].rot_channels && translation_still(s, c, j)) {
+            int m = 0;
+            for (int k = 0; k < n; ++k)
+                if (all[k] > MB_CH_ZPOS)
+                    kept[m++] = all[k];
+            n = m;
+            ch = kept;
+        }
         out_joint *oj = &out[j];
         int nrot = s->info[j].rot_channels;
         oj->order = mb_skeleton_rot_order(s, j);
@@ -657,7 +683,7 @@ static mb_status build_text(const mb_skeleton *s, const mb_clip *c, const mb_bvh
         st = fail(err, MB_NOMEM, source, "out of memory");
         goto done;
     }
-    build_layout(s, d, layout);
+    build_layout(s, c, d, layout);
     int *order = ints, *depth = ints + nj, *stack = ints + 2 * nj;
     preorder(s, order, depth, stack);
 

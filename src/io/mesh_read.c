@@ -922,62 +922,69 @@ out:
 
 /* ---------- the skeleton, once the clips are known ---------- */
 
-/* Whether some clip moves node j's translation away from its offset (kind 1) or its
- * rotation away from its bind rotation (kind 0). Assimp gives every animated node keys for
- * all three of its properties, so a track that only holds the rest value is not motion. */
-static int node_moves(const loader *L, int j, int kind)
+/* Whether a node's rotation is its rest rotation r (either sign): 1 - cos(angle / 2) below
+ * 1e-11 (under 1e-5 rad), on the normalised dot product. With r the identity: whether q is. */
+static int same_rotation(const float q[4], const float r[4])
+{
+    double dot = 0.0, qn = 0.0, rn = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        dot += (double)q[k] * r[k];
+        qn += (double)q[k] * q[k];
+        rn += (double)r[k] * r[k];
+    }
+    return dot * dot >= (1.0 - 2e-11) * qn * rn;
+}
+
+/* Whether some clip moves node j: its rotation away from its bind rotation, or its
+ * translation by more than 1e-6 of the offset's size (plus 1e-6) from its offset. Assimp
+ * gives every animated node keys for all three of its properties, so a track that only
+ * holds the rest value is not motion. */
+static int node_moves(const loader *L, int j)
 {
     const mb_scene *S = L->scene;
     const mb_xform *b = &L->bind[j];
+    double tol = 1e-6 * (1.0 + fmax(fabs(b->pos[0]), fmax(fabs(b->pos[1]), fabs(b->pos[2]))));
     for (int c = 0; c < S->clip_count; ++c) {
         const mb_clip *clip = S->clips[c];
-        int frames = mb_clip_frame_count(clip);
-        if (kind) {
-            int slot = mb_clip_translation_slot(clip, j), nt = mb_clip_translation_count(clip);
-            if (slot < 0)
-                continue;
-            const float *t = mb_clip_translations(clip);
-            for (int f = 0; f < frames; ++f)
-                for (int k = 0; k < 3; ++k) {
-                    float v = t[((size_t)f * (size_t)nt + (size_t)slot) * 3 + (size_t)k];
-                    if (fabsf(v - b->pos[k]) > 1e-6f * (1.0f + fabsf(b->pos[k])))
-                        return 1;
-                }
-        } else {
-            const float *r = mb_clip_rotations(clip);
-            double bn = 0.0;
-            for (int k = 0; k < 4; ++k)
-                bn += (double)b->rot[k] * b->rot[k];
-            for (int f = 0; f < frames; ++f) {
-                const float *q = &r[((size_t)f * (size_t)L->nn + (size_t)j) * 4];
-                double dot = 0.0, qn = 0.0;
-                for (int k = 0; k < 4; ++k) {
-                    dot += (double)q[k] * b->rot[k];
-                    qn += (double)q[k] * q[k];
-                }
-                /* 1 - cos(angle / 2) below 1e-11: under 1e-5 rad */
-                if (dot * dot < (1.0 - 2e-11) * qn * bn)
+        int frames = mb_clip_frame_count(clip), slot = mb_clip_translation_slot(clip, j);
+        int nt = mb_clip_translation_count(clip);
+        const float *t = mb_clip_translations(clip), *r = mb_clip_rotations(clip);
+        for (int f = 0; f < frames; ++f) {
+            if (!same_rotation(&r[((size_t)f * (size_t)L->nn + (size_t)j) * 4], b->rot))
+                return 1;
+            for (int k = 0; slot >= 0 && k < 3; ++k)
+                if (fabs((double)t[((size_t)f * (size_t)nt + (size_t)slot) * 3 + (size_t)k] -
+                         b->pos[k]) > tol)
                     return 1;
-            }
         }
     }
     return 0;
 }
 
-/* The joints' channels, then the skeleton. glTF and FBX know neither End Sites nor which
- * joints translate, so a BVH written from them listed every leaf as a 6-channel JOINT with
- * no End Site. Here a node translates (position channels) when it is the root or a clip
- * moves its translation; an End Site is a leaf (not the root) that holds no mesh, no vertex
- * weighs on, rests at the identity rotation and never moves: the End Sites mblend's own glTF
- * writer exports read back as End Sites, and a leaf that carries anything stays a joint. */
+/* The skeleton. Every node gets 6 channels, so that any node can carry a translation (clip
+ * mapping, blending and still meshes rely on it; a BVH writer drops the ones a clip holds
+ * still, see mb_bvh_write_desc). glTF and FBX know no End Sites and no multi-ROOT groups,
+ * so the two that mblend's own glTF writer exports are recognised by their names and
+ * read back as such:
+ * - an End Site: a leaf named "<parent>_End", its parent's only child, holding no mesh,
+ *   no vertex weighs on it, resting at the identity and never moving (a leaf that carries
+ *   anything, or another tool's leaf bone, stays a joint);
+ * - the group above a multi-ROOT BVH's ROOTs: node 0 named ROOTS or ROOTS_k with two or
+ *   more children, at the origin and the identity, never moving (a group is the identity,
+ *   so a mesh or skin hung on it, as mblend's writer does, is unchanged).
+ * So a BVH written as .glb and read back has its End Sites and ROOTs again. */
 static mb_status finish_skeleton(loader *L)
 {
-    /* per node: bit 0 it has a child, bit 1 some vertex weighs on it */
-    unsigned char *has = zalloc(L, (size_t)L->nn);
-    if (!has)
+    /* per node: its children, and bit 0 of weighed: some vertex weighs on it */
+    int *children = zalloc(L, (size_t)L->nn * sizeof *children);
+    unsigned char *weighed = zalloc(L, (size_t)L->nn);
+    if (!children || !weighed) {
+        mb_free_(L->al, children);
+        mb_free_(L->al, weighed);
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    }
     for (int i = 1; i < L->nn; ++i)
-        has[L->parent[i]] |= 1;
+        children[L->parent[i]]++;
     const mb_mesh *m = L->scene->mesh;
     if (m) {
         const int *skin = mb_mesh_skin_joints(m);
@@ -985,45 +992,34 @@ static mb_status finish_skeleton(loader *L)
         const float *jw = mb_mesh_joint_weights(m);
         for (size_t k = 0; k < (size_t)mb_mesh_vertex_count(m) * 4; ++k)
             if (jw[k] > 0.0f)
-                has[skin[ji[k]]] |= 2;
+                weighed[skin[ji[k]]] = 1;
     }
     static const mb_channel ch[6] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS, MB_CH_ZROT, MB_CH_XROT, MB_CH_YROT};
+    static const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
     for (int i = 0; i < L->nn; ++i) {
         mb_joint_desc *j = &L->jd[i];
-        const float *r = L->bind[i].rot;
-        double rn = (double)r[0] * r[0] + (double)r[1] * r[1] + (double)r[2] * r[2] + (double)r[3] * r[3];
-        int end = i > 0 && !has[i] && L->nodes[i]->mNumMeshes == 0 &&
-                  (double)r[3] * r[3] >= (1.0 - 2e-11) * rn;
-        int moves_pos = node_moves(L, i, 1);
-        if (end && !moves_pos && !node_moves(L, i, 0)) {
+        j->channel_count = 6;
+        memcpy(j->channels, ch, sizeof ch);
+        if (i == 0 || children[i] > 0 || children[L->parent[i]] != 1 || weighed[i] ||
+            L->nodes[i]->mNumMeshes > 0 || !same_rotation(L->bind[i].rot, identity))
+            continue;
+        const char *pn = L->jd[L->parent[i]].name;
+        size_t pl = strlen(pn);
+        if (strncmp(j->name, pn, pl) == 0 && strcmp(j->name + pl, "_End") == 0 && !node_moves(L, i)) {
             j->end_site = 1;
             j->channel_count = 0;
-            continue;
-        }
-        if (i == 0 || moves_pos) {
-            j->channel_count = 6;
-            memcpy(j->channels, ch, sizeof ch);
-        } else {
-            j->channel_count = 3;
-            memcpy(j->channels, ch + 3, 3 * sizeof ch[0]);
         }
     }
-    /* the node that holds the ROOTs of a multi-ROOT BVH, as mblend names it (ROOTS, or
-     * ROOTS_k when a joint has that name): a group again if it still has no transform or
-     * motion of its own (a group is the identity, so what a mesh or skin hangs on it does
-     * not change: mblend's writer puts the skinned mesh there), so the BVH written back lists
-     * the ROOTs, not one ROOT above them */
-    const char *n0 = L->jd[0].name;
-    size_t digits = strncmp(n0, "ROOTS_", 6) == 0 ? strspn(n0 + 6, "0123456789") : 0;
-    if (L->nn > 1 && (strcmp(n0, "ROOTS") == 0 || (digits > 0 && n0[6 + digits] == '\0')) &&
-        L->jd[0].offset[0] == 0.0f && L->jd[0].offset[1] == 0.0f && L->jd[0].offset[2] == 0.0f &&
-        L->bind[0].rot[0] == 0.0f && L->bind[0].rot[1] == 0.0f && L->bind[0].rot[2] == 0.0f &&
-        !node_moves(L, 0, 0) &&
-        !node_moves(L, 0, 1)) {
+    const mb_joint_desc *j0 = &L->jd[0];
+    size_t digits = strncmp(j0->name, "ROOTS_", 6) == 0 ? strspn(j0->name + 6, "0123456789") : 0;
+    if (children[0] >= 2 && (strcmp(j0->name, "ROOTS") == 0 || (digits > 0 && j0->name[6 + digits] == '\0')) &&
+        j0->offset[0] == 0.0f && j0->offset[1] == 0.0f && j0->offset[2] == 0.0f &&
+        same_rotation(L->bind[0].rot, identity) && !node_moves(L, 0)) {
         L->jd[0].roots_group = 1;
         L->jd[0].channel_count = 0;
     }
-    mb_free_(L->al, has);
+    mb_free_(L->al, children);
+    mb_free_(L->al, weighed);
     mb_skeleton_desc sd;
     memset(&sd, 0, sizeof sd);
     sd.joints = L->jd;

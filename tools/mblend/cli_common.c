@@ -497,6 +497,14 @@ int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton 
                               mb_skeleton_parents(b)[diff]);
 }
 
+mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src)
+{
+    mb_bvh_write_desc d;
+    memset(&d, 0, sizeof d);
+    d.drop_still_positions = src->scene != NULL;
+    return d;
+}
+
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
                      const mb_clip *clip, const char *name, int up_axis, float scale)
 {

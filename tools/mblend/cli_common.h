@@ -157,6 +157,10 @@ void mb_cli_clip_close(mb_cli_clip *c);
 int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                          const char *name_b, const mb_skeleton *b);
 
+/* The BVH writer's settings for output on src's skeleton: a glTF/FBX scene's nodes all have
+ * position channels, so joints the clip holds still are written with rotations only. */
+mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src);
+
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
  * scene with a mesh); a BVH skeleton gets a generated capsule skin and is turned from its
  * up axis (1..3: X, Y, Z, as the caller's analysis found it; 0: analyse clip here) to

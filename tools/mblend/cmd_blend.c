@@ -708,11 +708,12 @@ int mb_cmd_blend(int argc, char **argv)
         mb_clip_destroy(result);
         INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
+    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&in[0].src);
     if (glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
         rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend",
                               up ? up : poses ? 0 : in[0].info.up_axis + 1, scale);
-    } else if (mb_bvh_write_file(outp, in[0].s, result, NULL, &e) != MB_OK) {
+    } else if (mb_bvh_write_file(outp, in[0].s, result, &wd, &e) != MB_OK) {
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;
     }

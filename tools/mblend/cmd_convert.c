@@ -112,6 +112,7 @@ int mb_cmd_convert(int argc, char **argv)
     } else {
         mb_error err;
         memset(&err, 0, sizeof err);
+        wd.drop_still_positions = mb_cli_bvh_desc(&src).drop_still_positions;
         mb_status st = mb_bvh_write_file(out, src.s, src.c, &wd, &err);
         if (st != MB_OK) {
             if (err.code == MB_OK) {

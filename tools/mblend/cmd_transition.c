@@ -462,11 +462,12 @@ int mb_cmd_transition(int argc, char **argv)
         if (!ok || fflush(rs.f) != 0 || ferror(rs.f))
             INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
     }
+    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&src[0]);
     if (mb_cli_ends_with_ci(outp, ".glb")) {
         if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition", bd.up_axis, scale)) !=
             MB_EXIT_OK)
             goto out;
-    } else if (mb_bvh_write_file(outp, sk[0], result, NULL, &e) != MB_OK) {
+    } else if (mb_bvh_write_file(outp, sk[0], result, &wd, &e) != MB_OK) {
         mb_cli_print_error(&e);
         rc = MB_EXIT_INPUT;
         goto out;
