@@ -998,6 +998,47 @@ Test(bvh_write, precision_limits_digits)
 
 /* ---------- arguments and allocator ---------- */
 
+/* drop_still_positions: position channels that hold the OFFSET in every frame go (not on a
+ * ROOT), the others stay, and the motion reads back the same. */
+Test(bvh_write, still_position_channels_dropped_on_request)
+{
+    const char *text = "HIERARCHY\nROOT R\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition Yposition "
+                       "Zposition Zrotation Xrotation Yrotation\n\tJOINT A\n\t{\n\t\tOFFSET 1 2 3\n"
+                       "\t\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+                       "\t\tJOINT B\n\t\t{\n\t\t\tOFFSET 0 1 0\n\t\t\tCHANNELS 6 Xposition "
+                       "Yposition Zposition Zrotation Xrotation Yrotation\n\t\t\tEnd Site\n\t\t\t{\n"
+                       "\t\t\t\tOFFSET 0 1 0\n\t\t\t}\n\t\t}\n\t}\n}\nMOTION\nFrames: 2\n"
+                       "Frame Time: 0.1\n"
+                       "0 0 0 0 0 0 1 2 3 10 0 0 0 1 0 0 0 0\n"
+                       "0 0 0 0 0 0 1 2 3 20 0 0 0 1.5 0 0 0 0\n";
+    mb_skeleton *s, *s2;
+    mb_clip *c, *c2;
+    read_text_or_die(text, strlen(text), "still", &s, &c);
+    mb_bvh_write_desc d;
+    memset(&d, 0, sizeof d);
+    d.drop_still_positions = 1;
+    size_t len;
+    char *out = write_or_die(s, c, &d, &len, "still");
+    read_text_or_die(out, len, "still written", &s2, &c2);
+    const mb_channel *ch;
+    cr_assert_eq(mb_skeleton_channels(s2, 0, &ch), 6); /* the ROOT holds still too, and keeps them */
+    cr_assert_eq(mb_skeleton_channels(s2, 1, &ch), 3);
+    cr_assert_eq(ch[0], MB_CH_ZROT);
+    cr_assert_eq(mb_skeleton_channels(s2, 2, &ch), 6); /* B moves in frame 1 */
+    worst w = {0, 0, 0};
+    compare_motion("still", s, c, s2, c2, default_tols, &w);
+    cr_assert_leq(w.fk, 1e-6);
+    free(out);
+    /* without the request every channel stays */
+    out = write_or_die(s, c, NULL, &len, "still");
+    cr_assert_not_null(strstr(out, "OFFSET 1 2 3\n\t\tCHANNELS 6"));
+    free(out);
+    mb_skeleton_destroy(s);
+    mb_skeleton_destroy(s2);
+    mb_clip_destroy(c);
+    mb_clip_destroy(c2);
+}
+
 Test(bvh_write, invalid_arguments)
 {
     mb_skeleton *s, *other;
