@@ -310,28 +310,74 @@ static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], co
  * read back within float rounding (an angle shifted by whole turns, whose float grid is
  * coarser, or a tiny component of a rotation no float text pins). out[k] receives angle
  * k's text (40 bytes each), len[k] its length. */
+/* v rounded to d decimals (0..9) as plain text, trailing zeros dropped ("-11.9008", "21",
+ * "0"), into buf (>= 40 bytes), without printf (the writer tries several per angle).
+ * Returns the length, or -1 when the text would have more than max_sig significant digits or
+ * v is too large for the integer arithmetic. */
+static int fmt_fixed(char *buf, double v, int d, int max_sig)
+{
+    static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    double x = nearbyint(fabs(v) * pow10[d]);
+    if (!(x < 9e15))
+        return -1;
+    long long n = (long long)x;
+    while (d > 0 && n % 10 == 0) {
+        n /= 10;
+        --d;
+    }
+    char digits[24];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    /* digits[] holds the significant digits, least first (0.005 at d = 3: "5", nd = 1) */
+    int zero = nd == 1 && digits[0] == '0';
+    if (nd > max_sig && !zero)
+        return -1;
+    int m = 0;
+    if (v < 0.0 && !zero) /* "-0" is noise, as in fmt_g */
+        buf[m++] = '-';
+    if (nd <= d) { /* 0.00ddd */
+        buf[m++] = '0';
+        buf[m++] = '.';
+        for (int z = 0; z < d - nd; ++z)
+            buf[m++] = '0';
+        for (int i = nd - 1; i >= 0; --i)
+            buf[m++] = digits[i];
+    } else {
+        for (int i = nd - 1; i >= 0; --i) {
+            buf[m++] = digits[i];
+            if (i == d && d > 0)
+                buf[m++] = '.';
+        }
+    }
+    buf[m] = '\0';
+    return m;
+}
+
 static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
                                const float qf[4], int max_prec, char out[3][40], int len[3])
 {
     for (int d = 0; d <= 9; ++d) {
         int fits = 1;
-        for (int k = 0; k < nrot && fits; ++k) {
-            double a = fabs(deg[k]);
-            /* d decimals are this many significant digits (rounding checked below) */
-            int p = a > 0.0 ? d + (int)floor(log10(a)) + 1 : 0;
-            if (p > max_prec)
-                fits = 0;
-            else if (p < 1)
-                len[k] = snprintf(out[k], 40, "0");
-            else
-                len[k] = fmt_g(out[k], deg[k], p);
-        }
-        if (fits && euler_text_reproduces(o, nrot, out, len, qf))
+        for (int k = 0; k < nrot && fits; ++k)
+            fits = (len[k] = fmt_fixed(out[k], deg[k], d, max_prec)) > 0;
+        if (!fits)
+            break; /* more decimals only add digits */
+        if (euler_text_reproduces(o, nrot, out, len, qf))
             return;
     }
+    int e[3] = {0, 0, 0}; /* decimal exponents: p significant digits are p - 1 - e decimals */
+    for (int k = 0; k < nrot; ++k)
+        e[k] = deg[k] != 0.0 ? (int)floor(log10(fabs(deg[k]))) : 0;
     for (int p = 1; p < max_prec; ++p) {
-        for (int k = 0; k < nrot; ++k)
-            len[k] = fmt_g(out[k], deg[k], p);
+        for (int k = 0; k < nrot; ++k) {
+            int d = p - 1 - e[k];
+            len[k] = d >= 0 && d <= 9 ? fmt_fixed(out[k], deg[k], d, max_prec) : -1;
+            if (len[k] < 0)
+                len[k] = fmt_g(out[k], deg[k], p);
+        }
         if (euler_text_reproduces(o, nrot, out, len, qf))
             return;
     }
