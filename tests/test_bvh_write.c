@@ -89,6 +89,28 @@ static char *write_or_die(const mb_skeleton *s, const mb_clip *c, const mb_bvh_w
 }
 
 /* FK world positions of every joint for one frame, into pos[joint][3]. */
+/* Reads shared file rel (lenient for the frames_header_ files), writes it with default
+ * settings and reads the text back: s1/c1 the file, text/len what was written, s2/c2 that
+ * read back. */
+static void read_write_read(const char *rel, mb_skeleton **s1, mb_clip **c1, char **text,
+                            size_t *len, mb_skeleton **s2, mb_clip **c2)
+{
+    const char *base = strrchr(rel, '/') + 1;
+    read_or_die(mb_shared_path(rel), strncmp(base, "frames_header_", 14) == 0, s1, c1);
+    *text = write_or_die(*s1, *c1, NULL, len, rel);
+    read_text_or_die(*text, *len, rel, s2, c2);
+}
+
+static void free_read_write_read(mb_skeleton *s1, mb_clip *c1, char *text, mb_skeleton *s2,
+                                 mb_clip *c2)
+{
+    free(text);
+    mb_skeleton_destroy(s1);
+    mb_skeleton_destroy(s2);
+    mb_clip_destroy(c1);
+    mb_clip_destroy(c2);
+}
+
 static void world_positions(const mb_skeleton *s, const mb_clip *c, int frame, float (*pos)[3])
 {
     int n = mb_skeleton_joint_count(s);
@@ -262,25 +284,18 @@ Test(bvh_write, round_trip_every_shared_file)
      * missing, which must not pass silently. */
     cr_assert(n >= 31, "only %d .bvh files found under %s/data/bvh", n, MB_SHARED_DIR);
     for (int i = 0; i < n; ++i) {
-        const char *base = strrchr(files[i], '/') + 1;
-        int lenient = strncmp(base, "frames_header_", 14) == 0;
         mb_skeleton *s1, *s2;
         mb_clip *c1, *c2;
-        read_or_die(mb_shared_path(files[i]), lenient, &s1, &c1);
+        char *text;
         size_t len;
-        char *text = write_or_die(s1, c1, NULL, &len, files[i]);
+        read_write_read(files[i], &s1, &c1, &text, &len, &s2, &c2);
         cr_assert_null(memchr(text, '\r', len), "%s: output must use LF only", files[i]);
-        read_text_or_die(text, len, files[i], &s2, &c2);
         compare_channels_same(files[i], s1, s2);
         worst w = {0, 0, 0};
         compare_motion(files[i], s1, c1, s2, c2, default_tols, &w);
         fprintf(stderr, "round trip %-55s %5d frames: rot %.2e rad, trans %.2e rel, fk %.2e\n",
                 files[i], mb_clip_frame_count(c1), w.rot, w.trans, w.fk);
-        free(text);
-        mb_skeleton_destroy(s1);
-        mb_skeleton_destroy(s2);
-        mb_clip_destroy(c1);
-        mb_clip_destroy(c2);
+        free_read_write_read(s1, c1, text, s2, c2);
         free(files[i]);
     }
 }
@@ -706,13 +721,11 @@ Test(bvh_write, rotations_read_back_bit_for_bit_in_the_files_digits)
     long same_tok = 0, rot_tok = 0, changed = 0, floats = 0;
     for (int i = 0; i < n; ++i) {
         const char *base = strrchr(files[i], '/') + 1;
-        int lenient = strncmp(base, "frames_header_", 14) == 0;
         mb_skeleton *s1, *s2;
         mb_clip *c1, *c2;
-        read_or_die(mb_shared_path(files[i]), lenient, &s1, &c1);
+        char *text;
         size_t len;
-        char *text = write_or_die(s1, c1, NULL, &len, files[i]);
-        read_text_or_die(text, len, files[i], &s2, &c2);
+        read_write_read(files[i], &s1, &c1, &text, &len, &s2, &c2);
         long nq = 4L * mb_clip_frame_count(c1) * mb_skeleton_joint_count(s1), diff = 0;
         const float *q1 = mb_clip_rotations(c1), *q2 = mb_clip_rotations(c2);
         for (long k = 0; k < nq; ++k)
@@ -744,11 +757,7 @@ Test(bvh_write, rotations_read_back_bit_for_bit_in_the_files_digits)
             free(b);
             free(src);
         }
-        free(text);
-        mb_skeleton_destroy(s1);
-        mb_skeleton_destroy(s2);
-        mb_clip_destroy(c1);
-        mb_clip_destroy(c2);
+        free_read_write_read(s1, c1, text, s2, c2);
         free(files[i]);
     }
     cr_log_info("cmu_02_01_walk: %ld of %ld rotation values written as in the file; all files: "
