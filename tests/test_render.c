@@ -554,7 +554,19 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
     cr_assert_eq(lstat(f1, &st), 0);
     cr_assert(S_ISLNK(st.st_mode));
     cr_assert(count_prefix(target, "v ") > 1000);
+    /* two frame names linking to one file: refused before anything is written (the second
+     * rename failed after the first had replaced the file) */
     cr_assert_eq(unlink(f1), 0);
+    cr_assert_eq(symlink("real/t.obj", f0), 0);
+    cr_assert_eq(symlink("real/t.obj", f1), 0);
+    f = fopen(target, "w");
+    cr_assert_not_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    r = RUN("skin", walk, "--frames", "0:2", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
+    assert_file_text(target, "old\n");
     remove_dir(d);
 }
 

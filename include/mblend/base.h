@@ -105,7 +105,7 @@ MB_API void mb_file_stream_discard(mb_file_stream *s);
  * the first entry that is not a link (a missing one: where it is named). For callers that
  * stage several files and rename them into place together, so that a link is kept and its
  * target replaced. Returns 0, or -1 with errno set (ELOOP, ENAMETOOLONG, EINVAL for NULLs or
- * size 0, or what readlink and lstat report). */
+ * size 0, or what readlink reports; an entry lstat cannot see ends the walk there). */
 MB_API int mb_file_resolve_links(const char *path, char *out, size_t out_size);
 
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned

@@ -87,35 +87,28 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
     return st;
 }
 
-/* A signal (Ctrl-C, a kill) while `skin -o OUT.obj` writes its frames: the handler only
- * notes it; the frame loop stops after the frame in hand and removes the staged files, as
- * for a failure, then the signal is raised again with its default action. */
-/* Frame f's output name in out (MB_FILE_PATH_MAX + 16 bytes): OUT.obj for f < 0 (one
- * frame), OUT_0010.obj otherwise; with follow, followed through symbolic links and, when
- * staged, with ".partial" added (where the frame is written). Returns 0, or -1 with errno
- * set. */
-static int frame_path(char *out, const char *outp, size_t base_len, int digits, long f,
-                      int follow, int staged)
+/* Frame f's output name as given in out (MB_FILE_PATH_MAX bytes): OUT.obj for f < 0 (one
+ * frame), OUT_0010.obj otherwise. Returns 0, or -1 with errno set. */
+static int frame_name(char *out, const char *outp, size_t base_len, int digits, long f)
 {
-    char name[MB_FILE_PATH_MAX];
-    int m = f < 0 ? snprintf(name, sizeof name, "%s", outp)
-                  : snprintf(name, sizeof name, "%.*s_%0*ld%s", (int)base_len, outp, digits, f,
+    int m = f < 0 ? snprintf(out, MB_FILE_PATH_MAX, "%s", outp)
+                  : snprintf(out, MB_FILE_PATH_MAX, "%.*s_%0*ld%s", (int)base_len, outp, digits, f,
                              outp + base_len);
-    if (m < 0 || (size_t)m >= sizeof name) {
+    if (m < 0 || m >= MB_FILE_PATH_MAX) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (!follow) {
-        memcpy(out, name, (size_t)m + 1);
-        return 0;
-    }
-    if (mb_file_resolve_links(name, out, MB_FILE_PATH_MAX) != 0)
-        return -1;
-    if (staged)
-        strcat(out, ".partial");
     return 0;
 }
 
+static int cmp_target(const void *a, const void *b)
+{
+    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* A signal (Ctrl-C, a kill) while `skin -o OUT.obj` writes its frames: the handler only
+ * notes it; the frame loop stops after the frame in hand and removes the staged files, as
+ * for a failure, then the signal is raised again with its default action. */
 static volatile sig_atomic_t g_stop;
 
 static void note_stop(int sig) { g_stop = sig; }
@@ -240,21 +233,44 @@ int mb_cmd_skin(int argc, char **argv)
     int digits = 4;
     for (long x = end - 1; x >= 10000; x /= 10)
         ++digits;
-    char *path = malloc(MB_FILE_PATH_MAX + 16), *first_path = malloc(MB_FILE_PATH_MAX + 16);
-    if (!path || !first_path) {
-        free(path);
-        free(first_path);
-        mb_skinner_free(&k);
-        rc = mb_cli_input_error(cmd, "out of memory");
-        goto out;
-    }
-    /* Every frame goes to a staging name (NAME.partial) and the set is renamed into place
+    /* Every frame goes to a staging name (TARGET.partial) and the set is renamed into place
      * only once all are written: a failed run leaves files that existed before as they
      * were and no part of the new sequence. A frame's name that is a symbolic link keeps
-     * the link: the staging name and the rename go to its target (as every mblend writer
-     * does). */
-#define FRAME_PATH_(out, f, follow, staged)                                              \
-    frame_path(out, outp, base_len, digits, n == 1 ? -1 : (f), follow, staged)
+     * the link: its target is written (as every mblend writer does). The targets are
+     * resolved once, before anything is written, and two frames that would land in one
+     * file (links to one target, or to another frame's name) are refused: the second
+     * rename would fail after the first had replaced the file. */
+    char *path = malloc(MB_FILE_PATH_MAX + 16), *name = malloc(MB_FILE_PATH_MAX);
+    char **target = calloc((size_t)n, sizeof *target), ***by_target = malloc((size_t)n * sizeof *by_target);
+    if (!path || !name || !target || !by_target) {
+        rc = mb_cli_input_error(cmd, "out of memory");
+        goto seq_out;
+    }
+    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
+        long f = first + i * step;
+        struct stat st;
+        if (frame_name(name, outp, base_len, digits, n == 1 ? -1 : f) != 0 ||
+            mb_file_resolve_links(name, path, MB_FILE_PATH_MAX) != 0) {
+            rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, name, strerror(errno));
+        } else if (!(target[i] = strdup(path))) {
+            rc = mb_cli_input_error(cmd, "out of memory");
+        } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            /* a name taken by a directory or device would fail the last step */
+            int linked = strcmp(name, path) != 0;
+            rc = mb_cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", name,
+                                    linked ? " (a link to '" : "", linked ? path : "", linked ? "')" : "");
+        }
+        by_target[i] = &target[i];
+    }
+    if (rc == MB_EXIT_OK && n > 1) {
+        qsort(by_target, (size_t)n, sizeof *by_target, cmp_target);
+        for (long i = 1; i < n && rc == MB_EXIT_OK; ++i)
+            if (strcmp(*by_target[i - 1], *by_target[i]) == 0)
+                rc = mb_cli_input_error(cmd, "frames %ld and %ld would both be written to '%s' "
+                                        "(symbolic links): nothing written",
+                                        first + (by_target[i - 1] - target) * step,
+                                        first + (by_target[i] - target) * step, *by_target[i]);
+    }
     long written = 0;
     g_stop = 0;
     void (*old_int)(int) = signal(SIGINT, note_stop);
@@ -265,29 +281,17 @@ int mb_cmd_skin(int argc, char **argv)
     if (old_int == SIG_IGN) /* a background job of a non-interactive shell */
         signal(SIGINT, SIG_IGN);
     for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
-        /* a name taken by a directory or device would fail the last step: refused first */
-        struct stat st;
-        if (FRAME_PATH_(path, first + i * step, 1, 0) != 0)
-            rc = mb_cli_input_error(cmd, "cannot name frame %ld's file after '%s': %s",
-                                    first + i * step, outp, strerror(errno));
-        else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-            rc = mb_cli_input_error(cmd, "'%s' exists and is not a regular file", path);
-    }
-    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
         long f = first + i * step;
         mb_status st = mb_skinner_frame(&k, &s, (int)f, method);
         if (st != MB_OK) {
             rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
             break;
         }
-        if (FRAME_PATH_(path, f, 1, 1) != 0) { /* checked above; a link changed since */
-            rc = mb_cli_input_error(cmd, "frame %ld: %s", f, strerror(errno));
-            break;
-        }
+        snprintf(path, MB_FILE_PATH_MAX + 16, "%s.partial", target[i]);
         mb_error err;
         if (mb_obj_write_file(path, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
-            mb_cli_print_error(&err);
-            rc = MB_EXIT_INPUT;
+            frame_name(name, outp, base_len, digits, n == 1 ? -1 : f);
+            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): %s", f, name, err.text);
             break;
         }
         written = i + 1;
@@ -297,40 +301,38 @@ int mb_cmd_skin(int argc, char **argv)
         }
     }
     for (long i = 0; i < written; ++i) {
-        long f = first + i * step;
-        if (FRAME_PATH_(path, f, 1, 1) != 0) { /* as written above, unless a link changed since */
-            rc = mb_cli_input_error(cmd, "frame %ld: %s", f, strerror(errno));
-            continue;
-        }
-        char *staged = path;
+        snprintf(path, MB_FILE_PATH_MAX + 16, "%s.partial", target[i]);
         if (rc != MB_EXIT_OK) {
-            unlink(staged);
+            unlink(path);
             continue;
         }
-        char final_name[MB_FILE_PATH_MAX];
-        snprintf(final_name, sizeof final_name, "%.*s", (int)(strlen(staged) - 8), staged);
-        if (rename(staged, final_name) != 0) {
-            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", final_name, strerror(errno));
-            unlink(staged);
+        if (rename(path, target[i]) != 0) {
+            frame_name(name, outp, base_len, digits, n == 1 ? -1 : first + i * step);
+            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", name, strerror(errno));
+            unlink(path);
         }
-    }
-    /* the summary names the files as given (a link, not its target) */
-    if (written > 0 && rc == MB_EXIT_OK) {
-        FRAME_PATH_(first_path, first, 0, 0);
-        FRAME_PATH_(path, first + (written - 1) * step, 0, 0);
     }
     signal(SIGINT, old_int);
     signal(SIGTERM, old_term);
     signal(SIGHUP, old_hup);
     if (g_stop)
         raise(g_stop);
-#undef FRAME_PATH_
-    if (rc == MB_EXIT_OK)
+    if (rc == MB_EXIT_OK) {
+        /* the summary names the files as given (a link, not its target) */
+        char *last = path;
+        frame_name(name, outp, base_len, digits, n == 1 ? -1 : first);
+        frame_name(last, outp, base_len, digits, first + (n - 1) * step);
         fprintf(stderr, "%s: wrote %ld OBJ file%s (%s%s%s), %d vertices each, %s\n", cmd, n,
-                n == 1 ? "" : "s", first_path, n == 1 ? "" : " ... ", n == 1 ? "" : path,
+                n == 1 ? "" : "s", name, n == 1 ? "" : " ... ", n == 1 ? "" : last,
                 mb_mesh_vertex_count(s.mesh), method == MB_SKIN_DQS ? "DQS" : "LBS");
+    }
+seq_out:
+    for (long i = 0; target && i < n; ++i)
+        free(target[i]);
+    free(target);
+    free(by_target);
+    free(name);
     free(path);
-    free(first_path);
     mb_skinner_free(&k);
 out:
     mb_src_close(&s);
