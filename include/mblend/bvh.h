@@ -53,8 +53,9 @@ typedef struct mb_bvh_write_desc {
     mb_euler_order order;
     int precision;             /* significant digits for values; 0: 9 (float round trip) */
     /* Non-zero: a joint that is not a ROOT and whose translation is its OFFSET in every frame
-     * is written without its position channels (nothing is lost). For skeletons whose
-     * channel lists say nothing, such as glTF/FBX scenes, where every node has 6. */
+     * (to within 1e-6 of the offset's size: the float noise blending and resampling leave)
+     * is written without its position channels. For skeletons whose channel lists say
+     * nothing, such as glTF/FBX scenes, where every node has 6. */
     int drop_still_positions;
     mb_allocator allocator;
 } mb_bvh_write_desc;

@@ -277,43 +277,12 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
     a[1] = atan2(s * m[i][k], m[i][i]);
 }
 
-/* Whether the angle texts out[0..nrot) read back, through the BVH reader's parser and Euler
- * conversion (bvh_read.c, store_frame), as exactly the float rotation qf (either sign). */
-static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], const int len[3],
-                                 const float qf[4])
-{
-    unsigned char ord = (unsigned char)o;
-    double back[3] = {0.0, 0.0, 0.0}, work[6], q[1][4];
-    for (int k = 0; k < nrot; ++k) {
-        float v;
-        const char *next;
-        if (mb_parse_float_(out[k], out[k] + len[k], &v, &next) != MB_NUM_OK ||
-            next != out[k] + len[k])
-            return 0;
-        back[k] = (double)v;
-    }
-    mb_quat_from_euler_deg_n_(1, &ord, back, work, q);
-    int same = 1, flip = 1;
-    for (int c = 0; c < 4; ++c) {
-        same &= (float)q[0][c] == qf[c];
-        flip &= (float)-q[0][c] == qf[c];
-    }
-    return same || flip;
-}
-
-/* The Euler triple deg (degrees, in order o's axis sequence; angles past nrot are 0) in as
- * few digits as read back as exactly the stored float rotation qf: a file read and written
- * again keeps "-21" and "-11.9008" instead of "-20.9999998" and "-11.9008003", and what is
- * written reads back bit for bit. Tried in turn: d = 0..9 decimals on all three angles (how
- * files are written), then p = 1..max_prec significant digits on all three (exponents);
- * no angle gets more than max_prec significant digits. Otherwise max_prec digits, which
- * read back within float rounding (an angle shifted by whole turns, whose float grid is
- * coarser, or a tiny component of a rotation no float text pins). out[k] receives angle
- * k's text (40 bytes each), len[k] its length. */
-/* v rounded to d decimals (0..9) as plain text, trailing zeros dropped ("-11.9008", "21",
- * "0"), into buf (>= 40 bytes), without printf (the writer tries several per angle).
- * Returns the length, or -1 when the text would have more than max_sig significant digits or
- * v is too large for the integer arithmetic. */
+/* v to d decimals (0..9) as plain text, trailing zeros dropped ("-11.9008", "21", "0"),
+ * into buf (>= 40 bytes), without printf (the writer tries several per angle). The last
+ * digit comes from v * 10^d rounded in double, which may differ from exact decimal
+ * rounding at a tie; every candidate is verified (euler_text_reproduces), so that can only
+ * cost a digit. Returns the length, or -1 when the text would have more than max_sig
+ * significant digits or v is too large for the integer arithmetic. */
 static int fmt_fixed(char *buf, double v, int d, int max_sig)
 {
     static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -356,13 +325,68 @@ static int fmt_fixed(char *buf, double v, int d, int max_sig)
     return m;
 }
 
-static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
-                               const float qf[4], int max_prec, char out[3][40], int len[3])
+/* Whether the angle texts out[0..nrot) read back, through the BVH reader's parser and Euler
+ * conversion (bvh_read.c, store_frame), as exactly the float rotation qf (either sign). */
+static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], const int len[3],
+                                 const float qf[4])
 {
-    for (int d = 0; d <= 9; ++d) {
+    unsigned char ord = (unsigned char)o;
+    double back[3] = {0.0, 0.0, 0.0}, work[6], q[1][4];
+    for (int k = 0; k < nrot; ++k) {
+        float v;
+        const char *next;
+        if (mb_parse_float_(out[k], out[k] + len[k], &v, &next) != MB_NUM_OK ||
+            next != out[k] + len[k])
+            return 0;
+        back[k] = (double)v;
+    }
+    mb_quat_from_euler_deg_n_(1, &ord, back, work, q);
+    int same = 1, flip = 1;
+    for (int c = 0; c < 4; ++c) {
+        same &= (float)q[0][c] == qf[c];
+        flip &= (float)-q[0][c] == qf[c];
+    }
+    return same || flip;
+}
+
+/* Decimals after which rounding an angle moves it by more than a rotation stored in float
+ * can absorb: one angle moved by delta degrees moves the quaternion by pi delta / 360, and
+ * within one float cell (components below 1, ulp <= 2^-24) it moves by at most 1.2e-7, so
+ * delta <= 1.4e-5. The smallest d that rounds v within that is where the search starts. */
+#define EULER_ABSORB_DEG_ 1.4e-5
+static int start_decimals(double v)
+{
+    static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    for (int d = 0; d < 9; ++d)
+        if (fabs(nearbyint(v * pow10[d]) / pow10[d] - v) <= EULER_ABSORB_DEG_)
+            return d;
+    return 9;
+}
+
+/* The Euler triple deg (degrees, in order o's axis sequence; angles past nrot are 0) in as
+ * few digits as read back as exactly the stored float rotation qf: a file read and written
+ * again keeps "-21" and "-11.9008" instead of "-20.9999998" and "-11.9008003", and what is
+ * written reads back bit for bit. Each angle starts at the fewest decimals that round it
+ * within EULER_ABSORB_DEG_ (fewer cannot read back, up to a split at gimbal lock), and all
+ * gain one decimal per try up to 9; then p = 1..8 significant digits on all three (tiny
+ * angles, written with exponents); no angle gets more than max_sig significant digits
+ * (at most 9). Otherwise prec digits, which read back within float rounding (an angle moved
+ * by whole turns for continuity, whose float grid is coarser, or a component no float text
+ * pins). out[k] receives angle k's text (40 bytes each), len[k] its length. */
+static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
+                               const float qf[4], int prec, char out[3][40], int len[3])
+{
+    int max_sig = prec < 9 ? prec : 9, d0[3] = {0, 0, 0}, dmin = 9;
+    for (int k = 0; k < nrot; ++k) {
+        d0[k] = start_decimals(deg[k]);
+        dmin = d0[k] < dmin ? d0[k] : dmin;
+    }
+    for (int step = 0; step <= 9 - dmin; ++step) {
         int fits = 1;
-        for (int k = 0; k < nrot && fits; ++k)
-            fits = (len[k] = fmt_fixed(out[k], deg[k], d, max_prec)) > 0;
+        for (int k = 0; k < nrot && fits; ++k) {
+            int d = d0[k] + step > 9 ? 9 : d0[k] + step;
+            fits = (len[k] = fmt_fixed(out[k], deg[k], d, max_sig)) > 0;
+        }
         if (!fits)
             break; /* more decimals only add digits */
         if (euler_text_reproduces(o, nrot, out, len, qf))
@@ -371,10 +395,10 @@ static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
     int e[3] = {0, 0, 0}; /* decimal exponents: p significant digits are p - 1 - e decimals */
     for (int k = 0; k < nrot; ++k)
         e[k] = deg[k] != 0.0 ? (int)floor(log10(fabs(deg[k]))) : 0;
-    for (int p = 1; p < max_prec; ++p) {
+    for (int p = 1; p < max_sig; ++p) {
         for (int k = 0; k < nrot; ++k) {
             int d = p - 1 - e[k];
-            len[k] = d >= 0 && d <= 9 ? fmt_fixed(out[k], deg[k], d, max_prec) : -1;
+            len[k] = d >= 0 && d <= 9 ? fmt_fixed(out[k], deg[k], d, max_sig) : -1;
             if (len[k] < 0)
                 len[k] = fmt_g(out[k], deg[k], p);
         }
@@ -382,7 +406,7 @@ static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
             return;
     }
     for (int k = 0; k < nrot; ++k)
-        len[k] = fmt_g(out[k], deg[k], max_prec);
+        len[k] = fmt_g(out[k], deg[k], prec);
 }
 
 /* x plus whole turns, as close to prev as possible (degrees). */
@@ -428,16 +452,13 @@ typedef struct out_joint {
     int rot_slot[3]; /* index into the decomposed angles for X, Y, Z rotation, -1: unused */
 } out_joint;
 
-/* Whether joint j's translation is its offset in every frame of c (exactly: dropping its
- * position channels then loses nothing). */
+/* Whether joint j's translation is its offset in every frame of c (to float noise:
+ * mb_translation_at_rest_), so dropping its position channels loses nothing. */
 static int translation_still(const mb_skeleton *s, const mb_clip *c, int j)
 {
-    const float *off = &s->offsets[3 * j];
-    for (int f = 0; f < mb_clip_frame_count(c); ++f) {
-        const float *p = mb_clip_pos_(s, c, f, j);
-        if (p[0] != off[0] || p[1] != off[1] || p[2] != off[2])
+    for (int f = 0; f < mb_clip_frame_count(c); ++f)
+        if (!mb_translation_at_rest_(mb_clip_pos_(s, c, f, j), &s->offsets[3 * j]))
             return 0;
-    }
     return 1;
 }
 
@@ -676,12 +697,7 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                 if (f > 0)
                     make_continuous(oj->nrot, deg, &prev[3 * j]);
                 memcpy(&prev[3 * j], deg, sizeof deg);
-                /* digits past 9 are asked for explicitly (--precision): printed as asked */
-                if (prec <= 9)
-                    fmt_euler_shortest(oj->order, oj->nrot, deg, qf, prec, rot_txt, rot_len);
-                else
-                    for (int k = 0; k < oj->nrot; ++k)
-                        rot_len[k] = fmt_g(rot_txt[k], deg[k], prec);
+                fmt_euler_shortest(oj->order, oj->nrot, deg, qf, prec, rot_txt, rot_len);
             }
             const float *pos = mb_clip_pos_(s, c, f, j);
             for (int k = 0; k < oj->n; ++k) {

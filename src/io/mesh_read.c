@@ -936,14 +936,13 @@ static int same_rotation(const float q[4], const float r[4])
 }
 
 /* Whether some clip moves node j: its rotation away from its bind rotation, or its
- * translation by more than 1e-6 of the offset's size (plus 1e-6) from its offset. Assimp
- * gives every animated node keys for all three of its properties, so a track that only
- * holds the rest value is not motion. */
+ * translation off its offset (mb_translation_at_rest_). Assimp gives every animated node
+ * keys for all three of its properties, so a track that only holds the rest value is not
+ * motion. */
 static int node_moves(const loader *L, int j)
 {
     const mb_scene *S = L->scene;
     const mb_xform *b = &L->bind[j];
-    double tol = 1e-6 * (1.0 + fmax(fabs(b->pos[0]), fmax(fabs(b->pos[1]), fabs(b->pos[2]))));
     for (int c = 0; c < S->clip_count; ++c) {
         const mb_clip *clip = S->clips[c];
         int frames = mb_clip_frame_count(clip), slot = mb_clip_translation_slot(clip, j);
@@ -952,10 +951,8 @@ static int node_moves(const loader *L, int j)
         for (int f = 0; f < frames; ++f) {
             if (!same_rotation(&r[((size_t)f * (size_t)L->nn + (size_t)j) * 4], b->rot))
                 return 1;
-            for (int k = 0; slot >= 0 && k < 3; ++k)
-                if (fabs((double)t[((size_t)f * (size_t)nt + (size_t)slot) * 3 + (size_t)k] -
-                         b->pos[k]) > tol)
-                    return 1;
+            if (slot >= 0 && !mb_translation_at_rest_(&t[((size_t)f * (size_t)nt + (size_t)slot) * 3], b->pos))
+                return 1;
         }
     }
     return 0;
@@ -967,7 +964,7 @@ static int node_moves(const loader *L, int j)
  * so the two that mblend's own glTF writer exports are recognised by their names and
  * read back as such:
  * - an End Site: a leaf named "<parent>_End", its parent's only child, holding no mesh,
- *   no vertex weighs on it, resting at the identity and never moving (a leaf that carries
+ *   no vertex weight, resting at the identity and never moving (a leaf that carries
  *   anything, or another tool's leaf bone, stays a joint);
  * - the group above a multi-ROOT BVH's ROOTs: node 0 named ROOTS or ROOTS_k with two or
  *   more children, at the origin and the identity, never moving (a group is the identity,
