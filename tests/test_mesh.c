@@ -1092,6 +1092,24 @@ Test(export, gltf_round_trip_keeps_end_sites_and_channels)
         end_sites_round_trip(path, 1);
         unlink(path);
     }
+    /* a ROOT named ROOTS with three children, at rest (the review's case): a joint, as the
+     * writer marks only its own groups */
+    FILE *src = fopen(mb_shared_path("bvh/cmu_like_rest_1frame.bvh"), "rb");
+    cr_assert_not_null(src);
+    char *text = calloc(1, 1 << 16);
+    size_t len = fread(text, 1, (1 << 16) - 1, src);
+    fclose(src);
+    cr_assert(len > 0 && len < (1 << 16) - 1);
+    char *root = strstr(text, "ROOT Hips");
+    cr_assert_not_null(root);
+    const char *path = tmp_path("roots_named.bvh");
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*sROOT ROOTS%s", (int)(root - text), text, root + strlen("ROOT Hips"));
+    fclose(f);
+    free(text);
+    end_sites_round_trip(path, 1);
+    unlink(path);
 }
 
 /* ---------- glTF clips through the blender ---------- */

@@ -52,6 +52,7 @@ typedef struct {
      * both make such scenes); -1: none. */
     int fold_mesh_node, fold_onto;
     int *parent;               /* each node's parent, -1 for a root (after check_nodes) */
+    char roots_group[MB_MAX_NAME + 1]; /* see mb_gltf_patch */
 } gcheck;
 
 static uint32_t rd32(const unsigned char *p)
@@ -395,6 +396,12 @@ static mb_status check_nodes(gcheck *g)
             st = fail(g, "%s is not an object", path);
             break;
         }
+        const cJSON *ex = cJSON_GetObjectItemCaseSensitive(nd, "extras");
+        const cJSON *mark = cJSON_IsObject(ex) ? cJSON_GetObjectItemCaseSensitive(ex, "mblend") : NULL;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(nd, "name");
+        if (cJSON_IsString(mark) && strcmp(mark->valuestring, "roots group") == 0 &&
+            cJSON_IsString(name) && strlen(name->valuestring) <= MB_MAX_NAME)
+            snprintf(g->roots_group, sizeof g->roots_group, "%s", name->valuestring);
         if ((st = check_index_array(g, nd, "children", n, "nodes", path, 0)) != MB_OK ||
             opt_index(g, nd, "mesh", nmesh, "meshes", path, &st) == -2 ||
             opt_index(g, nd, "skin", nskin, "skins", path, &st) == -2)
@@ -1038,6 +1045,8 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         if (st == MB_OK && (g->skins_without_binds > 0 || nrs > 0 || g->fold_mesh_node >= 0))
             st = make_patch(g, rs, nrs, patch);
         free_resampled(rs, nrs);
+        if (st == MB_OK)
+            memcpy(patch->roots_group, g->roots_group, sizeof patch->roots_group);
     }
     cJSON_Delete(g->root);
     free(g->buffer_len);

@@ -367,6 +367,10 @@ anim_done:;
             jp(&json, "]");
         if (j == 0 && mesh_node == 0)
             jp(&json, ",\"mesh\":0,\"skin\":0");
+        /* glTF has no multi-ROOT group: marked, so that mblend reads it back as one
+         * (mesh_read.c, finish_skeleton) and a user's joint named like it stays a joint */
+        if (j == 0 && mb_skeleton_is_roots_group(s, 0))
+            jp(&json, ",\"extras\":{\"mblend\":\"roots group\"}");
         jp(&json, "}");
     }
     if (scale_node >= 0) {

@@ -37,6 +37,9 @@ typedef struct mb_gltf_patch {
     void *data; /* malloc'd; NULL when the file is read as it is */
     size_t len;
     const char *hint;
+    /* the name of the node mblend's glTF writer marked as a multi-ROOT BVH's group
+     * ("extras": {"mblend": "roots group"}); "" when none */
+    char roots_group[MB_MAX_NAME + 1];
 } mb_gltf_patch;
 
 /* Checks a glTF 2.0 asset (a .glb or a JSON .gltf) before assimp reads it: JSON syntax

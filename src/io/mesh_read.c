@@ -118,6 +118,7 @@ typedef struct loader {
     char (*names)[MB_MAX_NAME + 1];
     unsigned char *scaled;
     mb_joint_desc *jd; /* the skeleton's joints, created once the clips are read (finish_skeleton) */
+    const char *roots_group; /* the node marked as a multi-ROOT group (mb_gltf_patch), or "" */
     mb_scene *scene;
 } loader;
 
@@ -961,14 +962,14 @@ static int node_moves(const loader *L, int j)
 /* The skeleton. Every node gets 6 channels, so that any node can carry a translation (clip
  * mapping, blending and still meshes rely on it; a BVH writer drops the ones a clip holds
  * still, see mb_bvh_write_desc). glTF and FBX know no End Sites and no multi-ROOT groups,
- * so the two that mblend's own glTF writer exports are recognised by their names and
- * read back as such:
- * - an End Site: a leaf named "<parent>_End", its parent's only child, holding no mesh,
- *   no vertex weight, resting at the identity and never moving (a leaf that carries
- *   anything, or another tool's leaf bone, stays a joint);
- * - the group above a multi-ROOT BVH's ROOTs: node 0 named ROOTS or ROOTS_k with two or
- *   more children, at the origin and the identity, never moving (a group is the identity,
- *   so a mesh or skin hung on it, as mblend's writer does, is unchanged).
+ * so the two that mblend's own glTF writer exports are recognised and read back as such:
+ * - an End Site: a leaf named "<parent>_End" (the name mblend gives End Sites), holding no
+ *   mesh, carrying no vertex weight, resting at the identity and never moving (a leaf that
+ *   carries anything, or another tool's leaf bone, stays a joint);
+ * - the group above a multi-ROOT BVH's ROOTs: node 0 when the writer marked it (glTF node
+ *   extras, see gltf_check.c; a name alone would take a user's ROOT named ROOTS), at the
+ *   origin and the identity and never moving (a group is the identity, so a mesh or skin
+ *   hung on it, as mblend's writer does, is unchanged).
  * So a BVH written as .glb and read back has its End Sites and ROOTs again. */
 static mb_status finish_skeleton(loader *L)
 {
@@ -997,7 +998,7 @@ static mb_status finish_skeleton(loader *L)
         mb_joint_desc *j = &L->jd[i];
         j->channel_count = 6;
         memcpy(j->channels, ch, sizeof ch);
-        if (i == 0 || children[i] > 0 || children[L->parent[i]] != 1 || weighed[i] ||
+        if (i == 0 || children[i] > 0 || weighed[i] ||
             L->nodes[i]->mNumMeshes > 0 || !same_rotation(L->bind[i].rot, identity))
             continue;
         const char *pn = L->jd[L->parent[i]].name;
@@ -1008,8 +1009,7 @@ static mb_status finish_skeleton(loader *L)
         }
     }
     const mb_joint_desc *j0 = &L->jd[0];
-    size_t digits = strncmp(j0->name, "ROOTS_", 6) == 0 ? strspn(j0->name + 6, "0123456789") : 0;
-    if (children[0] >= 2 && (strcmp(j0->name, "ROOTS") == 0 || (digits > 0 && j0->name[6 + digits] == '\0')) &&
+    if (L->roots_group[0] && strcmp(L->nodes[0]->mName.data, L->roots_group) == 0 &&
         j0->offset[0] == 0.0f && j0->offset[1] == 0.0f && j0->offset[2] == 0.0f &&
         same_rotation(L->bind[0].rot, identity) && !node_moves(L, 0)) {
         L->jd[0].roots_group = 1;
@@ -1122,6 +1122,7 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
     L.source = source;
     L.err = err;
     L.rate = d->sample_rate;
+    L.roots_group = patch.roots_group;
     mb_status st = build_scene(&L, out);
     aiReleaseImport(sc);
     return st;
