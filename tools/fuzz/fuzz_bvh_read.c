@@ -4,7 +4,8 @@
  * struct consistent with the status. On success: the skeleton and clip agree, every
  * stored rotation is a unit quaternion, tracks are sign-continuous, and the first and last
  * frames go through mb_clip_frame_pose + mb_fk to finite world matrices (when the offsets
- * and translations are small enough that their sums cannot overflow float). Any broken
+ * and translations are small enough that their sums cannot overflow float), and a small
+ * clip written back as BVH reads back as the same joints, frames and rotations. Any broken
  * invariant aborts, which libFuzzer reports as a crash. */
 #include <math.h>
 #include <stdint.h>
@@ -133,6 +134,58 @@ static void check_loaded(const mb_skeleton *s, const mb_clip *c)
     free(world);
 }
 
+/* What the writer makes of a loaded clip reads back: the same joints (names, parents, End
+ * Sites), frames and rotations to float rounding, with and without drop_still_positions. A
+ * write may refuse (a name that would not read back, a non-finite value), never crash.
+ * Bounded work: small clips only. */
+static void check_round_trip(const mb_skeleton *s, const mb_clip *c)
+{
+    int n = mb_skeleton_joint_count(s), frames = mb_clip_frame_count(c);
+    if ((long)n * (frames + 1) > 20000)
+        return;
+    for (int drop = 0; drop < 2; ++drop) {
+        mb_bvh_write_desc wd;
+        memset(&wd, 0, sizeof wd);
+        wd.drop_still_positions = drop;
+        char *text = NULL;
+        size_t len = 0;
+        mb_error err;
+        mb_status st = mb_bvh_write_mem(s, c, &wd, &text, &len, &err);
+        if (st != MB_OK) {
+            CHECK(text == NULL);
+            CHECK(st == MB_INVALID_ARG || st == MB_NUMERIC || st == MB_NOMEM);
+            continue;
+        }
+        mb_skeleton *s2 = NULL;
+        mb_clip *c2 = NULL;
+        st = mb_bvh_read_mem(text, len, "written.bvh", NULL, &s2, &c2, &err);
+        if (st != MB_OK)
+            fprintf(stderr, "fuzz_bvh_read: the written text does not read back: %s\n%.2000s\n",
+                    err.text, text);
+        CHECK(st == MB_OK);
+        CHECK(mb_skeleton_joint_count(s2) == n && mb_clip_frame_count(c2) == frames);
+        for (int j = 0; j < n; ++j) {
+            CHECK(strcmp(mb_skeleton_name(s2, j), mb_skeleton_name(s, j)) == 0);
+            CHECK(mb_skeleton_parents(s2)[j] == mb_skeleton_parents(s)[j]);
+            CHECK(mb_skeleton_is_end_site(s2, j) == mb_skeleton_is_end_site(s, j));
+        }
+        const float *q1 = mb_clip_rotations(c), *q2 = mb_clip_rotations(c2);
+        for (size_t i = 0; i < (size_t)frames * (size_t)n; ++i) {
+            const float *a = q1 + 4 * i, *b = q2 + 4 * i;
+            double dot = 0.0, na = 0.0, nb = 0.0;
+            for (int k = 0; k < 4; ++k) {
+                dot += (double)a[k] * b[k];
+                na += (double)a[k] * a[k];
+                nb += (double)b[k] * b[k];
+            }
+            CHECK(dot * dot >= (1.0 - 2e-9) * na * nb); /* under 9e-5 rad apart */
+        }
+        free(text);
+        mb_skeleton_destroy(s2);
+        mb_clip_destroy(c2);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -172,6 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             CHECK(warning.line >= 1);
         }
         check_loaded(s, c);
+        if (lenient)
+            check_round_trip(s, c);
         mb_skeleton_destroy(s);
         mb_clip_destroy(c);
     }
