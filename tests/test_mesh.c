@@ -1056,6 +1056,41 @@ static void end_sites_round_trip(const char *path, int same_channels)
     mb_skeleton_destroy(s3);
 }
 
+/* The multi-ROOT group is the scene root mblend's writer marked, at rest: a mark on another
+ * node, or on a root with a transform, makes no group (the review's hand-made files). */
+Test(export, gltf_roots_group_only_from_the_marked_scene_root)
+{
+    need_assimp();
+    static const char *const cases[4] = {
+        /* marked root at rest: a group */
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+        "{\"name\":\"G\",\"children\":[1,2],\"extras\":{\"mblend\":\"roots group\"}},"
+        "{\"name\":\"A\"},{\"name\":\"B\",\"translation\":[1,0,0]}]}",
+        /* the mark on a child: no group */
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+        "{\"name\":\"G\",\"children\":[1,2]},"
+        "{\"name\":\"A\",\"extras\":{\"mblend\":\"roots group\"}},{\"name\":\"B\"}]}",
+        /* a child named like the marked root... is itself marked, the root not: no group */
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+        "{\"name\":\"G\",\"children\":[1,2]},"
+        "{\"name\":\"G\",\"extras\":{\"mblend\":\"roots group\"}},{\"name\":\"B\"}]}",
+        /* marked root with a rotation: no group */
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+        "{\"name\":\"G\",\"children\":[1,2],\"rotation\":[0,0.70710678,0,0.70710678],"
+        "\"extras\":{\"mblend\":\"roots group\"}},{\"name\":\"A\"},{\"name\":\"B\"}]}"};
+    for (int c = 0; c < 4; ++c) {
+        mb_scene *sc;
+        mb_error err;
+        char msg[600];
+        cr_assert_eq(mb_scene_read_mem(cases[c], strlen(cases[c]), "group.gltf", NULL, &sc, &err),
+                     MB_OK, "case %d: %s", c, mb_error_format(&err, msg, sizeof msg));
+        const mb_skeleton *sk = mb_scene_skeleton(sc);
+        cr_assert_eq(mb_skeleton_joint_count(sk), 3, "case %d", c);
+        cr_assert_eq(mb_skeleton_is_roots_group(sk, 0), c == 0, "case %d", c);
+        mb_scene_destroy(sc);
+    }
+}
+
 Test(export, gltf_round_trip_keeps_end_sites_and_channels)
 {
     need_assimp();

@@ -477,6 +477,19 @@ static void assert_file_text(const char *path, const char *want)
     free(b);
 }
 
+/* How many entries of folder d have part in their name. */
+static int count_entries_containing(const char *d, const char *part)
+{
+    DIR *dir = opendir(d);
+    struct dirent *e;
+    int n = 0;
+    while (dir && (e = readdir(dir)))
+        n += strstr(e->d_name, part) != NULL;
+    if (dir)
+        closedir(dir);
+    return n;
+}
+
 Test(cli_skin, failed_sequence_leaves_existing_files_alone)
 {
     const char *d = scratch();
@@ -498,22 +511,31 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     assert_file_text(f0, "keep\n");
     cr_assert_eq(access(f1, F_OK), -1, "frame 1's file was written");
     cr_assert_eq(rmdir(blocker), 0);
-    /* frame 2's staging name cannot be written: the run fails part way, nothing changes */
-    snprintf(blocker, sizeof blocker, "%s/s_0002.obj.partial", d);
-    cr_assert_eq(mkdir(blocker, 0700), 0);
+    /* frame 2 cannot be staged (its name links into a missing folder): the run fails part
+     * way, after frames 0 and 1 were staged, and nothing changes */
+    snprintf(blocker, sizeof blocker, "%s/s_0002.obj", d);
+    cr_assert_eq(symlink("missing/s.obj", blocker), 0);
     r = RUN("skin", walk, "--frames", "0:5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "frame 2 ('"), "%s", r.err);
     assert_file_text(f0, "keep\n");
     cr_assert_eq(access(f1, F_OK), -1, "frame 1's file was left behind");
-    char staged[160];
-    snprintf(staged, sizeof staged, "%s/s_0000.obj.partial", d);
-    cr_assert_eq(access(staged, F_OK), -1, "a staging file was left behind");
-    cr_assert_eq(rmdir(blocker), 0);
+    cr_assert_eq(count_entries_containing(d, ".partial"), 0, "a staging file was left behind");
+    cr_assert_eq(unlink(blocker), 0);
+    /* a user's file named like a staging file is never taken (staging names are unique) */
+    char user[160];
+    snprintf(user, sizeof user, "%s/s_0000.obj.partial", d);
+    FILE *uf = fopen(user, "w");
+    cr_assert_not_null(uf);
+    fputs("mine\n", uf);
+    fclose(uf);
     /* and with nothing in the way the set replaces the old file */
     r = RUN("skin", walk, "--frames", "0:5", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(count_prefix(f0, "v ") > 1000);
-    cr_assert_eq(access(staged, F_OK), -1);
+    assert_file_text(user, "mine\n");
+    cr_assert_eq(unlink(user), 0);
+    cr_assert_eq(count_entries_containing(d, ".partial"), 0);
     remove_dir(d);
 }
 
@@ -567,6 +589,18 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
     assert_file_text(target, "old\n");
+    /* the same file spelled another way: frame 0 links to frame 1's name through ".." */
+    cr_assert_eq(unlink(f0), 0);
+    cr_assert_eq(unlink(f1), 0);
+    cr_assert_eq(symlink("real/../s_0001.obj", f0), 0);
+    f = fopen(f1, "w");
+    cr_assert_not_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    r = RUN("skin", walk, "--frames", "0:2", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
+    assert_file_text(f1, "old\n");
     remove_dir(d);
 }
 
@@ -614,12 +648,7 @@ Test(cli_skin, interrupted_run_leaves_no_staged_frames)
     /* wait for the first staged frame, then interrupt */
     int seen = 0;
     for (int t = 0; t < 2000 && !seen; ++t) {
-        DIR *dir = opendir(d);
-        struct dirent *e;
-        while (dir && (e = readdir(dir)))
-            seen |= strstr(e->d_name, ".partial") != NULL;
-        if (dir)
-            closedir(dir);
+        seen = count_entries_containing(d, ".partial") > 0;
         if (!seen)
             nanosleep(&(struct timespec){0, 10000000L}, NULL);
     }

@@ -52,7 +52,7 @@ typedef struct {
      * both make such scenes); -1: none. */
     int fold_mesh_node, fold_onto;
     int *parent;               /* each node's parent, -1 for a root (after check_nodes) */
-    char roots_group[MB_MAX_NAME + 1]; /* see mb_gltf_patch */
+    int marked_group;          /* the node marked as a multi-ROOT group, -1: none */
 } gcheck;
 
 static uint32_t rd32(const unsigned char *p)
@@ -398,10 +398,8 @@ static mb_status check_nodes(gcheck *g)
         }
         const cJSON *ex = cJSON_GetObjectItemCaseSensitive(nd, "extras");
         const cJSON *mark = cJSON_IsObject(ex) ? cJSON_GetObjectItemCaseSensitive(ex, "mblend") : NULL;
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(nd, "name");
-        if (cJSON_IsString(mark) && strcmp(mark->valuestring, "roots group") == 0 &&
-            cJSON_IsString(name) && strlen(name->valuestring) <= MB_MAX_NAME)
-            snprintf(g->roots_group, sizeof g->roots_group, "%s", name->valuestring);
+        if (cJSON_IsString(mark) && strcmp(mark->valuestring, "roots group") == 0)
+            g->marked_group = i;
         if ((st = check_index_array(g, nd, "children", n, "nodes", path, 0)) != MB_OK ||
             opt_index(g, nd, "mesh", nmesh, "meshes", path, &st) == -2 ||
             opt_index(g, nd, "skin", nskin, "skins", path, &st) == -2)
@@ -810,6 +808,24 @@ static void find_mesh_root(gcheck *g)
     }
 }
 
+/* The marked group's name into patch->roots_group, when the node is what assimp makes the
+ * scene's root: the default scene's only root, or the one left when find_mesh_root folds
+ * the other (mblend's writer puts a moving clip's mesh beside it). The loader matches the
+ * name on that root only, so a mark elsewhere cannot make another node a group. */
+static void group_name(const gcheck *g, mb_gltf_patch *patch)
+{
+    const cJSON *roots = mb_gltf_scene_roots_(g->root);
+    int n = cJSON_GetArraySize(roots), k = g->marked_group;
+    const cJSON *first = cJSON_GetArrayItem(roots, 0);
+    int root = n == 1 ? (int)first->valuedouble : n == 2 && g->fold_mesh_node >= 0 ? g->fold_onto : -1;
+    if (k < 0 || k != root)
+        return;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g->root, "nodes"), k), "name");
+    if (cJSON_IsString(name) && strlen(name->valuestring) <= MB_MAX_NAME)
+        snprintf(patch->roots_group, sizeof patch->roots_group, "%s", name->valuestring);
+}
+
 /* ---------- STEP and CUBICSPLINE samplers ---------- */
 
 #define CUBIC_STEPS_ 8           /* linear keys per cubic interval */
@@ -1046,7 +1062,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
             st = make_patch(g, rs, nrs, patch);
         free_resampled(rs, nrs);
         if (st == MB_OK)
-            memcpy(patch->roots_group, g->roots_group, sizeof patch->roots_group);
+            group_name(g, patch);
     }
     cJSON_Delete(g->root);
     free(g->buffer_len);
@@ -1061,6 +1077,7 @@ mb_status mb_gltf_check_(const void *data, size_t len, const char *path, const c
     memset(patch, 0, sizeof *patch);
     gcheck g;
     memset(&g, 0, sizeof g);
+    g.marked_group = -1;
     g.source = source;
     g.err = err;
     char dir[4096];

@@ -2,6 +2,7 @@
  * animation as binary glTF. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -101,9 +102,73 @@ static int frame_name(char *out, const char *outp, size_t base_len, int digits, 
     return 0;
 }
 
-static int cmp_target(const void *a, const void *b)
+/* One frame file of a sequence: where it lands (symbolic links followed), that entry's
+ * identity (its folder's device and inode and its name there: two spellings of one path,
+ * through "..", an absolute link or a folder alias, are one file), and its staging file. */
+typedef struct frame_out {
+    char *target;
+    const char *base;  /* the name within its folder, in target */
+    int have_id;       /* the folder exists: dev and ino identify it */
+    dev_t dev;
+    ino_t ino;
+    char *staged;      /* reserved with O_EXCL once the frame is written; NULL before */
+} frame_out;
+
+static int cmp_frame_out(const void *a, const void *b)
 {
-    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+    const frame_out *x = *(const frame_out *const *)a, *y = *(const frame_out *const *)b;
+    if (x->have_id != y->have_id)
+        return x->have_id - y->have_id;
+    if (!x->have_id)
+        return strcmp(x->target, y->target);
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return strcmp(x->base, y->base);
+}
+
+/* Fills fo's identity from fo->target. */
+static void frame_identity(frame_out *fo)
+{
+    const char *slash = strrchr(fo->target, '/');
+    char dir[MB_FILE_PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == fo->target)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - fo->target), fo->target);
+    fo->base = slash ? slash + 1 : fo->target;
+    struct stat st;
+    fo->have_id = stat(dir, &st) == 0;
+    fo->dev = fo->have_id ? st.st_dev : 0;
+    fo->ino = fo->have_id ? st.st_ino : 0;
+}
+
+/* Reserves a staging file beside target: TARGET.partial.PID.N, created with O_EXCL so that
+ * no existing file (a user's, or another frame's target) is ever taken. Returns the
+ * malloc'd name, or NULL with errno set. */
+static char *reserve_staging(const char *target)
+{
+    static unsigned long counter;
+    char *out = malloc(MB_FILE_PATH_MAX + 48);
+    if (!out)
+        return NULL;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        snprintf(out, MB_FILE_PATH_MAX + 48, "%s.partial.%ld.%lu", target, (long)getpid(), counter++);
+        int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            close(fd);
+            return out;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    int saved = errno;
+    free(out);
+    errno = saved;
+    return NULL;
 }
 
 /* A signal (Ctrl-C, a kill) while `skin -o OUT.obj` writes its frames: the handler only
@@ -233,16 +298,17 @@ int mb_cmd_skin(int argc, char **argv)
     int digits = 4;
     for (long x = end - 1; x >= 10000; x /= 10)
         ++digits;
-    /* Every frame goes to a staging name (TARGET.partial) and the set is renamed into place
-     * only once all are written: a failed run leaves files that existed before as they
-     * were and no part of the new sequence. A frame's name that is a symbolic link keeps
-     * the link: its target is written (as every mblend writer does). The targets are
-     * resolved once, before anything is written, and two frames that would land in one
-     * file (links to one target, or to another frame's name) are refused: the second
-     * rename would fail after the first had replaced the file. */
-    char *path = malloc(MB_FILE_PATH_MAX + 16), *name = malloc(MB_FILE_PATH_MAX);
-    char **target = calloc((size_t)n, sizeof *target), ***by_target = malloc((size_t)n * sizeof *by_target);
-    if (!path || !name || !target || !by_target) {
+    /* Every frame goes to its own staging file (TARGET.partial.PID.N, see reserve_staging)
+     * and the set is renamed into place only once all are written: a failed run leaves
+     * files that existed before as they were and no part of the new sequence. A frame's
+     * name that is a symbolic link keeps the link: its target is written (as every mblend
+     * writer does). The targets are resolved once, before anything is written, and two
+     * frames that would land in one file (links to one target, or to another frame's name,
+     * however spelled) are refused: the second rename would fail after the first had
+     * replaced the file. */
+    char *path = malloc(MB_FILE_PATH_MAX), *name = malloc(MB_FILE_PATH_MAX);
+    frame_out *fo = calloc((size_t)n, sizeof *fo), **sorted = malloc((size_t)n * sizeof *sorted);
+    if (!path || !name || !fo || !sorted) {
         rc = mb_cli_input_error(cmd, "out of memory");
         goto seq_out;
     }
@@ -252,24 +318,28 @@ int mb_cmd_skin(int argc, char **argv)
         if (frame_name(name, outp, base_len, digits, n == 1 ? -1 : f) != 0 ||
             mb_file_resolve_links(name, path, MB_FILE_PATH_MAX) != 0) {
             rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, name, strerror(errno));
-        } else if (!(target[i] = strdup(path))) {
+        } else if (!(fo[i].target = strdup(path))) {
             rc = mb_cli_input_error(cmd, "out of memory");
         } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
             /* a name taken by a directory or device would fail the last step */
             int linked = strcmp(name, path) != 0;
             rc = mb_cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", name,
                                     linked ? " (a link to '" : "", linked ? path : "", linked ? "')" : "");
+        } else {
+            frame_identity(&fo[i]);
         }
-        by_target[i] = &target[i];
+        sorted[i] = &fo[i];
     }
     if (rc == MB_EXIT_OK && n > 1) {
-        qsort(by_target, (size_t)n, sizeof *by_target, cmp_target);
+        qsort(sorted, (size_t)n, sizeof *sorted, cmp_frame_out);
         for (long i = 1; i < n && rc == MB_EXIT_OK; ++i)
-            if (strcmp(*by_target[i - 1], *by_target[i]) == 0)
+            if (cmp_frame_out(&sorted[i - 1], &sorted[i]) == 0) {
+                long u = sorted[i - 1] - fo, v = sorted[i] - fo;
                 rc = mb_cli_input_error(cmd, "frames %ld and %ld would both be written to '%s' "
                                         "(symbolic links): nothing written",
-                                        first + (by_target[i - 1] - target) * step,
-                                        first + (by_target[i] - target) * step, *by_target[i]);
+                                        first + (u < v ? u : v) * step, first + (u < v ? v : u) * step,
+                                        sorted[i]->target);
+            }
     }
     long written = 0;
     g_stop = 0;
@@ -287,11 +357,16 @@ int mb_cmd_skin(int argc, char **argv)
             rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
             break;
         }
-        snprintf(path, MB_FILE_PATH_MAX + 16, "%s.partial", target[i]);
         mb_error err;
-        if (mb_obj_write_file(path, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
-            frame_name(name, outp, base_len, digits, n == 1 ? -1 : f);
+        frame_name(name, outp, base_len, digits, n == 1 ? -1 : f);
+        if (!(fo[i].staged = reserve_staging(fo[i].target))) {
+            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): cannot create a staging file beside "
+                                    "'%s': %s", f, name, fo[i].target, strerror(errno));
+            break;
+        }
+        if (mb_obj_write_file(fo[i].staged, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
             rc = mb_cli_input_error(cmd, "frame %ld ('%s'): %s", f, name, err.text);
+            written = i + 1; /* its reserved staging file is removed below */
             break;
         }
         written = i + 1;
@@ -301,15 +376,14 @@ int mb_cmd_skin(int argc, char **argv)
         }
     }
     for (long i = 0; i < written; ++i) {
-        snprintf(path, MB_FILE_PATH_MAX + 16, "%s.partial", target[i]);
         if (rc != MB_EXIT_OK) {
-            unlink(path);
+            unlink(fo[i].staged);
             continue;
         }
-        if (rename(path, target[i]) != 0) {
+        if (rename(fo[i].staged, fo[i].target) != 0) {
             frame_name(name, outp, base_len, digits, n == 1 ? -1 : first + i * step);
             rc = mb_cli_input_error(cmd, "cannot write '%s': %s", name, strerror(errno));
-            unlink(path);
+            unlink(fo[i].staged);
         }
     }
     signal(SIGINT, old_int);
@@ -327,10 +401,12 @@ int mb_cmd_skin(int argc, char **argv)
                 mb_mesh_vertex_count(s.mesh), method == MB_SKIN_DQS ? "DQS" : "LBS");
     }
 seq_out:
-    for (long i = 0; target && i < n; ++i)
-        free(target[i]);
-    free(target);
-    free(by_target);
+    for (long i = 0; fo && i < n; ++i) {
+        free(fo[i].target);
+        free(fo[i].staged);
+    }
+    free(fo);
+    free(sorted);
     free(name);
     free(path);
     mb_skinner_free(&k);
