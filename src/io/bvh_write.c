@@ -367,8 +367,9 @@ static int start_decimals(double v)
  * few digits as read back as exactly the stored float rotation qf: a file read and written
  * again keeps "-21" and "-11.9008" instead of "-20.9999998" and "-11.9008003", and what is
  * written reads back bit for bit. Each angle starts at the fewest decimals that round it
- * within EULER_ABSORB_DEG_ (fewer cannot read back, up to a split at gimbal lock), and all
- * gain one decimal per try up to 9; then p = 1..8 significant digits on all three (tiny
+ * within EULER_ABSORB_DEG_ (fewer cannot read back, up to a split at gimbal lock), then all
+ * take the same decimals from the largest start up to 9; then p = 1..8 significant digits
+ * on all three (tiny
  * angles, written with exponents); no angle gets more than max_sig significant digits
  * (at most 9). Otherwise prec digits, which read back within float rounding (an angle moved
  * by whole turns for continuity, whose float grid is coarser, or a component no float text
@@ -376,21 +377,32 @@ static int start_decimals(double v)
 static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
                                const float qf[4], int prec, char out[3][40], int len[3])
 {
-    int max_sig = prec < 9 ? prec : 9, d0[3] = {0, 0, 0}, dmin = 9;
+    int max_sig = prec < 9 ? prec : 9, d0[3] = {0, 0, 0}, dmax = 0;
     for (int k = 0; k < nrot; ++k) {
         d0[k] = start_decimals(deg[k]);
-        dmin = d0[k] < dmin ? d0[k] : dmin;
+        dmax = d0[k] > dmax ? d0[k] : dmax;
     }
-    for (int step = 0; step <= 9 - dmin; ++step) {
-        int fits = 1;
-        for (int k = 0; k < nrot && fits; ++k) {
-            int d = d0[k] + step > 9 ? 9 : d0[k] + step;
-            fits = (len[k] = fmt_fixed(out[k], deg[k], d, max_sig)) > 0;
+    /* s more decimals than each angle's start, then the same decimals on all three from
+     * the largest start (files write one count of decimals; trailing zeros are dropped, so
+     * "-3.816700" is "-3.8167") */
+    for (int s = 0; s <= 9; ++s) {
+        int tried = 0;
+        for (int uniform = 0; uniform < 2; ++uniform) {
+            int fits = 1, same = 1;
+            for (int k = 0; k < nrot && fits; ++k) {
+                int d = uniform ? dmax + s : d0[k] + s;
+                d = d > 9 ? 9 : d;
+                same &= d == (d0[k] + s > 9 ? 9 : d0[k] + s);
+                fits = (len[k] = fmt_fixed(out[k], deg[k], d, max_sig)) > 0;
+            }
+            if (!fits || (uniform && same))
+                continue;
+            ++tried;
+            if (euler_text_reproduces(o, nrot, out, len, qf))
+                return;
         }
-        if (!fits)
+        if (!tried)
             break; /* more decimals only add digits */
-        if (euler_text_reproduces(o, nrot, out, len, qf))
-            return;
     }
     int e[3] = {0, 0, 0}; /* decimal exponents: p significant digits are p - 1 - e decimals */
     for (int k = 0; k < nrot; ++k)
