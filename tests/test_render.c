@@ -539,6 +539,20 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     remove_dir(d);
 }
 
+/* skin of frames 0 and 1 to out, whose two frame names land in the file victim (written
+ * "old" first): refused, victim unchanged. */
+static void refused_as_one_file(const char *clip, const char *out, const char *victim)
+{
+    FILE *f = fopen(victim, "w");
+    cr_assert_not_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    run_out r = RUN("skin", clip, "--frames", "0:2", "-o", out);
+    cr_assert_eq(r.code, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
+    assert_file_text(victim, "old\n");
+}
+
 /* A frame's name that is a symbolic link keeps the link and its target gets the frame, as
  * every mblend writer treats a link (the sequence renamed its staged frames over the link);
  * a link into a missing folder fails the run before anything is replaced. */
@@ -581,26 +595,12 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
     cr_assert_eq(unlink(f1), 0);
     cr_assert_eq(symlink("real/t.obj", f0), 0);
     cr_assert_eq(symlink("real/t.obj", f1), 0);
-    f = fopen(target, "w");
-    cr_assert_not_null(f);
-    fputs("old\n", f);
-    fclose(f);
-    r = RUN("skin", walk, "--frames", "0:2", "-o", out);
-    cr_assert_eq(r.code, 2, "%s", r.err);
-    cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
-    assert_file_text(target, "old\n");
+    refused_as_one_file(walk, out, target);
     /* the same file spelled another way: frame 0 links to frame 1's name through ".." */
     cr_assert_eq(unlink(f0), 0);
     cr_assert_eq(unlink(f1), 0);
     cr_assert_eq(symlink("real/../s_0001.obj", f0), 0);
-    f = fopen(f1, "w");
-    cr_assert_not_null(f);
-    fputs("old\n", f);
-    fclose(f);
-    r = RUN("skin", walk, "--frames", "0:2", "-o", out);
-    cr_assert_eq(r.code, 2, "%s", r.err);
-    cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
-    assert_file_text(f1, "old\n");
+    refused_as_one_file(walk, out, f1);
     remove_dir(d);
 }
 
