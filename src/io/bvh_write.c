@@ -326,20 +326,25 @@ static int fmt_fixed(char *buf, double v, int d, int max_sig)
 }
 
 /* Whether the angle texts out[0..nrot) read back, through the BVH reader's parser and Euler
- * conversion (bvh_read.c, store_frame), as exactly the float rotation qf (either sign). */
+ * conversion (bvh_read.c, store_frame), as exactly the float rotation qf (either sign).
+ * failed holds the floats of the caller's last failed try (NaN at first). */
 static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], const int len[3],
-                                 const float qf[4])
+                                 const float qf[4], float failed[3])
 {
     unsigned char ord = (unsigned char)o;
     double back[3] = {0.0, 0.0, 0.0}, work[6], q[1][4];
+    float v[3] = {0.0f, 0.0f, 0.0f};
     for (int k = 0; k < nrot; ++k) {
-        float v;
         const char *next;
-        if (mb_parse_float_(out[k], out[k] + len[k], &v, &next) != MB_NUM_OK ||
+        if (mb_parse_float_(out[k], out[k] + len[k], &v[k], &next) != MB_NUM_OK ||
             next != out[k] + len[k])
             return 0;
-        back[k] = (double)v;
+        back[k] = (double)v[k];
     }
+    /* past float resolution more digits parse to the floats already tried: no conversion */
+    if (memcmp(v, failed, sizeof v) == 0)
+        return 0;
+    memcpy(failed, v, sizeof v); /* the caller stops at a success, so this is the last failure */
     mb_quat_from_euler_deg_n_(1, &ord, back, work, q);
     int same = 1, flip = 1;
     for (int c = 0; c < 4; ++c) {
@@ -378,6 +383,7 @@ static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
                                const float qf[4], int prec, char out[3][40], int len[3])
 {
     int max_sig = prec < 9 ? prec : 9, d0[3] = {0, 0, 0}, dmax = 0;
+    float failed[3] = {NAN, NAN, NAN};
     for (int k = 0; k < nrot; ++k) {
         d0[k] = start_decimals(deg[k]);
         dmax = d0[k] > dmax ? d0[k] : dmax;
@@ -398,7 +404,7 @@ static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
             if (!fits || (uniform && same))
                 continue;
             ++tried;
-            if (euler_text_reproduces(o, nrot, out, len, qf))
+            if (euler_text_reproduces(o, nrot, out, len, qf, failed))
                 return;
         }
         if (!tried)
@@ -414,7 +420,7 @@ static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
             if (len[k] < 0)
                 len[k] = fmt_g(out[k], deg[k], p);
         }
-        if (euler_text_reproduces(o, nrot, out, len, qf))
+        if (euler_text_reproduces(o, nrot, out, len, qf, failed))
             return;
     }
     for (int k = 0; k < nrot; ++k)
