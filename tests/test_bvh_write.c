@@ -1244,14 +1244,6 @@ static int stray_entries(const char *dir, const char *const *expected, char *str
     return count;
 }
 
-static void write_plain_file(const char *path, const char *content)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    fputs(content, f);
-    cr_assert_eq(fclose(f), 0);
-}
-
 static void cleanup_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -1351,7 +1343,7 @@ Test(bvh_write_file, invalid_arguments_leave_old_file_intact)
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/keep.bvh", dir);
     const char *old = "old content, not a BVH\n";
-    write_plain_file(path, old);
+    write_text(path, old);
     mb_skeleton *s, *big;
     mb_clip *c, *bigc;
     read_or_die(mb_shared_path("bvh/derived/tiny_arm_handcheck.bvh"), 0, &s, &c);
@@ -1386,7 +1378,7 @@ Test(bvh_write_file, failed_write_keeps_old_file)
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/keep.bvh", dir);
     const char *old = "old content\n";
-    write_plain_file(path, old);
+    write_text(path, old);
     mb_skeleton *s;
     mb_clip *c;
     read_or_die(mb_shared_path("bvh/cmu_02_03_run.bvh"), 0, &s, &c);
@@ -1421,7 +1413,7 @@ Test(bvh_write_file, failed_rename_cleans_up)
     cr_assert_eq(mkdir(path, 0755), 0);
     char inner[160];
     snprintf(inner, sizeof inner, "%s/inside.txt", path);
-    write_plain_file(inner, "x");
+    write_text(inner, "x");
     mb_skeleton *s;
     mb_clip *c;
     read_or_die(mb_shared_path("bvh/derived/tiny_arm_handcheck.bvh"), 0, &s, &c);
@@ -1449,7 +1441,7 @@ Test(bvh_write_file, symbolic_link_kept_target_replaced)
     make_tmpdir(dir, sizeof dir);
     snprintf(target, sizeof target, "%s/target.bvh", dir);
     snprintf(path, sizeof path, "%s/link.bvh", dir);
-    write_plain_file(target, "old\n");
+    write_text(target, "old\n");
     cr_assert_eq(symlink("target.bvh", path), 0); /* relative to the link's directory */
     mb_skeleton *s;
     mb_clip *c;
@@ -1515,7 +1507,7 @@ Test(bvh_write_file, stream_commit_and_discard)
     char dir[64], path[128], stray[256];
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/report.csv", dir);
-    write_plain_file(path, "old\n");
+    write_text(path, "old\n");
     mb_file_stream fs;
     mb_error err;
     cr_assert_eq(mb_file_stream_open(&fs, path, &err), MB_OK, "%s", err.text);

@@ -127,14 +127,6 @@ static int matches(const char *text, const char *pattern)
     return ok;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot create %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* One row of "frame,joint_index,joint_name,x,y,z". */
 typedef struct row {
     int frame, joint;

@@ -497,10 +497,7 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     snprintf(out, sizeof out, "%s/s.obj", d);
     snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
     snprintf(f1, sizeof f1, "%s/s_0001.obj", d);
-    FILE *f = fopen(f0, "w");
-    cr_assert_not_null(f);
-    fputs("keep\n", f);
-    fclose(f);
+    write_text(f0, "keep\n");
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
     /* frame 3's name is a directory: refused before anything is written */
     snprintf(blocker, sizeof blocker, "%s/s_0003.obj", d);
@@ -525,10 +522,7 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     /* a user's file named like a staging file is never taken (staging names are unique) */
     char user[160];
     snprintf(user, sizeof user, "%s/s_0000.obj.partial", d);
-    FILE *uf = fopen(user, "w");
-    cr_assert_not_null(uf);
-    fputs("mine\n", uf);
-    fclose(uf);
+    write_text(user, "mine\n");
     /* and with nothing in the way the set replaces the old file */
     r = RUN("skin", walk, "--frames", "0:5", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
@@ -543,10 +537,7 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
  * "old" first): refused, victim unchanged. */
 static void refused_as_one_file(const char *clip, const char *out, const char *victim)
 {
-    FILE *f = fopen(victim, "w");
-    cr_assert_not_null(f);
-    fputs("old\n", f);
-    fclose(f);
+    write_text(victim, "old\n");
     run_out r = RUN("skin", clip, "--frames", "0:2", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "frames 0 and 1 would both be written to"), "%s", r.err);
@@ -566,10 +557,7 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
     snprintf(sub, sizeof sub, "%s/real", d);
     snprintf(target, sizeof target, "%s/t.obj", sub);
     cr_assert_eq(mkdir(sub, 0700), 0);
-    FILE *f = fopen(target, "w");
-    cr_assert_not_null(f);
-    fputs("old\n", f);
-    fclose(f);
+    write_text(target, "old\n");
     cr_assert_eq(symlink("real/t.obj", f1), 0); /* relative to the link's folder */
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
     run_out r = RUN("skin", walk, "--frames", "0:2", "-o", out);

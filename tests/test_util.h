@@ -42,6 +42,15 @@ static inline void mb_test_quat_rot3(const double q[4], double r[3][3])
     r[2][2] = 1 - 2 * (x * x + y * y);
 }
 
+/* Creates or replaces path with text (a test's input or a file a command must leave alone). */
+static inline void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
 /* Path of a file under ../shared/data; aborts the test with a clear message when the
  * shared data folder is absent (the real-data tests must not silently skip). */
 static inline const char *mb_shared_path(const char *rel)
