@@ -277,6 +277,9 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
     a[1] = atan2(s * m[i][k], m[i][i]);
 }
 
+/* 10^d for the decimal places fmt_fixed and start_decimals try */
+static const double pow10_[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
 /* v to d decimals (0..9) as plain text, trailing zeros dropped ("-11.9008", "21", "0"),
  * into buf (>= 40 bytes), without printf (the writer tries several per angle). The last
  * digit comes from v * 10^d rounded in double, which may differ from exact decimal
@@ -285,8 +288,7 @@ static void decompose(mb_euler_order o, int nrot, const double q_in[4], double a
  * significant digits or v is too large for the integer arithmetic. */
 static int fmt_fixed(char *buf, double v, int d, int max_sig)
 {
-    static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-    double x = nearbyint(fabs(v) * pow10[d]);
+    double x = nearbyint(fabs(v) * pow10_[d]);
     if (!(x < 9e15))
         return -1;
     long long n = (long long)x;
@@ -361,9 +363,8 @@ static int euler_text_reproduces(mb_euler_order o, int nrot, char out[3][40], co
 #define EULER_ABSORB_DEG_ 1.4e-5
 static int start_decimals(double v)
 {
-    static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
     for (int d = 0; d < 9; ++d)
-        if (fabs(nearbyint(v * pow10[d]) / pow10[d] - v) <= EULER_ABSORB_DEG_)
+        if (fabs(nearbyint(v * pow10_[d]) / pow10_[d] - v) <= EULER_ABSORB_DEG_)
             return d;
     return 9;
 }
@@ -372,13 +373,13 @@ static int start_decimals(double v)
  * few digits as read back as exactly the stored float rotation qf: a file read and written
  * again keeps "-21" and "-11.9008" instead of "-20.9999998" and "-11.9008003", and what is
  * written reads back bit for bit. Each angle starts at the fewest decimals that round it
- * within EULER_ABSORB_DEG_ (fewer cannot read back, up to a split at gimbal lock), then all
- * take the same decimals from the largest start up to 9; then p = 1..8 significant digits
- * on all three (tiny
- * angles, written with exponents); no angle gets more than max_sig significant digits
- * (at most 9). Otherwise prec digits, which read back within float rounding (an angle moved
- * by whole turns for continuity, whose float grid is coarser, or a component no float text
- * pins). out[k] receives angle k's text (40 bytes each), len[k] its length. */
+ * within EULER_ABSORB_DEG_ (fewer cannot read back, up to a split at gimbal lock); each
+ * try then adds a decimal, to every angle's own start and to the largest start for all
+ * three, up to 9; then p = 1..8 significant digits on all three (tiny angles, written with
+ * exponents). No angle gets more than max_sig significant digits (at most 9). Otherwise
+ * prec digits, which read back within float rounding (an angle moved by whole turns for
+ * continuity, whose float grid is coarser, or a component no float text pins). out[k]
+ * receives angle k's text (40 bytes each), len[k] its length. */
 static void fmt_euler_shortest(mb_euler_order o, int nrot, const double deg[3],
                                const float qf[4], int prec, char out[3][40], int len[3])
 {

@@ -809,16 +809,15 @@ static void find_mesh_root(gcheck *g)
 }
 
 /* The marked group's name into patch->roots_group, when the node is what assimp makes the
- * scene's root: the default scene's only root, or the one left when find_mesh_root folds
- * the other (mblend's writer puts a moving clip's mesh beside it). The loader matches the
- * name on that root only, so a mark elsewhere cannot make another node a group. */
+ * scene's root: the default scene's only root (called after make_patch, which has folded a
+ * mesh-only second root away: mblend's writer puts a moving clip's mesh beside the group).
+ * The loader matches the name on that root only, so a mark elsewhere cannot make another
+ * node a group. */
 static void group_name(const gcheck *g, mb_gltf_patch *patch)
 {
     const cJSON *roots = mb_gltf_scene_roots_(g->root);
-    int n = cJSON_GetArraySize(roots), k = g->marked_group;
-    const cJSON *first = cJSON_GetArrayItem(roots, 0);
-    int root = n == 1 ? (int)first->valuedouble : n == 2 && g->fold_mesh_node >= 0 ? g->fold_onto : -1;
-    if (k < 0 || k != root)
+    int k = g->marked_group;
+    if (k < 0 || cJSON_GetArraySize(roots) != 1 || (int)cJSON_GetArrayItem(roots, 0)->valuedouble != k)
         return;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g->root, "nodes"), k), "name");

@@ -973,7 +973,7 @@ static int node_moves(const loader *L, int j)
  * So a BVH written as .glb and read back has its End Sites and ROOTs again. */
 static mb_status finish_skeleton(loader *L)
 {
-    /* per node: its children, and bit 0 of weighed: some vertex weighs on it */
+    /* per node: how many children it has, and whether some vertex weighs on it */
     int *children = zalloc(L, (size_t)L->nn * sizeof *children);
     unsigned char *weighed = zalloc(L, (size_t)L->nn);
     if (!children || !weighed) {
