@@ -108,7 +108,7 @@ def main():
     table = disassembly(binary)
     kinds, memory_operands, total = collections.Counter(), 0, 0
     for addr, n in counts.items():
-        if addr not in table or table[addr][0] != function:
+        if addr not in table or not re.match(function, table[addr][0]):
             continue
         _, op, args = table[addr]
         k = kind(op, args)
