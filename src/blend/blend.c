@@ -542,29 +542,34 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
         src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
     }
-    mb_blend_batch_ b;
-    memset(&b, 0, sizeof b);
-    b.k = k;
-    b.src = src;
-    b.mask = any_mask ? msrc : NULL;
-    b.weight = wt;
-    b.max_angle = d->diag ? d->diag->max_angle : NULL;
-    b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
-    b.tol = KERNEL_TOL;
+    mb_blend_batch_ b = {.k = k,
+                         .src = src,
+                         .mask = any_mask ? msrc : NULL,
+                         .weight = wt,
+                         .max_angle = d->diag ? d->diag->max_angle : NULL,
+                         .min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP,
+                         .tol = KERNEL_TOL};
 
     /* the staged joints */
     mb_xform stage[STAGE_JOINTS];
-    uint32_t rejected[STAGE_JOINTS / 32];
-    int doubt = 0;
-    memset(rejected, 0, sizeof rejected);
+    uint32_t rejected[STAGE_JOINTS / 32]; /* valid once any_rejected is set */
+    int doubt = 0, any_rejected = 0;
     b.dst = stage;
     for (int j0 = 0; j0 < ns;) {
         b.j0 = j0;
         b.count = ns - j0;
         int done = kernel(&b, c->stats);
         doubt |= b.doubt;
+        unsigned any = 0;
         for (int g = 0; g * lanes < done; ++g)
-            rejected[(j0 + g * lanes) / 32] |= (uint32_t)b.rej[g] << ((j0 + g * lanes) % 32);
+            any |= b.rej[g];
+        if (any) {
+            if (!any_rejected)
+                memset(rejected, 0, sizeof rejected);
+            any_rejected = 1;
+            for (int g = 0; g * lanes < done; ++g)
+                rejected[(j0 + g * lanes) / 32] |= (uint32_t)b.rej[g] << ((j0 + g * lanes) % 32);
+        }
         j0 += done;
     }
     if (doubt)
@@ -574,7 +579,9 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     if (d->diag) /* valid: from here on the job writes */
         d->diag->low_gap_joints = 0;
     /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
-    for (int j = 0; j < ns;) {
+    if (!any_rejected && ns > 0)
+        memcpy(d->out.joints, stage, (size_t)ns * sizeof *stage);
+    for (int j = 0; any_rejected && j < ns;) {
         /* the run of accepted joints from j: up to the next set bit at or after j */
         int e = j;
         for (;;) {
