@@ -15,7 +15,7 @@
 
 #include "mblend/blend.h"
 
-#define MB_BLEND_BATCH_MAX_GROUPS 8
+#define MB_BLEND_BATCH_MAX_GROUPS 16
 
 /* A run of consecutive joints. Pointers point at the job's joint 0; the kernel handles
  * joints j0 .. j0 + count - 1, or fewer (it returns how many), never reading or writing
