@@ -542,13 +542,17 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
         src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
     }
-    mb_blend_batch_ b = {.k = k,
-                         .src = src,
-                         .mask = any_mask ? msrc : NULL,
-                         .weight = wt,
-                         .max_angle = d->diag ? d->diag->max_angle : NULL,
-                         .min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP,
-                         .tol = KERNEL_TOL};
+    /* every field the kernel reads, set one by one: an initialiser would also clear the
+     * 64-byte rej array, which the kernel writes (for the groups it returns) */
+    mb_blend_batch_ b;
+    b.k = k;
+    b.src = src;
+    b.mask = any_mask ? msrc : NULL;
+    b.weight = wt;
+    b.max_angle = d->diag ? d->diag->max_angle : NULL;
+    b.ref = NULL;
+    b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
+    b.tol = KERNEL_TOL;
 
     /* the staged joints */
     mb_xform stage[STAGE_JOINTS];
