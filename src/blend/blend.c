@@ -484,6 +484,8 @@ static int mb_ctz32_(uint32_t x)
 /* The scalar path for the joints a kernel call handed back (bits of b->rej). */
 static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int done, int lanes)
 {
+    if (!b->rej_any)
+        return MB_OK;
     for (int g = 0; g * lanes < done; ++g)
         for (unsigned rej = b->rej[g]; rej; rej &= rej - 1) {
             mb_status st = scalar_joint(c, b->j0 + g * lanes + mb_ctz32_(rej));
@@ -564,10 +566,7 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         b.count = ns - j0;
         int done = kernel(&b, c->stats);
         doubt |= b.doubt;
-        unsigned any = 0;
-        for (int g = 0; g * lanes < done; ++g)
-            any |= b.rej[g];
-        if (any) {
+        if (b.rej_any) {
             if (!any_rejected)
                 memset(rejected, 0, sizeof rejected);
             any_rejected = 1;

@@ -36,8 +36,9 @@ typedef struct mb_blend_batch_ {
     const float *ref;
     float min_gap; /* accept a lane only if its relative-gap bound is >= this */
     float tol;     /* and its eigenvector's angle bound |r| / (rho - lambda2 bound) <= this */
-    /* out: bit l of rej[g] = joint j0 + g * W + l was not written */
+    /* out: bit l of rej[g] = joint j0 + g * W + l was not written; rej_any = the OR of them */
     unsigned rej[MB_BLEND_BATCH_MAX_GROUPS];
+    unsigned rej_any;
     /* out: 0 when every value the kernel read (all inputs of all handled joints, written
      * or not) passes the job's value rules: every rotation has 1e-30 < |q|^2 < 3e38 and
      * every weighted sum of translations is finite; 1 means "re-check exactly" */
