@@ -844,6 +844,64 @@ Test(blend, every_kernel_agrees_with_lapacke)
     }
 }
 
+/* Mask values far apart (1e38 and 1e-40 on one joint) or a joint whose whole weight is
+ * subnormal: every kernel must give what the exact path gives (the scalar path in double).
+ * Found by review: an input whose weight the kernel's per-joint division took to 0 dropped
+ * out of max_angle (0 instead of 2.09 rad), and a subnormal total made the weights
+ * infinite (a NaN rotation and an infinite translation, with MB_OK). */
+Test(blend, masked_weights_far_apart_and_subnormal_totals)
+{
+    static const mb_xform a[2] = {{{0, 0, 0, 1}, {1, 2, 3}}, {{0, 0, 0, 1}, {0, 0, 0}}};
+    static const mb_xform b[2] = {{{0.866025404f, 0, 0, 0.5f}, {4, 5, 6}},
+                                  {{0, 0.342020143f, 0, 0.939692621f}, {1, 1, 1}}};
+    static const mb_xform c[1] = {{{0.6f, 0, 0, 0.8f}, {1, 2, 3}}};
+    mb_xform ia[2], ib[2], ic[1];
+    memcpy(ia, a, sizeof a);
+    memcpy(ib, b, sizeof b);
+    memcpy(ic, c, sizeof c);
+    mb_pose pa = {ia, 2}, pb = {ib, 2}, pc = {ic, 1};
+    float ma[2] = {1e38f, 1.0f}, mb[2] = {1e-40f, 1.0f}, mc[1] = {1e-40f};
+    mb_blend_layer two[2] = {{&pa, 1.0f, ma}, {&pb, 1.0f, mb}}, one[1] = {{&pc, 1.0f, mc}};
+    struct {
+        mb_blend_layer *layers;
+        int k, n;
+    } cases[2] = {{two, 2, 2}, {one, 1, 1}};
+    for (int cs = 0; cs < 2; ++cs) {
+        mb_xform want[2], got[2];
+        float want_angle[2], got_angle[2];
+        mb_blend_diag dg = {0};
+        dg.count = 2;
+        mb_blend_desc d = {0};
+        d.layers = cases[cs].layers;
+        d.layer_count = cases[cs].k;
+        d.out.count = cases[cs].n;
+        d.diag = &dg;
+        d.solver = MB_EIGEN_LAPACKE; /* the scalar path, in double */
+        d.out.joints = want;
+        dg.max_angle = want_angle;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.solver = MB_EIGEN_AUTO;
+        for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+                continue;
+            d.out.joints = got;
+            dg.max_angle = got_angle;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            for (int j = 0; j < cases[cs].n; ++j) {
+                cr_assert(qangle(got[j].rot, want[j].rot) < 1e-6, "%s case %d joint %d: %g rad",
+                          mb_blend_isa_name_(isa), cs, j, qangle(got[j].rot, want[j].rot));
+                for (int e = 0; e < 3; ++e)
+                    cr_assert(fabsf(got[j].pos[e] - want[j].pos[e]) < 1e-5f,
+                              "%s case %d joint %d: position %g vs %g", mb_blend_isa_name_(isa),
+                              cs, j, got[j].pos[e], want[j].pos[e]);
+                cr_assert(fabsf(got_angle[j] - want_angle[j]) < 1e-5f,
+                          "%s case %d joint %d: max_angle %g vs %g", mb_blend_isa_name_(isa), cs,
+                          j, got_angle[j], want_angle[j]);
+            }
+        }
+    }
+}
+
 Test(blend, validation_value_rules)
 {
     /* the SIMD pre-check must keep the exact rules: huge finite quaternions are fine,
