@@ -525,7 +525,7 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
                 return MB_NUMERIC;
             continue;
         }
-        if (!values_ok(l->pose->joints + ns, n - ns, check))
+        if (n > ns && !values_ok(l->pose->joints + ns, n - ns, check))
             return MB_NUMERIC;
         src[k] = l->pose->joints;
         msrc[k] = l->joint_weights;
