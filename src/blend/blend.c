@@ -515,6 +515,7 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     float wt[MB_BLEND_MAX_LAYERS];
     double wsum = 0.0;
     int k = 0, any_mask = 0, heaviest = 0;
+    float wmax = 0.0f; /* in a register: compared through wt[], the loop waited on its stores */
     /* max_angle is an output the kernel writes directly: no stage then */
     const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
@@ -532,8 +533,10 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         any_mask |= l->joint_weights != NULL;
         wt[k] = l->weight;
         wsum += l->weight;
-        if (wt[k] > wt[heaviest])
+        if (l->weight > wmax) {
+            wmax = l->weight;
             heaviest = k;
+        }
         ++k;
     }
     /* unmasked: normalised here, in double; masked: the kernel normalises per joint, so the
