@@ -513,9 +513,15 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     const mb_xform *src[MB_BLEND_MAX_LAYERS];
     const float *msrc[MB_BLEND_MAX_LAYERS];
     float wt[MB_BLEND_MAX_LAYERS];
-    double wsum = 0.0;
     int k = 0, any_mask = 0, heaviest = 0;
     float wmax = 0.0f; /* in a register: compared through wt[], the loop waited on its stores */
+    /* the total first, so that each weight is normalised as it is taken (normalised in a
+     * pass of their own, the weights were read back as pairs just after their single
+     * stores, which cannot forward) */
+    double wsum = 0.0;
+    for (int i = 0; i < d->layer_count; ++i)
+        if (d->layers[i].weight > 0.0f)
+            wsum += d->layers[i].weight;
     /* max_angle is an output the kernel writes directly: no stage then */
     const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
@@ -531,20 +537,17 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         src[k] = l->pose->joints;
         msrc[k] = l->joint_weights;
         any_mask |= l->joint_weights != NULL;
-        wt[k] = l->weight;
-        wsum += l->weight;
+        /* unmasked: normalised here, in double; masked: the kernel normalises per joint,
+         * so the layer weights are only scaled (in double) to sum to 1, which keeps their
+         * products with the mask values from overflowing float (2e38 twice did: the
+         * translations came out 0) */
+        wt[k] = (float)(l->weight / wsum);
         if (l->weight > wmax) {
             wmax = l->weight;
             heaviest = k;
         }
         ++k;
     }
-    /* unmasked: normalised here, in double; masked: the kernel normalises per joint, so the
-     * layer weights are only scaled (in double) to sum to 1, which keeps their products
-     * with the mask values from overflowing float (2e38 twice did: the translations came
-     * out 0) */
-    for (int i = 0; i < k; ++i)
-        wt[i] = (float)(wt[i] / wsum);
     if (heaviest != 0) { /* the kernel starts its power iteration from input 0 */
         const mb_xform *ts = src[0];
         const float *tm = msrc[0];
@@ -640,10 +643,13 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_
     run_ctx c;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
-    c.exact = d->solver == MB_EIGEN_LAPACKE;
-    c.want_gap = d->diag && d->diag->eigen_gap;
+    const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
+    c.exact = exact;
+    c.want_gap = want_gap;
     c.stats = stats;
-    if (d->method == MB_BLEND_LOGEXP && !c.exact && !c.want_gap) {
+    /* the locals, not c's fields: GCC tested the two ints with one 8-byte load just after
+     * their 4-byte stores, which cannot forward (a stall of about 10 cycles per call) */
+    if (d->method == MB_BLEND_LOGEXP && !exact && !want_gap) {
         int lanes = 4;
         mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
         if (kernel)
