@@ -5,7 +5,11 @@ Reads a callgrind profile taken with --dump-instr=yes, maps each executed addres
 mnemonic with objdump, and prints how many instructions of each kind (multiply-adds,
 multiplies, adds, shuffles, loads, stores, scalar ...) the function ran, divided by UNITS
 (for the blend benchmark: calls x groups of 8 joints). Counts, not times: repeatable
-whatever else the machine does. Usage (tools/bench/README_blend.md, "What bounds the kernel"):
+whatever else the machine does. FUNCTION is a regular expression matched at the start of
+each symbol: `mb_blend_kernel_avx2_` takes the AVX2 kernel with its phase functions
+(mb_blend_kernel_avx2__head_phase_k4 ...), `mb_blend_kernel_avx2__tail` one of them, a
+trailing `$` the dispatcher alone. Usage (tools/bench/README_blend.md, "What bounds the
+kernel"):
 
   valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=cg.out \\
       build/tools/bench/bench_blend --only clustered --k 4 --joints 256 --loop logexp 2000
