@@ -1127,6 +1127,21 @@ Test(export, gltf_round_trip_keeps_end_sites_and_channels)
         end_sites_round_trip(path, 1);
         unlink(path);
     }
+    /* a joint with two End Sites (read as A1_End and A1_End2): both come back as End Sites */
+    {
+        const char *p2 = tmp_path("two_end_sites.bvh");
+        FILE *f2 = fopen(p2, "w");
+        cr_assert_not_null(f2);
+        fprintf(f2, "HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition Yposition "
+                    "Zposition Zrotation Xrotation Yrotation\n\tJOINT A1\n\t{\n\t\tOFFSET 0 1 0\n"
+                    "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n"
+                    "\t\t\tOFFSET 0 1 0\n\t\t}\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 1 0 0\n"
+                    "\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n"
+                    "1 0 0 10 0 0 20 0 0\n");
+        fclose(f2);
+        end_sites_round_trip(p2, 1);
+        unlink(p2);
+    }
     /* a ROOT named ROOTS with three children, at rest (the review's case): a joint, as the
      * writer marks only its own groups */
     FILE *src = fopen(mb_shared_path("bvh/cmu_like_rest_1frame.bvh"), "rb");

@@ -963,7 +963,8 @@ static int node_moves(const loader *L, int j)
  * mapping, blending and still meshes rely on it; a BVH writer drops the ones a clip holds
  * still, see mb_bvh_write_desc). glTF and FBX know no End Sites and no multi-ROOT groups,
  * so the two that mblend's own glTF writer exports are recognised and read back as such:
- * - an End Site: a leaf named "<parent>_End" (the name mblend gives End Sites), holding no
+ * - an End Site: a leaf named "<parent>_End" (the name mblend gives End Sites; "_End2" ...
+ *   for a joint's further ones), holding no
  *   mesh, carrying no vertex weight, resting at the identity and never moving (a leaf that
  *   carries anything, or another tool's leaf bone, stays a joint);
  * - the group above a multi-ROOT BVH's ROOTs: node 0 when the writer marked it (glTF node
@@ -971,6 +972,21 @@ static int node_moves(const loader *L, int j)
  *   origin and the identity and never moving (a group is the identity, so a mesh or skin
  *   hung on it, as mblend's writer does, is unchanged).
  * So a BVH written as .glb and read back has its End Sites and ROOTs again. */
+/* "_End", or "_End2", "_End3" ... (the BVH reader's names for a joint's further End Sites) */
+static int end_site_suffix(const char *s)
+{
+    if (strncmp(s, "_End", 4) != 0)
+        return 0;
+    s += 4;
+    if (!*s)
+        return 1;
+    if (*s < '2' || *s > '9') /* no "_End0", "_End1" or leading zeros */
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        ++s;
+    return *s == '\0';
+}
+
 static mb_status finish_skeleton(loader *L)
 {
     /* per node: how many children it has, and whether some vertex weighs on it */
@@ -1003,7 +1019,7 @@ static mb_status finish_skeleton(loader *L)
             continue;
         const char *pn = L->jd[L->parent[i]].name;
         size_t pl = strlen(pn);
-        if (strncmp(j->name, pn, pl) == 0 && strcmp(j->name + pl, "_End") == 0 && !node_moves(L, i)) {
+        if (strncmp(j->name, pn, pl) == 0 && end_site_suffix(j->name + pl) && !node_moves(L, i)) {
             j->end_site = 1;
             j->channel_count = 0;
         }
