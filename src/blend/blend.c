@@ -276,8 +276,9 @@ static int values_ok(const mb_xform *x, int n, mb_blend_check_fn_ check)
     return n <= 0 || (check && check(x, n)) || pose_values_exact_ok(x, n);
 }
 
-/* Everything but the pose values (the SIMD path checks those as it reads them). */
-static mb_status validate_desc(const mb_blend_desc *d)
+/* Everything but the pose values (the SIMD path checks those as it reads them); *total
+ * receives the sum of the layer weights, in double. */
+static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
 {
     if (!d || !d->layers || !d->out.joints)
         return MB_INVALID_ARG;
@@ -309,6 +310,7 @@ static mb_status validate_desc(const mb_blend_desc *d)
     }
     if (!(total > 0.0))
         return MB_INVALID_ARG;
+    *total_out = total;
     if (d->diag && (d->diag->eigen_gap || d->diag->max_angle) && d->diag->count < n)
         return MB_TOO_SMALL;
     return MB_OK;
@@ -319,6 +321,7 @@ static mb_status validate_desc(const mb_blend_desc *d)
 typedef struct run_ctx {
     const mb_blend_desc *d;
     double thr;
+    double wsum; /* the layer weights' total (validate_desc) */
     int exact, want_gap;
     mb_blend_kstats_ *stats;
 } run_ctx;
@@ -515,13 +518,10 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     float wt[MB_BLEND_MAX_LAYERS];
     int k = 0, any_mask = 0, heaviest = 0;
     float wmax = 0.0f; /* in a register: compared through wt[], the loop waited on its stores */
-    /* the total first, so that each weight is normalised as it is taken (normalised in a
-     * pass of their own, the weights were read back as pairs just after their single
-     * stores, which cannot forward) */
-    double wsum = 0.0;
-    for (int i = 0; i < d->layer_count; ++i)
-        if (d->layers[i].weight > 0.0f)
-            wsum += d->layers[i].weight;
+    /* the total is known (validate_desc), so each weight is normalised as it is taken
+     * (normalised in a pass of their own, the weights were read back as pairs just after
+     * their single stores, which cannot forward) */
+    const double wsum = c->wsum;
     /* max_angle is an output the kernel writes directly: no stage then */
     const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
@@ -636,11 +636,11 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
 
 mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats)
 {
-    mb_status st = validate_desc(d);
+    run_ctx c;
+    mb_status st = validate_desc(d, &c.wsum);
     if (st != MB_OK)
         return st;
     mb_blend_check_fn_ check = mb_blend_checker_(isa);
-    run_ctx c;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
