@@ -12,5 +12,6 @@
 #include "controller.h"
 #include "mesh.h"
 #include "skin.h"
+#include "source.h"
 
 #endif

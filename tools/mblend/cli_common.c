@@ -10,7 +10,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
@@ -300,122 +299,35 @@ int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_cl
 
 int mb_cli_is_bvh(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return mb_cli_ends_with_ci(path, ".bvh"); /* the loader says what is missing */
-    if (!S_ISREG(st.st_mode))
-        return 1; /* a pipe cannot be sniffed and read again: BVH, as always */
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mb_cli_ends_with_ci(path, ".bvh");
-    char head[64];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    /* (assimp picks its importer by the name too, so a .bvh name always means BVH here) */
-    if (mb_cli_ends_with_ci(path, ".bvh"))
-        return 1;
-    size_t i = n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    while (i < n && isspace((unsigned char)head[i]))
-        ++i;
-    static const char key[] = "HIERARCHY";
-    size_t k = 0;
-    while (k + 1 < sizeof key && i + k < n && toupper((unsigned char)head[i + k]) == key[k])
-        ++k;
-    return k + 1 == sizeof key;
+    return mb_source_is_bvh(path);
+}
+
+/* Prints an error of the library's loaders: with its position as file:line:col, without one
+ * after the command's name, as the CLI's own input errors are. */
+static void print_load_error(const char *cmd, const mb_error *e)
+{
+    if (e->line > 0)
+        mb_cli_print_error(e);
+    else {
+        char buf[600];
+        fprintf(stderr, "%s: %s\n", cmd, mb_error_format(e, buf, sizeof buf));
+    }
 }
 
 int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
                       char *anim, size_t anim_size)
 {
-    struct stat st;
-    size_t len = strlen(spec);
-    anim[0] = '\0';
-    const char *hash = NULL;
-    if (!(stat(spec, &st) == 0 && S_ISREG(st.st_mode))) {
-        /* An animation name may hold '#' or '/' itself ("Run#2", "a/b"): the first '#'
-         * whose left part is an existing regular file splits the spec. */
-        for (const char *h = strchr(spec, '#'); h && !hash; h = strchr(h + 1, '#')) {
-            size_t fl = (size_t)(h - spec);
-            if (fl == 0 || fl >= file_size)
-                continue;
-            memcpy(file, spec, fl);
-            file[fl] = '\0';
-            if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
-                hash = h;
-        }
-        /* None does: the last '#' without a '/' after it, so the error names the file. */
-        if (!hash && (hash = strrchr(spec, '#')) && strchr(hash + 1, '/'))
-            hash = NULL;
-    }
-    if (!hash) {
-        if (len >= file_size)
-            return mb_cli_usage_error(cmd, "path too long: '%s'", spec);
-        memcpy(file, spec, len + 1);
-        return MB_EXIT_OK;
-    }
-    if (hash == spec)
-        return mb_cli_usage_error(cmd, "'%s': no file before '#' (FILE#Animation)", spec);
-    if (hash[1] == '\0')
-        return mb_cli_usage_error(cmd, "'%s': empty animation name after '#' (FILE#Animation; "
-                                  "leave out '#' for the first animation)", spec);
-    if ((size_t)(hash - spec) >= file_size || strlen(hash + 1) >= anim_size)
-        return mb_cli_usage_error(cmd, "path or animation name too long: '%s'", spec);
-    memcpy(file, spec, (size_t)(hash - spec));
-    file[hash - spec] = '\0';
-    strcpy(anim, hash + 1);
-    return MB_EXIT_OK;
-}
-
-/* Reads path once in a child process: 0 when that child read it or refused it cleanly, a
- * description of how it died otherwise. assimp (Debian's 5.2.5) trusts what it parses;
- * the library checks a glTF's structure before assimp sees it (src/io/gltf_check.c), but
- * not the other formats assimp reads (an X or Collada file nested tens of thousands of
- * levels deep overflows its recursive import). The tool lets a throwaway process meet
- * every scene file first, glTF too (a second line behind the check, which cannot know
- * every assimp defect): one extra read, about 50 ms for CesiumMan.glb. */
-static int scene_probe(const char *path, char *why, size_t why_size)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return 0; /* no probe: the read below runs unguarded */
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, 2); /* the child's verdict is its status, not its messages */
-        mb_scene *s = NULL;
-        mb_error e;
-        _exit(mb_scene_read_file(path, NULL, &s, &e) == MB_OK ? 0 : 3);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 0;
-    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
-        return 0;
-    if (WIFSIGNALED(status))
-        snprintf(why, why_size, "signal %d", WTERMSIG(status));
-    else
-        snprintf(why, why_size, "exit status %d", WEXITSTATUS(status));
-    return 1;
-}
-
-int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
-{
-    if (!mb_scene_supported())
-        return mb_cli_input_error(cmd, "%s: this mblend was built without assimp "
-                                  "(MB_WITH_ASSIMP=OFF) and reads BVH only", path);
-    char why[64];
-    if (scene_probe(path, why, sizeof why))
-        return mb_cli_input_error(cmd, "%s: the glTF/FBX importer (assimp) crashed on this file "
-                                  "(%s): it is malformed, or valid in a way assimp mishandles",
-                                  path, why);
     mb_error err;
-    if (mb_scene_read_file(path, NULL, out, &err) != MB_OK) {
-        mb_cli_print_error(&err);
-        return MB_EXIT_INPUT;
-    }
-    mb_scene_info si = mb_scene_get_info(*out);
+    if (mb_source_split(spec, file, file_size, anim, anim_size, &err) == MB_OK)
+        return MB_EXIT_OK;
+    char buf[600];
+    return mb_cli_usage_error(cmd, "%s", mb_error_format(&err, buf, sizeof buf));
+}
+
+/* Warnings about what a scene reader had to change: cut influences, dropped scales. */
+static void print_scene_warnings(const char *cmd, const char *path, const mb_scene *sc)
+{
+    mb_scene_info si = mb_scene_get_info(sc);
     if (si.cut_vertices > 0)
         fprintf(stderr, "%s: %s: %d vertices had more than 4 influences (up to %d): kept the 4 "
                 "largest, renormalised\n", cmd, path, si.cut_vertices, si.max_influences);
@@ -425,51 +337,47 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
     if (si.unweighted_vertices > 0) /* e.g. NaN, negative or zero weights, which assimp drops */
         fprintf(stderr, "%s: %s: warning: %d vertices of skinned meshes have no usable weight: "
                 "they follow their node rigidly\n", cmd, path, si.unweighted_vertices);
+}
+
+int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
+{
+    mb_source_desc d = {0, 1, NULL}; /* probe: a file assimp crashes on is bad input */
+    mb_error err;
+    if (mb_source_read_scene(path, &d, out, &err) != MB_OK) {
+        print_load_error(cmd, &err);
+        return MB_EXIT_INPUT;
+    }
+    print_scene_warnings(cmd, path, *out);
     return MB_EXIT_OK;
 }
 
 int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out)
 {
     memset(out, 0, sizeof *out);
-    int rc = mb_cli_split_spec(cmd, spec, out->file, sizeof out->file, out->anim,
-                               sizeof out->anim);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    if (mb_cli_is_bvh(out->file)) {
-        if (out->anim[0])
-            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an "
-                                      "animation of a glTF or FBX file)", spec);
-        rc = mb_cli_load_bvh(out->file, lenient, &out->own_s, &out->own_c);
-        out->s = out->own_s;
-        out->c = out->own_c;
-        return rc;
+    mb_error err, warning;
+    mb_source_desc d = {lenient, 1, &warning};
+    mb_status st = mb_source_open(spec, &d, &out->source, &err);
+    if (st != MB_OK) {
+        print_load_error(cmd, &err);
+        return st == MB_INVALID_ARG ? MB_EXIT_USAGE : MB_EXIT_INPUT;
     }
-    if ((rc = mb_cli_load_scene(cmd, out->file, &out->scene)) != MB_EXIT_OK)
-        return rc;
-    int count = mb_scene_clip_count(out->scene);
-    int ci = out->anim[0] ? mb_scene_find_clip(out->scene, out->anim) : 0;
-    if (ci < 0 || count == 0) {
-        fprintf(stderr, "%s: %s has no animation%s%s%s; it has:", cmd, out->file,
-                out->anim[0] ? " named '" : "", out->anim, out->anim[0] ? "'" : "");
-        for (int i = 0; i < count; ++i)
-            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(out->scene, i));
-        fprintf(stderr, "%s\n", count ? "" : " none");
-        mb_cli_clip_close(out);
-        return MB_EXIT_INPUT;
-    }
-    out->s = mb_scene_skeleton(out->scene);
-    out->c = mb_scene_clip(out->scene, ci);
-    out->up_axis = 2;
+    if (warning.code != MB_OK && warning.text[0])
+        mb_cli_print_warning(&warning);
+    snprintf(out->file, sizeof out->file, "%s", mb_source_file(out->source));
+    snprintf(out->anim, sizeof out->anim, "%s", mb_source_anim(out->source));
+    out->scene = (mb_scene *)mb_source_scene(out->source);
+    out->s = mb_source_skeleton(out->source);
+    out->c = mb_source_clip(out->source);
+    out->up_axis = mb_source_up_axis(out->source);
+    if (out->scene)
+        print_scene_warnings(cmd, out->file, out->scene);
     return MB_EXIT_OK;
 }
 
 void mb_cli_clip_close(mb_cli_clip *c)
 {
-    mb_clip_destroy(c->own_c);
-    mb_skeleton_destroy(c->own_s);
-    mb_scene_destroy(c->scene);
-    c->own_c = NULL;
-    c->own_s = NULL;
+    mb_source_destroy(c->source);
+    c->source = NULL;
     c->scene = NULL;
     c->s = NULL;
     c->c = NULL;

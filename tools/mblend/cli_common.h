@@ -138,9 +138,8 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out);
 typedef struct mb_cli_clip {
     char file[1024];
     char anim[256];          /* "" = the first animation */
-    mb_skeleton *own_s;      /* a BVH file: its skeleton and clip */
-    mb_clip *own_c;
-    mb_scene *scene;         /* a scene: owns what s and c point to */
+    mb_source *source;       /* owns everything below */
+    mb_scene *scene;         /* a scene file's scene (NULL for BVH) */
     const mb_skeleton *s;
     const mb_clip *c;
     int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
