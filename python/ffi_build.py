@@ -1,0 +1,148 @@
+"""Writes the C source of mblend._mblend_cffi (cffi API mode) for CMake to compile.
+
+Usage: python3 ffi_build.py OUT.c
+
+The declarations below are the part of mblend's public C API the package uses. Structs end in
+"...;" where the package sets only some fields: the C compiler then fills in the layout from
+the real headers, and any declaration that disagrees with them is a compile error.
+"""
+import sys
+
+import cffi
+
+CDEF = r"""
+typedef enum mb_status { MB_OK, MB_INVALID_ARG, MB_TOO_SMALL, MB_NOMEM, MB_IO, MB_PARSE,
+                         MB_LIMIT, MB_MISMATCH, MB_NUMERIC, ... } mb_status;
+typedef struct mb_error {
+    mb_status code;
+    int line, column;
+    char source[256];
+    char text[256];
+} mb_error;
+const char *mb_status_str(mb_status s);
+char *mb_error_format(const mb_error *e, char *buf, size_t size);
+
+typedef struct mb_xform { float rot[4]; float pos[3]; } mb_xform;
+typedef struct mb_pose { mb_xform *joints; int count; } mb_pose;
+typedef struct mb_allocator { ...; } mb_allocator;
+
+typedef struct mb_skeleton mb_skeleton;
+typedef struct mb_clip mb_clip;
+void mb_skeleton_destroy(mb_skeleton *s);
+int mb_skeleton_joint_count(const mb_skeleton *s);
+const int *mb_skeleton_parents(const mb_skeleton *s);
+const char *mb_skeleton_name(const mb_skeleton *s, int joint);
+const float *mb_skeleton_offset(const mb_skeleton *s, int joint);
+int mb_skeleton_is_end_site(const mb_skeleton *s, int joint);
+int mb_skeleton_has_translation(const mb_skeleton *s, int joint);
+const int *mb_skeleton_translation_joints(const mb_skeleton *s, int *out_count);
+int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *first_diff);
+
+mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
+                        const int *translation_joints, int translation_count,
+                        const mb_allocator *a, mb_clip **out);
+void mb_clip_destroy(mb_clip *c);
+int mb_clip_joint_count(const mb_clip *c);
+int mb_clip_frame_count(const mb_clip *c);
+double mb_clip_frame_time(const mb_clip *c);
+const float *mb_clip_rotations(const mb_clip *c);
+int mb_clip_translation_count(const mb_clip *c);
+const int *mb_clip_translation_joints(const mb_clip *c);
+const float *mb_clip_translations(const mb_clip *c);
+float *mb_clip_rotations_mut(mb_clip *c);
+float *mb_clip_translations_mut(mb_clip *c);
+mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame, mb_pose out);
+mb_status mb_fk(const mb_skeleton *s, const mb_pose *local, float (*out_world)[16],
+                int out_count);
+
+typedef struct mb_mesh mb_mesh;
+typedef struct mb_scene mb_scene;
+const mb_mesh *mb_scene_mesh(const mb_scene *s);
+void mb_mesh_destroy(mb_mesh *m);
+typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
+mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out);
+
+typedef struct mb_source mb_source;
+typedef struct mb_source_desc {
+    int lenient;
+    int probe;
+    mb_error *warning;
+} mb_source_desc;
+mb_status mb_source_open(const char *spec, const mb_source_desc *d, mb_source **out,
+                         mb_error *err);
+void mb_source_destroy(mb_source *s);
+const mb_skeleton *mb_source_skeleton(const mb_source *s);
+const mb_clip *mb_source_clip(const mb_source *s);
+const mb_scene *mb_source_scene(const mb_source *s);
+const char *mb_source_file(const mb_source *s);
+int mb_source_up_axis(const mb_source *s);
+
+typedef struct mb_bvh_write_desc {
+    int drop_still_positions;
+    ...;
+} mb_bvh_write_desc;
+mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
+                            const mb_bvh_write_desc *d, mb_error *err);
+
+typedef struct mb_gltf_write_desc {
+    const mb_skeleton *skeleton;
+    const mb_mesh *mesh;
+    const mb_clip *clip;
+    const char *clip_name;
+    float scale;
+    int up_axis;
+    ...;
+} mb_gltf_write_desc;
+mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err);
+
+#define MB_BLEND_MAX_LAYERS ...
+typedef enum mb_blend_method { MB_BLEND_LOGEXP, MB_BLEND_NLERP, MB_BLEND_KARCHER, ... }
+    mb_blend_method;
+typedef enum mb_eigen_solver { MB_EIGEN_AUTO, MB_EIGEN_LAPACKE, MB_EIGEN_FAST, ... }
+    mb_eigen_solver;
+mb_status mb_blend_method_parse(const char *name, mb_blend_method *out);
+typedef struct mb_blend_rotations_desc {
+    const float *rotations;
+    const float *weights;
+    int per_set_weights;
+    int layer_count;
+    int count;
+    mb_blend_method method;
+    mb_eigen_solver solver;
+    float gap_threshold;
+    float *out;
+    float *eigen_gap;
+    float *max_angle;
+    int low_gap_sets;
+    ...;
+} mb_blend_rotations_desc;
+mb_status mb_blend_rotations_run(mb_blend_rotations_desc *d, mb_error *err);
+
+typedef struct mb_motion_info {
+    int up_axis;
+    int root;
+    int left_foot;
+    int right_foot;
+    int first_frame;
+    float height;
+    float ground;
+    float speed;
+    ...;
+} mb_motion_info;
+typedef struct mb_analyze_desc { ...; } mb_analyze_desc;
+mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
+                            const char *source, mb_motion_info *out, mb_error *err);
+"""
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: ffi_build.py OUT.c")
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    ffi.set_source("mblend._mblend_cffi", "#include <mblend/mblend.h>\n")
+    ffi.emit_c_code(sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""mblend for Python: numpy in, numpy out, over the mblend C library.
+
+    import mblend
+    walk = mblend.load("walk.bvh")
+    q = mblend.blend_rotations(quats, weights)            # (K, ..., 4) -> (..., 4)
+    jog = mblend.blend([walk, run], [0.5, 0.5])          # phase-aligned, with root motion
+
+Quaternions are x, y, z, w; angles radians; lengths the file's units. Every failure raises
+mblend.Error (or TypeError / ValueError for arguments of the wrong kind)."""
+from ._lib import (Error, InvalidArgumentError, ParseError, FileError, LimitError,
+                   MismatchError, NumericError)
+from .clip import Clip, load, MblendWarning
+from .rotations import blend_rotations
+
+__all__ = ["Clip", "load", "blend_rotations", "Error", "InvalidArgumentError", "ParseError",
+           "FileError", "LimitError", "MismatchError", "NumericError", "MblendWarning"]
