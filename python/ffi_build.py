@@ -57,6 +57,7 @@ mb_status mb_fk(const mb_skeleton *s, const mb_pose *local, float (*out_world)[1
 
 typedef struct mb_mesh mb_mesh;
 typedef struct mb_scene mb_scene;
+int mb_scene_supported(void);
 const mb_mesh *mb_scene_mesh(const mb_scene *s);
 void mb_mesh_destroy(mb_mesh *m);
 typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
@@ -132,6 +133,86 @@ typedef struct mb_motion_info {
 typedef struct mb_analyze_desc { ...; } mb_analyze_desc;
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
                             const char *source, mb_motion_info *out, mb_error *err);
+
+typedef struct mb_frame_range { int start, end; } mb_frame_range;
+
+typedef enum mb_transition_mode { MB_TRANSITION_CROSSFADE, MB_TRANSITION_INERTIALIZE, ... }
+    mb_transition_mode;
+typedef enum mb_fade_curve { MB_CURVE_SMOOTHSTEP, MB_CURVE_LINEAR, ... } mb_fade_curve;
+typedef struct mb_transition_desc {
+    float duration;
+    mb_transition_mode mode;
+    mb_fade_curve curve;
+    int sync;
+    float start_phase;
+    int sync_keep_start;
+    ...;
+} mb_transition_desc;
+
+#define MB_STATE_MAX_CLIPS ...
+#define MB_STATE_MAX_STATES ...
+#define MB_CONTROLLER_MAX_TRACKS ...
+typedef struct mb_state_clip {
+    const mb_clip *clip;
+    mb_frame_range range;
+    mb_frame_range cycle;
+    float param;
+    const mb_motion_info *info;
+    ...;
+} mb_state_clip;
+typedef struct mb_state_desc {
+    const char *name;
+    const mb_state_clip *clips;
+    int clip_count;
+    int loop;
+    float param;
+    ...;
+} mb_state_desc;
+typedef struct mb_state_set_desc {
+    const mb_skeleton *skeleton;
+    const mb_state_desc *states;
+    int state_count;
+    int up_axis;
+    const char *root;
+    ...;
+} mb_state_set_desc;
+typedef struct mb_state_set mb_state_set;
+mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb_error *err);
+void mb_state_set_destroy(mb_state_set *s);
+int mb_state_set_count(const mb_state_set *s);
+int mb_state_set_find(const mb_state_set *s, const char *name);
+int mb_state_set_up_axis(const mb_state_set *s);
+int mb_state_set_root(const mb_state_set *s);
+double mb_state_set_cycle_duration(const mb_state_set *s, int state, float param);
+
+typedef struct mb_root_motion { float translation[3]; float heading; } mb_root_motion;
+typedef struct mb_controller_desc {
+    const mb_state_set *states;
+    int initial_state;
+    float initial_phase;
+    int max_tracks;
+    ...;
+} mb_controller_desc;
+typedef struct mb_controller mb_controller;
+mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out);
+void mb_controller_destroy(mb_controller *c);
+mb_status mb_controller_request(mb_controller *c, int state, const mb_transition_desc *t);
+mb_status mb_controller_set_param(mb_controller *c, int state, float value);
+mb_status mb_controller_update(mb_controller *c, float dt, mb_pose out,
+                               mb_root_motion *out_delta);
+mb_status mb_controller_reset(mb_controller *c, int state, float phase);
+typedef struct mb_controller_status {
+    int state;
+    int transitioning;
+    float progress;
+    double phase;
+    double time;
+    int finished;
+    int tracks;
+} mb_controller_status;
+mb_status mb_controller_get_status(const mb_controller *c, mb_controller_status *out);
+mb_status mb_controller_state_weights(const mb_controller *c, float *out, int count);
+static const double MB_CONTROLLER_MAX_DT;
 """
 
 

@@ -11,6 +11,16 @@ from ._lib import (Error, InvalidArgumentError, ParseError, FileError, LimitErro
                    MismatchError, NumericError)
 from .clip import Clip, load, MblendWarning
 from .rotations import blend_rotations
+from .controller import State, StateSet, Controller, Frame
 
-__all__ = ["Clip", "load", "blend_rotations", "Error", "InvalidArgumentError", "ParseError",
-           "FileError", "LimitError", "MismatchError", "NumericError", "MblendWarning"]
+from ._lib import lib as _lib
+
+
+def scene_support():
+    """Whether this build reads glTF/FBX/X files (through assimp); BVH always works."""
+    return bool(_lib.mb_scene_supported())
+
+
+__all__ = ["scene_support", "Clip", "load", "blend_rotations", "Error", "InvalidArgumentError", "ParseError",
+           "FileError", "LimitError", "MismatchError", "NumericError", "MblendWarning",
+           "State", "StateSet", "Controller", "Frame"]

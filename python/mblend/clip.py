@@ -217,7 +217,8 @@ class Clip:
     @classmethod
     def from_arrays(cls, rotations, translations, skeleton, frame_time=None):
         """A new clip on the skeleton of another clip ``skeleton``, with the motion given as
-        arrays shaped like :attr:`rotations` (frames, joints, 4; normalised here) and
+        arrays shaped like :attr:`rotations` (frames, joints, 4; normalised here when off unit
+        length) and
         :attr:`translations` (frames, joints, 3; only joints with position channels use
         them, the others keep their OFFSET). frame_time defaults to the skeleton clip's."""
         if not isinstance(skeleton, Clip):
@@ -238,7 +239,13 @@ class Clip:
         ft = skeleton.frame_time if frame_time is None else float(frame_time)
         if not (np.isfinite(ft) and ft > 0):
             raise InvalidArgumentError(f"frame_time must be finite and > 0, got {frame_time!r}")
-        return cls._build(skeleton, (rot / norms[..., None]).astype(np.float32), tr, ft)
+        # only quaternions off unit length are normalised, so a clip's own arrays round-trip
+        # bit for bit
+        off = np.abs(norms - 1.0) > 1e-6
+        if off.any():
+            rot = rot.copy()
+            rot[off] = (rot[off] / norms[off][:, None]).astype(np.float32)
+        return cls._build(skeleton, rot, tr, ft)
 
     @classmethod
     def _build(cls, skeleton, rot, tr, ft):

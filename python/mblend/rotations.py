@@ -30,7 +30,7 @@ def blend_rotations(q, w, method="logexp", diagnostics=False, exact=False):
 
     Returns (..., 4) float32 unit quaternions; with diagnostics=True, (result, dict) where
     the dict holds "eigen_gap" (relative gap (l1 - l2) / l1 of M = sum w q q^T, exact) and
-    "max_angle" (largest tangent angle |v_i|, radians), each of shape (...)."""
+    "max_angle" (the largest rotation angle, radians, of an input from the reference), each of shape (...)."""
     qa = as_float32(q, "q", 4)
     if qa.ndim < 2:
         raise ValueError(f"q: expected shape (K, ..., 4), got {qa.shape}")

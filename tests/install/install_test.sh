@@ -12,6 +12,17 @@ out="$("$tmp/cbuild/consumer")"
 libdir="$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n1)"
 PKG_CONFIG_PATH="$libdir" cc -std=c11 "$src/tests/install/consumer/main.c" -o "$tmp/pc_consumer" \
   $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs --static mblend)
-out="$("$tmp/pc_consumer")"
+# (the linker takes libmblend.so over libmblend.a; an install outside the loader's paths is
+# found through LD_LIBRARY_PATH, as for any shared library)
+out="$(LD_LIBRARY_PATH="$(dirname "$libdir")" "$tmp/pc_consumer")"
 [ "$out" = "-2.000 0.000" ] || { echo "pkg-config consumer printed '$out'"; exit 1; }
-echo "install test: find_package and pkg-config consumers OK"
+# The Python package, when the build has it, imports from where it was installed (its
+# module finds libmblend.so through its RPATH).
+pydir="$(ls -d "$tmp"/prefix/lib/python3*/dist-packages 2>/dev/null | head -n1 || true)"
+if [ -d "$build/python/mblend" ]; then
+  [ -n "$pydir" ] || { echo "the Python package was built but not installed"; exit 1; }
+  out="$(cd "$tmp" && PYTHONPATH="$pydir" /usr/bin/python3 -c \
+    'import mblend, numpy as np; print(mblend.blend_rotations(np.array([[[0, 0, 0, 1.0]]] * 2), [1, 1])[0][3])')"
+  [ "$out" = "1.0" ] || { echo "installed Python package printed '$out'"; exit 1; }
+fi
+echo "install test: find_package, pkg-config and Python consumers OK"
