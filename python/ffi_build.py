@@ -130,11 +130,27 @@ typedef struct mb_motion_info {
     float speed;
     ...;
 } mb_motion_info;
-typedef struct mb_analyze_desc { ...; } mb_analyze_desc;
+typedef struct mb_analyze_desc { int up_axis; ...; } mb_analyze_desc;
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
                             const char *source, mb_motion_info *out, mb_error *err);
 
 typedef struct mb_frame_range { int start, end; } mb_frame_range;
+
+typedef struct mb_match_desc {
+    const mb_skeleton *skeleton_a, *skeleton_b;
+    const mb_clip *a, *b;
+    const mb_motion_info *info_a, *info_b;
+    double window;
+    int window_samples;
+    double a_from, a_to, b_from, b_to;
+    int use_double;
+    int min_separation;
+    ...;
+} mb_match_desc;
+typedef struct mb_match_pair { int a, b; float cost; float theta, dx, dz; } mb_match_pair;
+typedef struct mb_match_stats { ...; } mb_match_stats;
+mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity,
+                        int *out_count, mb_match_stats *stats, mb_error *err);
 
 typedef enum mb_transition_mode { MB_TRANSITION_CROSSFADE, MB_TRANSITION_INERTIALIZE, ... }
     mb_transition_mode;
