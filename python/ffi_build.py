@@ -78,6 +78,10 @@ const mb_scene *mb_source_scene(const mb_source *s);
 const char *mb_source_file(const mb_source *s);
 int mb_source_up_axis(const mb_source *s);
 
+typedef struct mb_bvh_read_desc { int lenient; mb_error *warning; ...; } mb_bvh_read_desc;
+mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
+                           mb_skeleton **out_skel, mb_clip **out_clip, mb_error *err);
+
 typedef struct mb_bvh_write_desc {
     int drop_still_positions;
     ...;
@@ -102,6 +106,23 @@ typedef enum mb_blend_method { MB_BLEND_LOGEXP, MB_BLEND_NLERP, MB_BLEND_KARCHER
 typedef enum mb_eigen_solver { MB_EIGEN_AUTO, MB_EIGEN_LAPACKE, MB_EIGEN_FAST, ... }
     mb_eigen_solver;
 mb_status mb_blend_method_parse(const char *name, mb_blend_method *out);
+typedef struct mb_blend_layer {
+    const mb_pose *pose;
+    float weight;
+    const float *joint_weights;
+} mb_blend_layer;
+typedef struct mb_blend_diag { ...; } mb_blend_diag;
+typedef struct mb_blend_desc {
+    const mb_blend_layer *layers;
+    int layer_count;
+    mb_blend_method method;
+    mb_eigen_solver solver;
+    float gap_threshold;
+    mb_pose out;
+    mb_blend_diag *diag;
+    ...;
+} mb_blend_desc;
+mb_status mb_blend_run(const mb_blend_desc *d);
 typedef struct mb_blend_rotations_desc {
     const float *rotations;
     const float *weights;

@@ -109,23 +109,25 @@ class Clip:
         return self._translations
 
     def _compute_translations(self):
-        f, n = self.frame_count, len(self._node_names)
-        out = np.empty((f, n, 3), np.float32)
-        for i in range(n):
-            out[:, i, :] = np.frombuffer(ffi.buffer(lib.mb_skeleton_offset(self._skel, i), 12),
-                                         dtype=np.float32)
+        f, jn = self.frame_count, self._joint_nodes
+        offsets = np.array([np.frombuffer(ffi.buffer(lib.mb_skeleton_offset(self._skel, int(i)),
+                                                     12), dtype=np.float32) for i in jn],
+                           dtype=np.float32).reshape(len(jn), 3)
+        out = np.empty((f, len(jn), 3), np.float32)
+        out[:] = offsets
         t = lib.mb_clip_translation_count(self._clip)
         if t > 0 and f > 0:
+            node_to_joint = np.full(len(self._node_names), -1, np.int64)
+            node_to_joint[jn] = np.arange(len(jn))
             joints = np.frombuffer(ffi.buffer(lib.mb_clip_translation_joints(self._clip), 4 * t),
                                    dtype=np.int32)
             tracks = np.frombuffer(ffi.buffer(lib.mb_clip_translations(self._clip), 12 * f * t),
                                    dtype=np.float32).reshape(f, t, 3)
             for slot, j in enumerate(joints):
-                if lib.mb_skeleton_has_translation(self._skel, int(j)):
-                    out[:, j, :] = tracks[:, slot, :]
-        r = np.ascontiguousarray(out[:, self._joint_nodes, :])
-        r.flags.writeable = False
-        return r
+                if node_to_joint[j] >= 0 and lib.mb_skeleton_has_translation(self._skel, int(j)):
+                    out[:, node_to_joint[j], :] = tracks[:, slot, :]
+        out.flags.writeable = False
+        return out
 
     def _frame_indices(self, frames):
         f = self.frame_count
