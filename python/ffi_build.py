@@ -51,6 +51,9 @@ const int *mb_clip_translation_joints(const mb_clip *c);
 const float *mb_clip_translations(const mb_clip *c);
 float *mb_clip_rotations_mut(mb_clip *c);
 float *mb_clip_translations_mut(mb_clip *c);
+typedef enum mb_wrap { MB_WRAP_CLAMP, MB_WRAP_LOOP, ... } mb_wrap;
+mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap,
+                         mb_pose out);
 mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame, mb_pose out);
 mb_status mb_fk(const mb_skeleton *s, const mb_pose *local, float (*out_world)[16],
                 int out_count);

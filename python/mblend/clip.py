@@ -163,6 +163,31 @@ class Clip:
             out[k] = wview[:, 12:15]
         return out
 
+    def sample(self, times, loop=False):
+        """Local poses at times (seconds; a number or an array): rotations slerped between
+        the two nearest frames, translations lerped, as the runtime samples. loop: times wrap
+        around the clip, and between the last frame and frame 0 the pose interpolates back
+        (a cycle); else times are clamped to the clip. Returns (rotations (..., joints, 4),
+        translations (..., joints, 3)), float32."""
+        t = np.asarray(times, dtype=np.float64)
+        if not np.isfinite(t).all():
+            raise InvalidArgumentError("times must be finite")
+        if self.frame_count < 1:
+            raise InvalidArgumentError("the clip has no frames to sample", path=self._file or None)
+        n = len(self._node_names)
+        pose_mem = ffi.new("mb_xform[]", n)
+        pose = ffi.new("mb_pose *", {"joints": pose_mem, "count": n})
+        view = np.frombuffer(ffi.buffer(pose_mem), dtype=np.float32).reshape(n, 7)
+        wrap = lib.MB_WRAP_LOOP if loop else lib.MB_WRAP_CLAMP
+        flat = t.reshape(-1)
+        out = np.empty((flat.size, len(self._joint_nodes), 7), np.float32)
+        for i, ti in enumerate(flat):
+            check(lib.mb_clip_sample(self._skel, self._clip, float(ti), wrap, pose[0]), None,
+                  self._file or "Clip.sample")
+            out[i] = view[self._joint_nodes]
+        out = out.reshape(t.shape + out.shape[1:])
+        return out[..., :4].copy(), out[..., 4:].copy()
+
     # ---------- writing ----------
     def save(self, path, scale=None):
         """Writes the clip as BVH (``.bvh``) or binary glTF (``.glb``: the skeleton, a mesh

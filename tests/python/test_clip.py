@@ -228,3 +228,27 @@ def test_gltf_animations_load_by_name():
     for row in rows:
         np.testing.assert_allclose(got[int(row["joint_index"])], [float(row[k]) for k in "xyz"],
                                    rtol=2e-6, atol=1e-4)
+
+
+def test_sample_hits_frames_and_interpolates(walk):
+    ft = walk.frame_time
+    rot, tr = walk.sample([3 * ft, 10 * ft])
+    assert rot.shape == (2, len(walk.joint_names), 4)
+    same = np.minimum(np.abs(rot[1] - walk.rotations[10]).max(-1),
+                      np.abs(rot[1] + walk.rotations[10]).max(-1))
+    assert same.max() < 1e-6 and np.allclose(tr[0], walk.translations[3], atol=1e-5)
+    # halfway: translations are the mean, rotations the slerp midpoint (equal angles to both)
+    r, t = walk.sample(3.5 * ft)
+    np.testing.assert_allclose(t, (walk.translations[3] + walk.translations[4]) / 2, atol=1e-4)
+    a = np.abs(np.einsum("ji,ji->j", r, walk.rotations[3]))
+    b = np.abs(np.einsum("ji,ji->j", r, walk.rotations[4]))
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    # loop: one clip length later is the same pose; clamp: past the end is the last frame
+    r1, _ = walk.sample(2 * ft + walk.frame_count * ft, loop=True)
+    r2, _ = walk.sample(2 * ft, loop=True)
+    np.testing.assert_allclose(np.abs(np.einsum("ji,ji->j", r1, r2)), 1, atol=1e-5)
+    r3, _ = walk.sample(1e6)
+    np.testing.assert_allclose(np.abs(np.einsum("ji,ji->j", r3, walk.rotations[-1])), 1,
+                               atol=1e-6)
+    with pytest.raises(mblend.InvalidArgumentError):
+        walk.sample(float("nan"))
