@@ -681,3 +681,191 @@ Test(controller, game_loop_example_runs)
     cr_assert_float_eq(speed_at_6, run_speed, 0.15 * run_speed);
     cr_assert_gt(hypot(last_x, last_z), 1000.0, "the character travelled");
 }
+
+/* ================================================================ values, not shapes
+ * Tests that check numbers against independent computations (issue 17): the default fade
+ * curve, phase sync during a fade, and the mid-fade pose as a blend of the states' poses. */
+
+/* The in-place pose of `state` alone at `phase`: a fresh controller reset there and
+ * evaluated without advancing (no fade, no sync, no history involved). */
+static void state_pose_at(const fixture *fx, int state, double phase, mb_xform *out)
+{
+    mb_controller *r = make_ctl(fx, state, 0);
+    cr_assert_eq(mb_controller_reset(r, state, (float)phase), MB_OK);
+    mb_pose p = {out, fx->nj};
+    cr_assert_eq(mb_controller_update(r, 0.0f, p, NULL), MB_OK);
+    mb_controller_destroy(r);
+}
+
+/* Circular distance of two phases in [0, 1). */
+static double phase_gap(double a, double b)
+{
+    double d = fabs(a - b);
+    return d > 0.5 ? 1.0 - d : d;
+}
+
+#define FADE_DT (1.0f / 60)
+#define FADE_START_FRAMES 37
+
+/* One probe of a walk -> run fade: walk FADE_START_FRAMES frames, request run with t, then
+ * k updates of FADE_DT. Gives the walk's phase at the request, the last pose and state
+ * weights, and both states' phases: the run's from the status, the walk's by turning the
+ * fade back to it (a request for a state still fading out keeps its phase, and the status
+ * then reports it). */
+typedef struct fade_probe {
+    double walk_phase0, walk_phase, run_phase;
+    float w[4];
+} fade_probe;
+
+static fade_probe probe_fade(const fixture *fx, const mb_transition_desc *t, int k, mb_xform *pose)
+{
+    fade_probe r;
+    mb_controller *c = make_ctl(fx, 0, 0);
+    mb_pose p = {pose, fx->nj};
+    for (int i = 0; i < FADE_START_FRAMES; ++i)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    mb_controller_status s;
+    mb_controller_get_status(c, &s);
+    r.walk_phase0 = s.phase;
+    cr_assert_eq(mb_controller_request(c, 1, t), MB_OK);
+    for (int i = 0; i < k; ++i)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    cr_assert_eq(mb_controller_state_weights(c, r.w, 4), MB_OK);
+    mb_controller_get_status(c, &s);
+    cr_assert(s.state == 1 && s.transitioning && s.tracks == 2, "frame %d: still fading", k);
+    r.run_phase = s.phase;
+    cr_assert_eq(mb_controller_request(c, 0, t), MB_OK);
+    mb_controller_get_status(c, &s);
+    cr_assert_eq(s.state, 0);
+    r.walk_phase = s.phase;
+    mb_controller_destroy(c);
+    return r;
+}
+
+static double smoothstep(double s) { return s * s * (3.0 - 2.0 * s); }
+
+/* A zeroed desc's curve (the default) is smoothstep: w = 3 s^2 - 2 s^3 of the elapsed share
+ * s, for the target; the source gets the rest. */
+Test(controller_values, default_crossfade_curve_is_smoothstep)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    mb_pose p = {x, n};
+    mb_controller *c = make_ctl(&fx, 0, 0);
+    for (int k = 0; k < 10; ++k)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    mb_transition_desc t = {0}; /* curve: the default */
+    t.duration = 0.5f;          /* 30 updates */
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_OK);
+    int checked = 0;
+    for (int k = 1; k < 30; ++k) {
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+        float w[4];
+        cr_assert_eq(mb_controller_state_weights(c, w, 4), MB_OK);
+        double s = k * (double)FADE_DT / 0.5, want = 3 * s * s - 2 * s * s * s;
+        cr_assert_float_eq(w[1], want, 1e-6, "s = %g: run weight %.7f, 3s^2 - 2s^3 = %.7f", s, w[1], want);
+        cr_assert_float_eq(w[0], 1.0 - want, 1e-6, "s = %g: walk weight %.7f", s, w[0]);
+        checked += fabs(want - s) > 0.05; /* where smoothstep and linear are told apart */
+    }
+    cr_assert_gt(checked, 10);
+    free(x);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+/* With sync, both clips of a fade advance by one phase step, dt over the cycle duration
+ * interpolated with the weights the step starts from, so their phases stay equal and
+ * follow that sum; without sync each runs at its own cycle's pace (the contrast that
+ * shows the clips' cycles differ enough for the test to see it). */
+Test(controller_values, synced_crossfade_keeps_the_phases_equal)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    double Tw = mb_state_set_cycle_duration(fx.set, 0, 0.0f), Tr = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
+    const double dt = FADE_DT;
+    int ks[] = {1, 4, 11, 20, 29};
+    for (int sync = 1; sync >= 0; --sync) {
+        mb_transition_desc t = {0};
+        t.duration = 0.5f;
+        t.sync = sync;
+        t.start_phase = 0.6f;
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+            int k = ks[i];
+            fade_probe r = probe_fade(&fx, &t, k, x);
+            double want_walk = r.walk_phase0, want_run = sync ? r.walk_phase0 : (double)t.start_phase;
+            for (int u = 1; u <= k; ++u) {
+                /* the weights this step starts from: the previous update's */
+                double wr = smoothstep((u - 1) * dt / 0.5);
+                if (sync) {
+                    double step = dt / ((1.0 - wr) * Tw + wr * Tr);
+                    want_walk += step;
+                    want_run += step;
+                } else {
+                    want_walk += dt / Tw;
+                    want_run += dt / Tr;
+                }
+            }
+            want_walk -= floor(want_walk);
+            want_run -= floor(want_run);
+            cr_assert_lt(phase_gap(r.walk_phase, want_walk), 1e-7, "sync %d frame %d: walk phase %.9f, expected %.9f",
+                         sync, k, r.walk_phase, want_walk);
+            cr_assert_lt(phase_gap(r.run_phase, want_run), 1e-7, "sync %d frame %d: run phase %.9f, expected %.9f",
+                         sync, k, r.run_phase, want_run);
+            if (sync)
+                cr_assert_lt(phase_gap(r.walk_phase, r.run_phase), 1e-9, "frame %d: walk %.9f, run %.9f", k,
+                             r.walk_phase, r.run_phase);
+        }
+    }
+    /* unsynced, one update already moves the phases apart by far more than the tolerance */
+    cr_assert_gt(fabs(dt / Tw - dt / Tr), 1e-3, "walk %g s and run %g s cycles", Tw, Tr);
+    free(x);
+    free_fixture(&fx);
+}
+
+/* Mid-fade, the pose is mb_blend_run of the two states' own poses at their phases, with
+ * the weights mb_controller_state_weights reports (synced with the default curve, and
+ * unsynced linear from another start phase). */
+Test(controller_values, midfade_pose_is_the_blend_of_the_state_poses)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *got = malloc(sizeof *got * n), *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n),
+             *want = malloc(sizeof *want * n);
+    int ks[] = {6, 10, 15, 22};
+    for (int sync = 1; sync >= 0; --sync) {
+        mb_transition_desc t = {0};
+        t.duration = 0.5f;
+        t.sync = sync;
+        t.curve = sync ? MB_CURVE_SMOOTHSTEP : MB_CURVE_LINEAR;
+        t.start_phase = 0.3f;
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+            fade_probe r = probe_fade(&fx, &t, ks[i], got);
+            cr_assert(r.w[0] > 0.05f && r.w[1] > 0.05f, "a real mix: %g %g", r.w[0], r.w[1]);
+            state_pose_at(&fx, 0, r.walk_phase, a);
+            state_pose_at(&fx, 1, r.run_phase, b);
+            mb_pose pa = {a, n}, pb = {b, n};
+            mb_blend_layer l[2] = {{&pa, r.w[0], NULL}, {&pb, r.w[1], NULL}};
+            mb_blend_desc bd = {0};
+            bd.layers = l;
+            bd.layer_count = 2;
+            bd.out.joints = want;
+            bd.out.count = n;
+            cr_assert_eq(mb_blend_run(&bd), MB_OK);
+            /* the two states really differ here, so a wrong weight or phase shows */
+            cr_assert_gt(pose_angle(a, b, n), 0.1);
+            double worst = pose_angle(got, want, n), worst_pos = 0.0;
+            for (int j = 0; j < n; ++j)
+                for (int c = 0; c < 3; ++c)
+                    worst_pos = fmax(worst_pos, fabs(got[j].pos[c] - want[j].pos[c]));
+            cr_assert_lt(worst, 2e-5, "sync %d frame %d: %g rad from the blend of the state poses", sync, ks[i], worst);
+            cr_assert_lt(worst_pos, 2e-3, "sync %d frame %d: translation off by %g", sync, ks[i], worst_pos);
+        }
+    }
+    free(got);
+    free(a);
+    free(b);
+    free(want);
+    free_fixture(&fx);
+}
