@@ -522,6 +522,8 @@ typedef struct run_job {
     int frames;
     mb_xform *poses;    /* frames x nj */
     mb_root_motion *rm; /* frames */
+    mb_controller_status *status; /* frames, nullable: the status after each update */
+    float *loco_param;  /* frames, nullable: the blend space's parameter at each update */
 } run_job;
 
 static void *run_script(void *arg)
@@ -535,6 +537,7 @@ static void *run_script(void *arg)
     if (mb_controller_create(&cd, &c) != MB_OK)
         return NULL;
     unsigned r = (unsigned)j->seed * 2654435761u + 1u;
+    float loco = j->fx->walk.info.speed; /* the state's initial parameter */
     for (int k = 0; k < j->frames; ++k) {
         r = r * 1103515245u + 12345u;
         if ((r >> 16) % 23 == 0) {
@@ -544,15 +547,96 @@ static void *run_script(void *arg)
             t.sync = (r >> 6) & 1;
             mb_controller_request(c, (int)((r >> 20) % 3), &t);
         }
-        if ((r >> 12) % 11 == 0)
-            mb_controller_set_param(c, 2, 10.0f + (float)((r >> 3) % 400) / 10.0f);
+        if ((r >> 12) % 11 == 0) {
+            loco = 10.0f + (float)((r >> 3) % 400) / 10.0f;
+            mb_controller_set_param(c, 2, loco);
+        }
         mb_pose p = {j->poses + (size_t)k * n, n};
         float dt = (float)(1.0 / 60 + ((r >> 9) % 5) * 0.002);
         if (mb_controller_update(c, dt, p, &j->rm[k]) != MB_OK)
             break;
+        if (j->status)
+            mb_controller_get_status(c, &j->status[k]);
+        if (j->loco_param)
+            j->loco_param[k] = loco;
     }
     mb_controller_destroy(c);
     return j;
+}
+
+/* The cycle of a looping state's clip as the state set detects it (left foot, else right). */
+static mb_frame_range script_cycle(const mb_test_clip *c)
+{
+    mb_frame_range r;
+    if (mb_motion_find_cycle(c->s, c->c, &c->info, 0, "test", &r, NULL) != MB_OK)
+        cr_assert_eq(mb_motion_find_cycle(c->s, c->c, &c->info, 1, "test", &r, NULL), MB_OK);
+    return r;
+}
+
+/* A clip's local pose at phase g of its cycle r, sampled directly (mb_clip_sample). */
+static void script_sample(const mb_test_clip *c, mb_frame_range r, double g, mb_xform *out, int n)
+{
+    double ft = mb_clip_frame_time(c->c);
+    mb_pose p = {out, n};
+    cr_assert_eq(mb_clip_sample(c->s, c->c, (r.start + g * (r.end - r.start)) * ft, MB_WRAP_CLAMP, p), MB_OK);
+}
+
+/* Values of a script's frames, against an independent computation: wherever the status
+ * says one state plays alone (no transition), every joint below the root (the in-place
+ * step changes only the root) is that state's clip sampled at the reported phase of its
+ * detected cycle, or for the blend space, mb_blend_run of both clips at that phase with
+ * weights linear in the parameter between the clips' speeds (clamped). */
+static void check_script_values(const fixture *fx, const run_job *j)
+{
+    int n = fx->nj, root = mb_state_set_root(fx->set), seen[3] = {0, 0, 0};
+    const int *parents = mb_skeleton_parents(fx->walk.s);
+    mb_frame_range rw = script_cycle(&fx->walk), rr = script_cycle(&fx->run);
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *want = malloc(sizeof *want * n);
+    for (int k = 0; k < j->frames; ++k) {
+        const mb_controller_status *s = &j->status[k];
+        if (s->transitioning || s->tracks != 1)
+            continue;
+        cr_assert(s->state >= 0 && s->state <= 2, "the script plays states 0..2");
+        if (s->state != 1)
+            script_sample(&fx->walk, rw, s->phase, a, n);
+        if (s->state != 0)
+            script_sample(&fx->run, rr, s->phase, b, n);
+        double x = s->state; /* the run's share */
+        if (s->state == 2) {
+            double pw = fx->walk.info.speed, pr = fx->run.info.speed;
+            x = ((double)j->loco_param[k] - pw) / (pr - pw);
+            x = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+        }
+        if (x <= 0.0 || x >= 1.0) {
+            memcpy(want, x <= 0.0 ? a : b, sizeof *a * n);
+        } else {
+            mb_pose pa = {a, n}, pb = {b, n};
+            mb_blend_layer l[2] = {{&pa, (float)(1.0 - x), NULL}, {&pb, (float)x, NULL}};
+            mb_blend_desc bd = {0};
+            bd.layers = l;
+            bd.layer_count = 2;
+            bd.out.joints = want;
+            bd.out.count = n;
+            cr_assert_eq(mb_blend_run(&bd), MB_OK);
+        }
+        const mb_xform *got = j->poses + (size_t)k * n;
+        for (int q = 0; q < n; ++q) {
+            int below = 0;
+            for (int p = parents[q]; p >= 0 && !below; p = parents[p])
+                below = p == root;
+            if (!below)
+                continue;
+            double e = mb_quat_angle_between(got[q].rot, want[q].rot);
+            cr_assert_lt(e, 2e-5, "script %d frame %d state %d phase %.6f joint %d: %g rad from the sampled clips",
+                         j->seed, k, s->state, s->phase, q, e);
+        }
+        ++seen[s->state];
+    }
+    cr_log_info("script %d: %d, %d, %d frames of walk, run, blend space checked", j->seed, seen[0], seen[1], seen[2]);
+    cr_assert_gt(seen[0] + seen[1] + seen[2], 100, "script %d: too few frames checked", j->seed);
+    free(a);
+    free(b);
+    free(want);
 }
 
 Test(controller, deterministic_and_thread_independent)
@@ -566,6 +650,8 @@ Test(controller, deterministic_and_thread_independent)
         jobs[i].frames = frames;
         jobs[i].poses = calloc((size_t)frames * n, sizeof(mb_xform));
         jobs[i].rm = calloc((size_t)frames, sizeof(mb_root_motion));
+        jobs[i].status = i < 2 ? calloc((size_t)frames, sizeof(mb_controller_status)) : NULL;
+        jobs[i].loco_param = i < 2 ? calloc((size_t)frames, sizeof(float)) : NULL;
     }
     /* 0 and 1 sequentially, 2 and 3 on two threads at once */
     cr_assert_not_null(run_script(&jobs[0]));
@@ -585,9 +671,14 @@ Test(controller, deterministic_and_thread_independent)
     }
     cr_assert(memcmp(jobs[0].poses, jobs[1].poses, sizeof(mb_xform) * (size_t)n * 10) != 0,
               "the two scripts should differ");
+    /* and the same values are the right ones */
+    for (int i = 0; i < 2; ++i)
+        check_script_values(&fx, &jobs[i]);
     for (int i = 0; i < 4; ++i) {
         free(jobs[i].poses);
         free(jobs[i].rm);
+        free(jobs[i].status);
+        free(jobs[i].loco_param);
     }
     free_fixture(&fx);
 }
