@@ -44,11 +44,7 @@
 
 #define PI 3.14159265358979323846
 
-static void need_assimp(void)
-{
-    if (!mb_scene_supported())
-        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF): mesh tests skipped");
-}
+static void need_assimp(void) { mb_test_need_assimp(); }
 
 static char *tmp_path(const char *name)
 {
@@ -1222,4 +1218,16 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     free(p);
     mb_clip_destroy(trot);
     mb_scene_destroy(s);
+}
+
+/* ---------- the build's assimp switch ---------- */
+
+/* The scene tests skip when the library reads no scenes; in a build configured with
+ * MB_WITH_ASSIMP=ON that would hide 30-odd tests, so the library's answer must match the
+ * build's switch (MB_TEST_WITH_ASSIMP, from tests/CMakeLists.txt) both ways. */
+Test(scene, assimp_support_matches_the_build_switch)
+{
+    cr_assert_eq(mb_scene_supported() != 0, MB_TEST_WITH_ASSIMP != 0,
+                 "mb_scene_supported() is %d in a build configured with MB_WITH_ASSIMP=%s", mb_scene_supported(),
+                 MB_TEST_WITH_ASSIMP ? "ON" : "OFF");
 }
