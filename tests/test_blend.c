@@ -1264,3 +1264,112 @@ Test(blend, long_jobs_validate_before_writing)
                       mb_blend_isa_name_((mb_blend_isa_)isa), j);
     }
 }
+
+/* ---------- nlerp by value ---------- */
+
+/* nlerp as blend.h states it, in double, written here: each input normalised, a running
+ * sum of w_i q_i in layer order with q_i negated when it points away from the sum so far
+ * (a zero weight contributes nothing), then normalised. `flip` 0 drops the sign fix: the
+ * naive sum, to show the inputs below really need it. */
+static void nlerp_ref(const float (*q)[4], const double *w, int n, int flip, double out[4])
+{
+    double acc[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        if (!(w[i] > 0.0))
+            continue;
+        double u[4], len = 0.0, dot = 0.0;
+        for (int k = 0; k < 4; ++k)
+            len += (double)q[i][k] * q[i][k];
+        for (int k = 0; k < 4; ++k) {
+            u[k] = q[i][k] / sqrt(len);
+            dot += acc[k] * u[k];
+        }
+        double s = flip && dot < 0.0 ? -w[i] : w[i];
+        for (int k = 0; k < 4; ++k)
+            acc[k] += s * u[k];
+    }
+    double len = sqrt(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2] + acc[3] * acc[3]);
+    for (int k = 0; k < 4; ++k)
+        out[k] = acc[k] / len;
+}
+
+/* Hamilton product a b (x, y, z, w), in double, rounded to float. */
+static void qmul_ref(const float a[4], const float b[4], float out[4])
+{
+    double ax = a[0], ay = a[1], az = a[2], aw = a[3], bx = b[0], by = b[1], bz = b[2], bw = b[3];
+    out[0] = (float)(aw * bx + ax * bw + ay * bz - az * by);
+    out[1] = (float)(aw * by - ax * bz + ay * bw + az * bx);
+    out[2] = (float)(aw * bz + ax * by - ay * bx + az * bw);
+    out[3] = (float)(aw * bw - ax * bx - ay * by - az * bz);
+}
+
+/* Largest component difference of q and r, up to the sign of r (the same rotation). */
+static double qdiff_up_to_sign(const float q[4], const double r[4])
+{
+    double dp = 0.0, dm = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        dp = fmax(dp, fabs(q[k] - r[k]));
+        dm = fmax(dm, fabs(q[k] + r[k]));
+    }
+    return fmin(dp, dm);
+}
+
+/* Inputs within 100 degrees of a joint's base rotation, a random half of them (and at
+ * least one after the first) given as -q: MB_BLEND_NLERP equals the independent nlerp
+ * above, layer order and all. */
+Test(blend, nlerp_matches_an_independent_nlerp_on_antipodal_inputs)
+{
+    enum { NJ = 7, CASES = 400 };
+    int naive_differs = 0, compared = 0;
+    for (int c = 0; c < CASES; ++c) {
+        int n = 2 + c % 5;
+        mb_xform x[6][NJ], out[NJ];
+        mb_pose p[6];
+        mb_blend_layer l[6];
+        double w[6];
+        for (int i = 0; i < n; ++i) {
+            w[i] = i > 0 && c % 7 == 3 && i == n - 1 ? 0.0 : 0.05 + urand(); /* sometimes a zero weight */
+            p[i].joints = x[i];
+            p[i].count = NJ;
+            l[i].pose = &p[i];
+            l[i].weight = (float)w[i];
+            l[i].joint_weights = NULL;
+            w[i] = l[i].weight; /* the float the job sees */
+        }
+        for (int j = 0; j < NJ; ++j) {
+            float base[4];
+            random_quat(base);
+            for (int i = 0; i < n; ++i) {
+                float d[4];
+                axis_angle(urand() - .5, urand() - .5, urand() - .5, urand() * 100.0 * PI / 180.0, d);
+                qmul_ref(base, d, x[i][j].rot);
+                int negate = urand() < 0.5 || i == 1 + j % (n - 1);
+                for (int k = 0; k < 4; ++k)
+                    x[i][j].rot[k] = negate ? -x[i][j].rot[k] : x[i][j].rot[k];
+                for (int k = 0; k < 3; ++k)
+                    x[i][j].pos[k] = (float)(urand() - 0.5);
+            }
+        }
+        mb_blend_desc bd = {0};
+        bd.layers = l;
+        bd.layer_count = n;
+        bd.method = MB_BLEND_NLERP;
+        bd.out.joints = out;
+        bd.out.count = NJ;
+        cr_assert_eq(mb_blend_run(&bd), MB_OK);
+        for (int j = 0; j < NJ; ++j) {
+            float qs[6][4];
+            for (int i = 0; i < n; ++i)
+                memcpy(qs[i], x[i][j].rot, sizeof qs[i]);
+            double ref[4], naive[4];
+            nlerp_ref((const float(*)[4])qs, w, n, 1, ref);
+            nlerp_ref((const float(*)[4])qs, w, n, 0, naive);
+            double e = qdiff_up_to_sign(out[j].rot, ref);
+            cr_assert_lt(e, 2e-6, "case %d joint %d (%d inputs): nlerp off the independent one by %g", c, j, n, e);
+            naive_differs += qdiff_up_to_sign(out[j].rot, naive) > 1e-2;
+            ++compared;
+        }
+    }
+    cr_assert_gt(naive_differs, compared / 2, "the inputs must need the sign fix (%d of %d)", naive_differs,
+                 compared);
+}

@@ -1249,3 +1249,125 @@ Test(bvh_read, roots_group_counts_against_the_joint_limit)
     free(text);
 }
 
+
+/* ---------- rotation values against the scipy oracle ---------- */
+
+/* Local rotations (x, y, z, w) of joints whose Euler channels come in every order, from
+ * ../shared/tools/bvh_oracle.py (scipy: intrinsic rotations in the listed channel order,
+ * R.from_euler(order, angles, degrees=True)). Produced by running, from the repository
+ * root, `/usr/bin/python3 gen.py` with gen.py:
+ *
+ *   import sys
+ *   sys.path.insert(0, '../shared/tools')
+ *   import bvh_oracle as o
+ *   files = ['cmu_131_01_mixedorder_mixedeol.bvh', 'fairmotion_sinusoidal_xyz_noendsite.bvh',
+ *            'pymo_walk_rootoffset_xyz.bvh', 'animdraw_fair1_dab_zup.bvh'] + \
+ *           ['derived/order_%s_cmu_02_03_first40.bvh' % k for k in ('XZY', 'YXZ', 'YZX', 'ZXY', 'MIXED_rootrotfirst')]
+ *   for f in files:
+ *       joints, ft, motion = o.load_bvh('../shared/data/bvh/' + f)
+ *       for frame in (0, motion.shape[0] // 2):
+ *           rows, orders = 0, set()
+ *           for j in joints:
+ *               rc = [(c[0].upper(), motion[frame][j['chan_start'] + k]) for k, c in enumerate(j['channels'])
+ *                     if c.lower().endswith('rotation')]
+ *               order = ''.join(a for a, _ in rc)
+ *               big = sum(abs(v) > 3.0 for _, v in rc)
+ *               if big < (1 if 'fairmotion' in f else 2) or (rows >= 3 and order in orders):
+ *                   continue
+ *               q = o.local_rotation(j, motion[frame]).as_quat()
+ *               print('    {"%s", %d, "%s", "%s", {%.9f, %.9f, %.9f, %.9f}},' % (f, frame, j['name'], order, *q))
+ *               rows += 1
+ *               orders.add(order)
+ *               if rows >= 4:
+ *                   break
+ *
+ * (per file and frame: up to 4 joints with at least two angles over 3 degrees, the fourth
+ * only of an order not yet taken; frames counted from 0, the first line of motion data.
+ * The order_* files hold one take in six channel orders, so their rows agree.) */
+typedef struct oracle_rot {
+    const char *file;
+    int frame;
+    const char *joint;
+    const char *order; /* the joint's channel order, for messages */
+    double q[4];
+} oracle_rot;
+
+static const oracle_rot k_oracle_rots[] = {
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 0, "Hips", "ZYX", {0.095040142, 0.080754081, -0.054573924, 0.990690586}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 0, "LeftHip", "ZYX", {-0.261590012, 0.003581513, -0.052736883, 0.963730595}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 0, "LeftKnee", "ZYX", {0.383786158, 0.139686576, 0.000000277, 0.912795621}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 0, "LeftShoulder", "ZXY", {0.125603866, -0.578861071, 0.040546744, 0.804673531}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 497, "Hips", "ZYX", {0.034765497, -0.047282538, -0.028513204, 0.997869089}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 497, "LeftHip", "ZYX", {-0.002089241, 0.103543135, -0.171689377, 0.979692407}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 497, "LeftKnee", "ZYX", {0.319327153, 0.116225800, 0.000000009, 0.940490155}},
+    {"cmu_131_01_mixedorder_mixedeol.bvh", 497, "LeftShoulder", "ZXY", {0.238622677, -0.285939478, -0.046331295, 0.926904118}},
+    {"fairmotion_sinusoidal_xyz_noendsite.bvh", 0, "child2", "XYZ", {-0.707106781, 0.000000000, 0.000000000, 0.707106781}},
+    {"fairmotion_sinusoidal_xyz_noendsite.bvh", 60, "child2", "XYZ", {-0.500000000, 0.000000000, 0.000000000, 0.866025404}},
+    {"pymo_walk_rootoffset_xyz.bvh", 0, "LeftArm", "XYZ", {0.027361460, -0.090625453, -0.639060941, 0.763308255}},
+    {"pymo_walk_rootoffset_xyz.bvh", 0, "LeftForeArm", "XYZ", {0.199791167, -0.133707446, 0.027531774, 0.970282335}},
+    {"pymo_walk_rootoffset_xyz.bvh", 0, "LeftHand", "XYZ", {0.002213132, 0.075907231, -0.029057143, 0.996688957}},
+    {"pymo_walk_rootoffset_xyz.bvh", 532, "Hips", "XYZ", {-0.073348015, -0.470510225, 0.026058326, 0.878954584}},
+    {"pymo_walk_rootoffset_xyz.bvh", 532, "Spine", "XYZ", {0.053638347, -0.037499435, -0.039006934, 0.997093365}},
+    {"pymo_walk_rootoffset_xyz.bvh", 532, "Head", "XYZ", {-0.064181537, -0.366920848, -0.025287958, 0.927690865}},
+    {"animdraw_fair1_dab_zup.bvh", 0, "Hips", "XYZ", {0.002967453, 0.056784779, 0.981406720, 0.183323574}},
+    {"animdraw_fair1_dab_zup.bvh", 0, "Spine2", "XYZ", {0.010683682, 0.028599274, 0.092772239, 0.995219198}},
+    {"animdraw_fair1_dab_zup.bvh", 0, "Neck", "XYZ", {-0.057476082, 0.026228569, -0.105636440, 0.992395841}},
+    {"animdraw_fair1_dab_zup.bvh", 169, "Hips", "XYZ", {0.030036929, 0.061035938, 0.997588733, 0.013752000}},
+    {"animdraw_fair1_dab_zup.bvh", 169, "Spine2", "XYZ", {0.039991083, 0.030994442, 0.076085323, 0.995816791}},
+    {"animdraw_fair1_dab_zup.bvh", 169, "Neck", "XYZ", {-0.091180177, 0.054903385, -0.061172402, 0.992436260}},
+    {"derived/order_XZY_cmu_02_03_first40.bvh", 20, "Hips", "XZY", {0.025607894, -0.066403116, -0.045035859, 0.996447005}},
+    {"derived/order_XZY_cmu_02_03_first40.bvh", 20, "LeftUpLeg", "XZY", {-0.180075967, 0.046668932, -0.100769423, 0.977363894}},
+    {"derived/order_XZY_cmu_02_03_first40.bvh", 20, "LeftLeg", "XZY", {0.744789183, 0.271080657, 0.000000078, 0.609757616}},
+    {"derived/order_YXZ_cmu_02_03_first40.bvh", 20, "Hips", "YXZ", {0.025607894, -0.066403110, -0.045035863, 0.996447005}},
+    {"derived/order_YXZ_cmu_02_03_first40.bvh", 20, "LeftUpLeg", "YXZ", {-0.180075966, 0.046668928, -0.100769425, 0.977363894}},
+    {"derived/order_YXZ_cmu_02_03_first40.bvh", 20, "LeftLeg", "YXZ", {0.744789182, 0.271080653, 0.000000076, 0.609757620}},
+    {"derived/order_YZX_cmu_02_03_first40.bvh", 20, "Hips", "YZX", {0.025607889, -0.066403112, -0.045035860, 0.996447005}},
+    {"derived/order_YZX_cmu_02_03_first40.bvh", 20, "LeftUpLeg", "YZX", {-0.180075961, 0.046668929, -0.100769424, 0.977363895}},
+    {"derived/order_YZX_cmu_02_03_first40.bvh", 20, "LeftLeg", "YZX", {0.744789185, 0.271080650, 0.000000075, 0.609757616}},
+    {"derived/order_ZXY_cmu_02_03_first40.bvh", 20, "Hips", "ZXY", {0.025607890, -0.066403117, -0.045035864, 0.996447005}},
+    {"derived/order_ZXY_cmu_02_03_first40.bvh", 20, "LeftUpLeg", "ZXY", {-0.180075967, 0.046668926, -0.100769421, 0.977363894}},
+    {"derived/order_ZXY_cmu_02_03_first40.bvh", 20, "LeftLeg", "ZXY", {0.744789183, 0.271080657, 0.000000079, 0.609757616}},
+    {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20, "Hips", "XYZ", {0.025607896, -0.066403112, -0.045035859, 0.996447005}},
+    {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20, "LeftUpLeg", "YXZ", {-0.180075966, 0.046668928, -0.100769425, 0.977363894}},
+    {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20, "LeftLeg", "YZX", {0.744789185, 0.271080650, 0.000000075, 0.609757616}},
+    {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20, "LeftToeBase", "ZYX", {-0.165189043, -0.060123477, -0.000000251, 0.984427624}},
+};
+
+Test(bvh_read, rotations_match_the_oracle_in_every_euler_order)
+{
+    const char *loaded = NULL;
+    mb_skeleton *s = NULL;
+    mb_clip *c = NULL;
+    mb_xform *pose = NULL;
+    int orders_seen = 0;
+    for (size_t i = 0; i < sizeof k_oracle_rots / sizeof k_oracle_rots[0]; ++i) {
+        const oracle_rot *o = &k_oracle_rots[i];
+        if (!loaded || strcmp(loaded, o->file) != 0) {
+            mb_clip_destroy(c);
+            mb_skeleton_destroy(s);
+            free(pose);
+            load_rel(o->file, 0, NULL, &s, &c);
+            pose = malloc(sizeof *pose * (size_t)mb_skeleton_joint_count(s));
+            cr_assert_not_null(pose);
+            loaded = o->file;
+        }
+        int j = mb_skeleton_find(s, o->joint);
+        cr_assert_geq(j, 0, "%s: no joint %s", o->file, o->joint);
+        mb_pose p = {pose, mb_skeleton_joint_count(s)};
+        cr_assert_eq(mb_clip_frame_pose(s, c, o->frame, p), MB_OK);
+        const float *q = pose[j].rot;
+        double dp = 0.0, dm = 0.0; /* q and -q are the same rotation */
+        for (int k = 0; k < 4; ++k) {
+            dp = fmax(dp, fabs(q[k] - o->q[k]));
+            dm = fmax(dm, fabs(q[k] + o->q[k]));
+        }
+        cr_assert_lt(fmin(dp, dm), 3e-6,
+                     "%s frame %d %s (%s): (%.7f %.7f %.7f %.7f), oracle (%.7f %.7f %.7f %.7f)", o->file, o->frame,
+                     o->joint, o->order, q[0], q[1], q[2], q[3], o->q[0], o->q[1], o->q[2], o->q[3]);
+        orders_seen |= 1 << (3 * (o->order[0] - 'X') + (o->order[1] - 'X')); /* one bit per order */
+    }
+    cr_assert_eq(__builtin_popcount((unsigned)orders_seen), 6, "the table covers the six Euler orders");
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    free(pose);
+}

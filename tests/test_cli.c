@@ -1351,8 +1351,7 @@ static double info_number(const char *text, const char *label)
 
 Test(cli_guards, z_up_bvh_to_glb_stands_up)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char out[4096];
     snprintf(out, sizeof out, "%s/z.glb", d);

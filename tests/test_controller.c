@@ -522,6 +522,8 @@ typedef struct run_job {
     int frames;
     mb_xform *poses;    /* frames x nj */
     mb_root_motion *rm; /* frames */
+    mb_controller_status *status; /* frames, nullable: the status after each update */
+    float *loco_param;  /* frames, nullable: the blend space's parameter at each update */
 } run_job;
 
 static void *run_script(void *arg)
@@ -535,6 +537,7 @@ static void *run_script(void *arg)
     if (mb_controller_create(&cd, &c) != MB_OK)
         return NULL;
     unsigned r = (unsigned)j->seed * 2654435761u + 1u;
+    float loco = j->fx->walk.info.speed; /* the state's initial parameter */
     for (int k = 0; k < j->frames; ++k) {
         r = r * 1103515245u + 12345u;
         if ((r >> 16) % 23 == 0) {
@@ -544,15 +547,96 @@ static void *run_script(void *arg)
             t.sync = (r >> 6) & 1;
             mb_controller_request(c, (int)((r >> 20) % 3), &t);
         }
-        if ((r >> 12) % 11 == 0)
-            mb_controller_set_param(c, 2, 10.0f + (float)((r >> 3) % 400) / 10.0f);
+        if ((r >> 12) % 11 == 0) {
+            loco = 10.0f + (float)((r >> 3) % 400) / 10.0f;
+            mb_controller_set_param(c, 2, loco);
+        }
         mb_pose p = {j->poses + (size_t)k * n, n};
         float dt = (float)(1.0 / 60 + ((r >> 9) % 5) * 0.002);
         if (mb_controller_update(c, dt, p, &j->rm[k]) != MB_OK)
             break;
+        if (j->status)
+            mb_controller_get_status(c, &j->status[k]);
+        if (j->loco_param)
+            j->loco_param[k] = loco;
     }
     mb_controller_destroy(c);
     return j;
+}
+
+/* The cycle of a looping state's clip as the state set detects it (left foot, else right). */
+static mb_frame_range script_cycle(const mb_test_clip *c)
+{
+    mb_frame_range r;
+    if (mb_motion_find_cycle(c->s, c->c, &c->info, 0, "test", &r, NULL) != MB_OK)
+        cr_assert_eq(mb_motion_find_cycle(c->s, c->c, &c->info, 1, "test", &r, NULL), MB_OK);
+    return r;
+}
+
+/* A clip's local pose at phase g of its cycle r, sampled directly (mb_clip_sample). */
+static void script_sample(const mb_test_clip *c, mb_frame_range r, double g, mb_xform *out, int n)
+{
+    double ft = mb_clip_frame_time(c->c);
+    mb_pose p = {out, n};
+    cr_assert_eq(mb_clip_sample(c->s, c->c, (r.start + g * (r.end - r.start)) * ft, MB_WRAP_CLAMP, p), MB_OK);
+}
+
+/* Values of a script's frames, against an independent computation: wherever the status
+ * says one state plays alone (no transition), every joint below the root (the in-place
+ * step changes only the root) is that state's clip sampled at the reported phase of its
+ * detected cycle, or for the blend space, mb_blend_run of both clips at that phase with
+ * weights linear in the parameter between the clips' speeds (clamped). */
+static void check_script_values(const fixture *fx, const run_job *j)
+{
+    int n = fx->nj, root = mb_state_set_root(fx->set), seen[3] = {0, 0, 0};
+    const int *parents = mb_skeleton_parents(fx->walk.s);
+    mb_frame_range rw = script_cycle(&fx->walk), rr = script_cycle(&fx->run);
+    mb_xform *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *want = malloc(sizeof *want * n);
+    for (int k = 0; k < j->frames; ++k) {
+        const mb_controller_status *s = &j->status[k];
+        if (s->transitioning || s->tracks != 1)
+            continue;
+        cr_assert(s->state >= 0 && s->state <= 2, "the script plays states 0..2");
+        if (s->state != 1)
+            script_sample(&fx->walk, rw, s->phase, a, n);
+        if (s->state != 0)
+            script_sample(&fx->run, rr, s->phase, b, n);
+        double x = s->state; /* the run's share */
+        if (s->state == 2) {
+            double pw = fx->walk.info.speed, pr = fx->run.info.speed;
+            x = ((double)j->loco_param[k] - pw) / (pr - pw);
+            x = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+        }
+        if (x <= 0.0 || x >= 1.0) {
+            memcpy(want, x <= 0.0 ? a : b, sizeof *a * n);
+        } else {
+            mb_pose pa = {a, n}, pb = {b, n};
+            mb_blend_layer l[2] = {{&pa, (float)(1.0 - x), NULL}, {&pb, (float)x, NULL}};
+            mb_blend_desc bd = {0};
+            bd.layers = l;
+            bd.layer_count = 2;
+            bd.out.joints = want;
+            bd.out.count = n;
+            cr_assert_eq(mb_blend_run(&bd), MB_OK);
+        }
+        const mb_xform *got = j->poses + (size_t)k * n;
+        for (int q = 0; q < n; ++q) {
+            int below = 0;
+            for (int p = parents[q]; p >= 0 && !below; p = parents[p])
+                below = p == root;
+            if (!below)
+                continue;
+            double e = mb_quat_angle_between(got[q].rot, want[q].rot);
+            cr_assert_lt(e, 2e-5, "script %d frame %d state %d phase %.6f joint %d: %g rad from the sampled clips",
+                         j->seed, k, s->state, s->phase, q, e);
+        }
+        ++seen[s->state];
+    }
+    cr_log_info("script %d: %d, %d, %d frames of walk, run, blend space checked", j->seed, seen[0], seen[1], seen[2]);
+    cr_assert_gt(seen[0] + seen[1] + seen[2], 100, "script %d: too few frames checked", j->seed);
+    free(a);
+    free(b);
+    free(want);
 }
 
 Test(controller, deterministic_and_thread_independent)
@@ -566,6 +650,8 @@ Test(controller, deterministic_and_thread_independent)
         jobs[i].frames = frames;
         jobs[i].poses = calloc((size_t)frames * n, sizeof(mb_xform));
         jobs[i].rm = calloc((size_t)frames, sizeof(mb_root_motion));
+        jobs[i].status = i < 2 ? calloc((size_t)frames, sizeof(mb_controller_status)) : NULL;
+        jobs[i].loco_param = i < 2 ? calloc((size_t)frames, sizeof(float)) : NULL;
     }
     /* 0 and 1 sequentially, 2 and 3 on two threads at once */
     cr_assert_not_null(run_script(&jobs[0]));
@@ -585,9 +671,14 @@ Test(controller, deterministic_and_thread_independent)
     }
     cr_assert(memcmp(jobs[0].poses, jobs[1].poses, sizeof(mb_xform) * (size_t)n * 10) != 0,
               "the two scripts should differ");
+    /* and the same values are the right ones */
+    for (int i = 0; i < 2; ++i)
+        check_script_values(&fx, &jobs[i]);
     for (int i = 0; i < 4; ++i) {
         free(jobs[i].poses);
         free(jobs[i].rm);
+        free(jobs[i].status);
+        free(jobs[i].loco_param);
     }
     free_fixture(&fx);
 }
@@ -680,4 +771,192 @@ Test(controller, game_loop_example_runs)
     cr_assert(speed_at_6 > 1.8 * speed_at_3, "runs faster than it walks: %g vs %g", speed_at_6, speed_at_3);
     cr_assert_float_eq(speed_at_6, run_speed, 0.15 * run_speed);
     cr_assert_gt(hypot(last_x, last_z), 1000.0, "the character travelled");
+}
+
+/* ================================================================ values, not shapes
+ * Tests that check numbers against independent computations (issue 17): the default fade
+ * curve, phase sync during a fade, and the mid-fade pose as a blend of the states' poses. */
+
+/* The in-place pose of `state` alone at `phase`: a fresh controller reset there and
+ * evaluated without advancing (no fade, no sync, no history involved). */
+static void state_pose_at(const fixture *fx, int state, double phase, mb_xform *out)
+{
+    mb_controller *r = make_ctl(fx, state, 0);
+    cr_assert_eq(mb_controller_reset(r, state, (float)phase), MB_OK);
+    mb_pose p = {out, fx->nj};
+    cr_assert_eq(mb_controller_update(r, 0.0f, p, NULL), MB_OK);
+    mb_controller_destroy(r);
+}
+
+/* Circular distance of two phases in [0, 1). */
+static double phase_gap(double a, double b)
+{
+    double d = fabs(a - b);
+    return d > 0.5 ? 1.0 - d : d;
+}
+
+#define FADE_DT (1.0f / 60)
+#define FADE_START_FRAMES 37
+
+/* One probe of a walk -> run fade: walk FADE_START_FRAMES frames, request run with t, then
+ * k updates of FADE_DT. Gives the walk's phase at the request, the last pose and state
+ * weights, and both states' phases: the run's from the status, the walk's by turning the
+ * fade back to it (a request for a state still fading out keeps its phase, and the status
+ * then reports it). */
+typedef struct fade_probe {
+    double walk_phase0, walk_phase, run_phase;
+    float w[4];
+} fade_probe;
+
+static fade_probe probe_fade(const fixture *fx, const mb_transition_desc *t, int k, mb_xform *pose)
+{
+    fade_probe r;
+    mb_controller *c = make_ctl(fx, 0, 0);
+    mb_pose p = {pose, fx->nj};
+    for (int i = 0; i < FADE_START_FRAMES; ++i)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    mb_controller_status s;
+    mb_controller_get_status(c, &s);
+    r.walk_phase0 = s.phase;
+    cr_assert_eq(mb_controller_request(c, 1, t), MB_OK);
+    for (int i = 0; i < k; ++i)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    cr_assert_eq(mb_controller_state_weights(c, r.w, 4), MB_OK);
+    mb_controller_get_status(c, &s);
+    cr_assert(s.state == 1 && s.transitioning && s.tracks == 2, "frame %d: still fading", k);
+    r.run_phase = s.phase;
+    cr_assert_eq(mb_controller_request(c, 0, t), MB_OK);
+    mb_controller_get_status(c, &s);
+    cr_assert_eq(s.state, 0);
+    r.walk_phase = s.phase;
+    mb_controller_destroy(c);
+    return r;
+}
+
+static double smoothstep(double s) { return s * s * (3.0 - 2.0 * s); }
+
+/* A zeroed desc's curve (the default) is smoothstep: w = 3 s^2 - 2 s^3 of the elapsed share
+ * s, for the target; the source gets the rest. */
+Test(controller_values, default_crossfade_curve_is_smoothstep)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    mb_pose p = {x, n};
+    mb_controller *c = make_ctl(&fx, 0, 0);
+    for (int k = 0; k < 10; ++k)
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+    mb_transition_desc t = {0}; /* curve: the default */
+    t.duration = 0.5f;          /* 30 updates */
+    cr_assert_eq(mb_controller_request(c, 1, &t), MB_OK);
+    int checked = 0;
+    for (int k = 1; k < 30; ++k) {
+        cr_assert_eq(mb_controller_update(c, FADE_DT, p, NULL), MB_OK);
+        float w[4];
+        cr_assert_eq(mb_controller_state_weights(c, w, 4), MB_OK);
+        double s = k * (double)FADE_DT / 0.5, want = 3 * s * s - 2 * s * s * s;
+        cr_assert_float_eq(w[1], want, 1e-6, "s = %g: run weight %.7f, 3s^2 - 2s^3 = %.7f", s, w[1], want);
+        cr_assert_float_eq(w[0], 1.0 - want, 1e-6, "s = %g: walk weight %.7f", s, w[0]);
+        checked += fabs(want - s) > 0.05; /* where smoothstep and linear are told apart */
+    }
+    cr_assert_gt(checked, 10);
+    free(x);
+    mb_controller_destroy(c);
+    free_fixture(&fx);
+}
+
+/* With sync, both clips of a fade advance by one phase step, dt over the cycle duration
+ * interpolated with the weights the step starts from, so their phases stay equal and
+ * follow that sum; without sync each runs at its own cycle's pace (the contrast that
+ * shows the clips' cycles differ enough for the test to see it). */
+Test(controller_values, synced_crossfade_keeps_the_phases_equal)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *x = malloc(sizeof *x * n);
+    double Tw = mb_state_set_cycle_duration(fx.set, 0, 0.0f), Tr = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
+    const double dt = FADE_DT;
+    int ks[] = {1, 4, 11, 20, 29};
+    for (int sync = 1; sync >= 0; --sync) {
+        mb_transition_desc t = {0};
+        t.duration = 0.5f;
+        t.sync = sync;
+        t.start_phase = 0.6f;
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+            int k = ks[i];
+            fade_probe r = probe_fade(&fx, &t, k, x);
+            double want_walk = r.walk_phase0, want_run = sync ? r.walk_phase0 : (double)t.start_phase;
+            for (int u = 1; u <= k; ++u) {
+                /* the weights this step starts from: the previous update's */
+                double wr = smoothstep((u - 1) * dt / 0.5);
+                if (sync) {
+                    double step = dt / ((1.0 - wr) * Tw + wr * Tr);
+                    want_walk += step;
+                    want_run += step;
+                } else {
+                    want_walk += dt / Tw;
+                    want_run += dt / Tr;
+                }
+            }
+            want_walk -= floor(want_walk);
+            want_run -= floor(want_run);
+            cr_assert_lt(phase_gap(r.walk_phase, want_walk), 1e-7, "sync %d frame %d: walk phase %.9f, expected %.9f",
+                         sync, k, r.walk_phase, want_walk);
+            cr_assert_lt(phase_gap(r.run_phase, want_run), 1e-7, "sync %d frame %d: run phase %.9f, expected %.9f",
+                         sync, k, r.run_phase, want_run);
+            if (sync)
+                cr_assert_lt(phase_gap(r.walk_phase, r.run_phase), 1e-9, "frame %d: walk %.9f, run %.9f", k,
+                             r.walk_phase, r.run_phase);
+        }
+    }
+    /* unsynced, one update already moves the phases apart by far more than the tolerance */
+    cr_assert_gt(fabs(dt / Tw - dt / Tr), 1e-3, "walk %g s and run %g s cycles", Tw, Tr);
+    free(x);
+    free_fixture(&fx);
+}
+
+/* Mid-fade, the pose is mb_blend_run of the two states' own poses at their phases, with
+ * the weights mb_controller_state_weights reports (synced with the default curve, and
+ * unsynced linear from another start phase). */
+Test(controller_values, midfade_pose_is_the_blend_of_the_state_poses)
+{
+    fixture fx = make_fixture();
+    int n = fx.nj;
+    mb_xform *got = malloc(sizeof *got * n), *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n),
+             *want = malloc(sizeof *want * n);
+    int ks[] = {6, 10, 15, 22};
+    for (int sync = 1; sync >= 0; --sync) {
+        mb_transition_desc t = {0};
+        t.duration = 0.5f;
+        t.sync = sync;
+        t.curve = sync ? MB_CURVE_SMOOTHSTEP : MB_CURVE_LINEAR;
+        t.start_phase = 0.3f;
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i) {
+            fade_probe r = probe_fade(&fx, &t, ks[i], got);
+            cr_assert(r.w[0] > 0.05f && r.w[1] > 0.05f, "a real mix: %g %g", r.w[0], r.w[1]);
+            state_pose_at(&fx, 0, r.walk_phase, a);
+            state_pose_at(&fx, 1, r.run_phase, b);
+            mb_pose pa = {a, n}, pb = {b, n};
+            mb_blend_layer l[2] = {{&pa, r.w[0], NULL}, {&pb, r.w[1], NULL}};
+            mb_blend_desc bd = {0};
+            bd.layers = l;
+            bd.layer_count = 2;
+            bd.out.joints = want;
+            bd.out.count = n;
+            cr_assert_eq(mb_blend_run(&bd), MB_OK);
+            /* the two states really differ here, so a wrong weight or phase shows */
+            cr_assert_gt(pose_angle(a, b, n), 0.1);
+            double worst = pose_angle(got, want, n), worst_pos = 0.0;
+            for (int j = 0; j < n; ++j)
+                for (int c = 0; c < 3; ++c)
+                    worst_pos = fmax(worst_pos, fabs(got[j].pos[c] - want[j].pos[c]));
+            cr_assert_lt(worst, 2e-5, "sync %d frame %d: %g rad from the blend of the state poses", sync, ks[i], worst);
+            cr_assert_lt(worst_pos, 2e-3, "sync %d frame %d: translation off by %g", sync, ks[i], worst_pos);
+        }
+    }
+    free(got);
+    free(a);
+    free(b);
+    free(want);
+    free_fixture(&fx);
 }

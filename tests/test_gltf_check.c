@@ -16,12 +16,9 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
+#include "test_util.h"
 
-static void need_assimp(void)
-{
-    if (!mb_scene_supported())
-        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
-}
+static void need_assimp(void) { mb_test_need_assimp(); }
 
 /* ---------- the asset ---------- */
 

@@ -44,11 +44,7 @@
 
 #define PI 3.14159265358979323846
 
-static void need_assimp(void)
-{
-    if (!mb_scene_supported())
-        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF): mesh tests skipped");
-}
+static void need_assimp(void) { mb_test_need_assimp(); }
 
 static char *tmp_path(const char *name)
 {
@@ -1164,6 +1160,48 @@ Test(export, gltf_round_trip_keeps_end_sites_and_channels)
 
 /* ---------- glTF clips through the blender ---------- */
 
+/* Largest rotation difference (radians), over the joints below `root` (which the blend's
+ * root handling leaves as blended) and every output frame k, between the cyclic 50/50
+ * blend `out` of a and b (cycles of ta and tb seconds from time 0) and mb_blend_run of a
+ * at phase k / frames and b at phase k / frames computed here (b_at_a_time: b sampled at
+ * a's time instead, the out-of-phase pair, to show the measure tells them apart). */
+static double cyclic_blend_phase_error(const mb_skeleton *sk, int root, const mb_clip *a, double ta,
+                                       const mb_clip *b, double tb, const mb_clip *out, int b_at_a_time)
+{
+    int nj = mb_skeleton_joint_count(sk), frames = mb_clip_frame_count(out);
+    const int *parents = mb_skeleton_parents(sk);
+    mb_xform *pa = malloc(sizeof *pa * nj), *pb = malloc(sizeof *pb * nj), *want = malloc(sizeof *want * nj),
+             *got = malloc(sizeof *got * nj);
+    cr_assert(pa && pb && want && got);
+    double worst = 0.0;
+    for (int k = 0; k < frames; ++k) {
+        double ph = (double)k / frames;
+        mb_pose A = {pa, nj}, B = {pb, nj}, W = {want, nj}, G = {got, nj};
+        cr_assert_eq(mb_clip_sample(sk, a, ph * ta, MB_WRAP_LOOP, A), MB_OK);
+        cr_assert_eq(mb_clip_sample(sk, b, ph * (b_at_a_time ? ta : tb), MB_WRAP_LOOP, B), MB_OK);
+        mb_blend_layer l[2] = {{&A, 0.5f, NULL}, {&B, 0.5f, NULL}};
+        mb_blend_desc bd;
+        memset(&bd, 0, sizeof bd);
+        bd.layers = l;
+        bd.layer_count = 2;
+        bd.out = W;
+        cr_assert_eq(mb_blend_run(&bd), MB_OK);
+        cr_assert_eq(mb_clip_frame_pose(sk, out, k, G), MB_OK);
+        for (int j = 0; j < nj; ++j) {
+            int below = 0;
+            for (int p = parents[j]; p >= 0 && !below; p = parents[p])
+                below = p == root;
+            if (below)
+                worst = fmax(worst, mb_quat_angle_between(got[j].rot, want[j].rot));
+        }
+    }
+    free(pa);
+    free(pb);
+    free(want);
+    free(got);
+    return worst;
+}
+
 Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
 {
     mb_scene *s = load("mesh/Fox.glb");
@@ -1201,6 +1239,17 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     cr_log_info("Fox Walk (%.3f s) + Run (%.3f s), 50/50: %d frames, %.3f s", tw, tr,
                 mb_clip_frame_count(trot), dur);
     cr_assert(fabs(dur - 0.5 * (tw + tr)) < 1.5 / 30.0, "%g s", dur);
+    /* in phase: frame k holds Walk and Run each at phase k / frames, blended */
+    mb_analyze_desc ad = {0};
+    ad.up_axis = 2;
+    mb_motion_info wi;
+    cr_assert_eq(mb_motion_analyze(sk, walk, &ad, "Fox.glb#Walk", &wi, &err), MB_OK, "%s", err.text);
+    double e_phase = cyclic_blend_phase_error(sk, wi.root, walk, tw, run, tr, trot, 0);
+    double e_time = cyclic_blend_phase_error(sk, wi.root, walk, tw, run, tr, trot, 1);
+    cr_log_info("joints below the root: %g rad from the in-phase blend, %g from the same-time blend", e_phase,
+                e_time);
+    cr_assert_lt(e_phase, 2e-5, "the blend is not Walk and Run at equal phases (%g rad off)", e_phase);
+    cr_assert_gt(e_time, 0.05, "Walk and Run at equal times must differ from equal phases (%g rad)", e_time);
     /* every frame skins to finite vertices near the fox's size */
     const mb_mesh *m = mb_scene_mesh(s);
     int nv = mb_mesh_vertex_count(m);
@@ -1222,4 +1271,16 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     free(p);
     mb_clip_destroy(trot);
     mb_scene_destroy(s);
+}
+
+/* ---------- the build's assimp switch ---------- */
+
+/* The scene tests skip when the library reads no scenes; in a build configured with
+ * MB_WITH_ASSIMP=ON that would hide 30-odd tests, so the library's answer must match the
+ * build's switch (MB_TEST_WITH_ASSIMP, from tests/CMakeLists.txt) both ways. */
+Test(scene, assimp_support_matches_the_build_switch)
+{
+    cr_assert_eq(mb_scene_supported() != 0, MB_TEST_WITH_ASSIMP != 0,
+                 "mb_scene_supported() is %d in a build configured with MB_WITH_ASSIMP=%s", mb_scene_supported(),
+                 MB_TEST_WITH_ASSIMP ? "ON" : "OFF");
 }

@@ -256,8 +256,7 @@ Test(cli_render, bvh_sheet_shows_the_character_in_every_cell)
 
 Test(cli_render, gltf_views_differ_and_png_is_well_formed)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char side[128], front[128], png[128];
     snprintf(side, sizeof side, "%s/side.ppm", d);
@@ -661,8 +660,7 @@ Test(cli_skin, interrupted_run_leaves_no_staged_frames)
 
 Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char out[128], spec[4200];
     snprintf(out, sizeof out, "%s/fox.glb", d);
@@ -742,8 +740,7 @@ static void half_way(const float a[4], const float b[4], double out[4])
  * first frame (phase 0) is, for every joint below the hips, slerp(walk[0], run[0], 1/2). */
 Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char out[128], bvh[128], walk[4200], runs[4200];
     snprintf(out, sizeof out, "%s/trot.glb", d);
@@ -821,8 +818,7 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
  * trip, and the glb no longer blended with its source). */
 Test(cli_blend, a_written_glb_blends_with_its_source)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
     char glb[128], out[128];
@@ -849,8 +845,7 @@ Test(cli_blend, a_written_glb_blends_with_its_source)
  * read back at full size), only for .glb, only a positive decimal. */
 Test(cli_blend, scale_applies_to_glb_outputs)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
     char plain[128], scaled[128], trans[128], bvh[128];
@@ -925,8 +920,7 @@ Test(cli_blend, scale_applies_to_glb_outputs)
 
 Test(cli_blend, gltf_output_blends_again_with_its_source)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char fox[4096], walk[4200], out1[128], out2[128];
     snprintf(fox, sizeof fox, "%s", mb_shared_path("mesh/Fox.glb"));
@@ -956,8 +950,7 @@ Test(cli_blend, gltf_output_blends_again_with_its_source)
  * checked by the library before assimp: test_gltf_check.c.) */
 Test(cli_render, importer_crash_is_an_input_error)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char path[128];
     snprintf(path, sizeof path, "%s/deep.x", d);
@@ -980,8 +973,7 @@ Test(cli_render, importer_crash_is_an_input_error)
 
 Test(cli_transition, gltf_run_to_walk_into_glb)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char out[128], a[4200], b[4200];
     snprintf(out, sizeof out, "%s/fox_rw.glb", d);
@@ -1030,8 +1022,7 @@ Test(cli_transition, gltf_run_to_walk_into_glb)
  * moving root (< 1e-5 rad), and the output has the same number of frames. */
 Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
 {
-    if (!mb_scene_supported())
-        cr_skip_test("built without assimp");
+    mb_test_need_assimp();
     const char *d = scratch();
     char out[128];
     snprintf(out, sizeof out, "%s/cesium.glb", d);

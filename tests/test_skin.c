@@ -1058,3 +1058,96 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
 }
+
+/* ---------- unnormalised weights (values, not shapes) ---------- */
+
+/* skin.h promises the job normalises each vertex's weights (every other test's weights
+ * already sum to 1): float weights scaled per vertex by any positive factor, and unorm16
+ * weights summing to less than 65535, give exactly what the weights divided by their sum
+ * give, for LBS and DQS, with and without normals, on every kernel the tests can select;
+ * 37 vertices make whole groups of 8 and a tail. */
+static void skin_pair(const vset *s, const mb_skin_desc *base, const void *w_raw, mb_skin_format fmt,
+                      const float *w_unit, float *ref_p, float *ref_n)
+{
+    mb_skin_desc d = *base;
+    d.format = MB_SKIN_U16_FLOAT;
+    d.joint_indices = s->idx;
+    d.joint_weights = w_unit;
+    d.out_positions = ref_p;
+    d.out_normals = d.normals ? ref_n : NULL;
+    cr_assert_eq(mb_skin_run(&d), MB_OK);
+    d = *base;
+    d.format = fmt;
+    d.joint_indices = fmt == MB_SKIN_U8_UNORM16 ? (const void *)s->idx8 : (const void *)s->idx;
+    d.joint_weights = w_raw;
+    cr_assert_eq(mb_skin_run(&d), MB_OK);
+}
+
+Test(skin, unnormalised_weights_give_the_normalised_result)
+{
+    for (int kernel = 1; kernel <= 2; ++kernel) {
+        int got = mb_skin_force_kernel_(kernel);
+        cr_log_info("kernel %s", got == 2 ? "avx2" : "generic");
+        for (int inf = 1; inf <= 4; ++inf) {
+            vset s;
+            vset_make(&s, 37, 12, inf);
+            int nw = s.nv * inf;
+            float pal[12][16], dq[12][8], *wf = malloc(sizeof *wf * nw), *unit_f = malloc(sizeof *unit_f * nw),
+                  *unit_16 = malloc(sizeof *unit_16 * nw), *rp = malloc(sizeof *rp * 3 * s.nv),
+                  *rn = malloc(sizeof *rn * 3 * s.nv);
+            uint16_t *w16 = malloc(sizeof *w16 * nw);
+            cr_assert(wf && unit_f && unit_16 && rp && rn && w16);
+            for (int j = 0; j < 12; ++j) {
+                float q[4], t[3] = {(float)rnd_range(-3, 3), (float)rnd_range(-3, 3), (float)rnd_range(-3, 3)};
+                rnd_quat(q);
+                rigid(q, t, pal[j]);
+            }
+            cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, 12, dq), MB_OK);
+            for (int v = 0; v < s.nv; ++v) {
+                double scale = v % 4 == 0 ? rnd_range(0.01, 0.3) : rnd_range(1.5, 40.0), f16 = rnd_range(0.2, 0.9);
+                double sf = 0.0, s16 = 0.0;
+                for (int k = 0; k < inf; ++k) {
+                    int i = v * inf + k;
+                    wf[i] = (float)(s.w[i] * scale);
+                    w16[i] = (uint16_t)floor(s.w16[i] * f16);
+                    sf += wf[i];
+                    s16 += w16[i];
+                }
+                cr_assert(s16 > 0.0 && s16 < 65000.0);
+                for (int k = 0; k < inf; ++k) {
+                    int i = v * inf + k;
+                    unit_f[i] = (float)(wf[i] / sf);
+                    unit_16[i] = (float)(w16[i] / s16);
+                }
+            }
+            for (int m = 0; m < 2; ++m)
+                for (int withn = 0; withn < 2; ++withn)
+                    for (int fmt = 0; fmt < 2; ++fmt) {
+                        mb_skin_desc d;
+                        desc_for(&s, &d, (mb_skin_method)m, (const float(*)[16])pal, (const float(*)[8])dq);
+                        if (!withn)
+                            d.normals = d.out_normals = NULL;
+                        skin_pair(&s, &d, fmt ? (const void *)w16 : (const void *)wf,
+                                  fmt ? MB_SKIN_U8_UNORM16 : MB_SKIN_U16_FLOAT, fmt ? unit_16 : unit_f, rp, rn);
+                        for (int v = 0; v < s.nv; ++v) {
+                            double ref[3] = {rp[3 * v], rp[3 * v + 1], rp[3 * v + 2]};
+                            cr_assert(dist3(ref, &s.outp[3 * v]) < 2e-5,
+                                      "kernel %d %s inf %d fmt %d v %d: %g from the normalised weights' result",
+                                      got, m ? "dqs" : "lbs", inf, fmt, v, dist3(ref, &s.outp[3 * v]));
+                            if (withn) {
+                                double refn[3] = {rn[3 * v], rn[3 * v + 1], rn[3 * v + 2]};
+                                cr_assert(dist3(refn, &s.outn[3 * v]) < 2e-5, "normal, v %d", v);
+                            }
+                        }
+                    }
+            free(wf);
+            free(unit_f);
+            free(unit_16);
+            free(rp);
+            free(rn);
+            free(w16);
+            vset_free(&s);
+        }
+    }
+    mb_skin_force_kernel_(0);
+}

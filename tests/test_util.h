@@ -8,7 +8,11 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
-#include "mblend/anim.h"
+#include "mblend/mblend.h"
+
+#ifndef MB_TEST_WITH_ASSIMP
+#error "MB_TEST_WITH_ASSIMP (1 or 0) comes from tests/CMakeLists.txt"
+#endif
 
 /* The tests' random numbers: xorshift64 on a state each test file seeds itself (so a
  * file's random cases stay the same whatever the others do). */
@@ -40,6 +44,17 @@ static inline void mb_test_quat_rot3(const double q[4], double r[3][3])
     r[2][0] = 2 * (x * z - y * w);
     r[2][1] = 2 * (y * z + x * w);
     r[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+/* For tests that read scenes: skips when the library was built without assimp, but fails
+ * when the build was configured with MB_WITH_ASSIMP=ON, so those tests never skip silently
+ * in a build that promised them. */
+static inline void mb_test_need_assimp(void)
+{
+    if (mb_scene_supported())
+        return;
+    cr_assert(!MB_TEST_WITH_ASSIMP, "configured with MB_WITH_ASSIMP=ON, yet mb_scene_supported() says no");
+    cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
 }
 
 /* Creates or replaces path with text (a test's input or a file a command must leave alone). */
