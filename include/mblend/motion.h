@@ -71,6 +71,10 @@ typedef struct mb_clip_input {
     mb_frame_range range;      /* frames used; end == 0 means the whole clip */
     float weight;              /* finite, >= 0 */
     const mb_motion_info *info;/* from mb_motion_analyze; NULL: analysed here */
+    /* A prepared clip (prepare.h; nullable). When set it gives the skeleton, clip, source
+     * and analysis (those fields are ignored) and, once mb_prepared_select_cycles has run
+     * and range.end == 0, the range: the frames the selection chose. */
+    const struct mb_prepared_clip *prepared;
 } mb_clip_input;
 
 typedef struct mb_clip_blend_desc {
