@@ -11,7 +11,8 @@
  * Typical use (what `mblend blend` does):
  *   mb_clip_prepare(&desc_i, &p[i], err)            for every input
  *   mb_prepared_select_cycles(p, n, MB_CYCLE_AUTO, err)
- *   mb_clip_blend(&blend_desc, &out, err)           with inputs[i].prepared = p[i]
+ *   mb_clip_blend(&blend_desc, &out, err)           with blend_desc.prepared = p (and
+ *                                                   inputs[i].weight the weights)
  *
  * Errors follow one contract: every fallible function takes a nullable mb_error *,
  * clears it on entry, and the first error set is the one reported (with the clip's source

@@ -45,10 +45,10 @@ typedef struct job {
 } job;
 
 /* An input with what its prepared clip gives filled in. */
-static mb_clip_input resolve_input(const mb_clip_input *in)
+static mb_clip_input resolve_input(const mb_clip_input *in, const mb_prepared_clip *prepared)
 {
     mb_clip_input r = *in;
-    const mb_prepared_info *pi = mb_prepared_clip_info(in->prepared);
+    const mb_prepared_info *pi = mb_prepared_clip_info(prepared);
     if (!pi)
         return r;
     r.skeleton = pi->skeleton;
@@ -88,7 +88,7 @@ static mb_status validate_desc(job *j)
                     d->frame_time, d->up_axis, (int)d->method);
     j->L = d->input_count;
     for (int i = 0; i < j->L; ++i)
-        j->in[i] = resolve_input(&d->inputs[i]);
+        j->in[i] = resolve_input(&d->inputs[i], d->prepared ? d->prepared[i] : NULL);
     const mb_clip_input *in0 = &j->in[0];
     if (!in0->skeleton || !in0->clip)
         return fail(err, MB_INVALID_ARG, in0->source, "input without skeleton or clip");

@@ -650,9 +650,10 @@ static int blend_clips(const blend_args *o, const input *in, int n, report_ctx *
                        mb_clip **result, mb_error *e)
 {
     mb_clip_input ci[MB_BLEND_MAX_LAYERS];
+    const mb_prepared_clip *prep[MB_BLEND_MAX_LAYERS];
     memset(ci, 0, sizeof ci);
     for (int i = 0; i < n; ++i) {
-        ci[i].prepared = in[i].prep;
+        prep[i] = in[i].prep;
         ci[i].weight = in[i].weight;
     }
     mb_clip_blend_desc bd = {0};
@@ -664,6 +665,7 @@ static int blend_clips(const blend_args *o, const input *in, int n, report_ctx *
     bd.up_axis = o->up ? o->up : in[0].src.up_axis;
     bd.report = rctx->f ? report_frame : NULL;
     bd.report_user = rctx;
+    bd.prepared = prep;
     if (mb_clip_blend(&bd, result, e) != MB_OK) {
         mb_cli_print_error(e);
         return MB_EXIT_INPUT;

@@ -440,7 +440,7 @@ int mb_cmd_transition(int argc, char **argv)
         mb_cli_print_error(&e);
         if (e.code == MB_MISMATCH && (sync || b_phase))
             fprintf(stderr, "%s: hint: --sync and --b-start phase need foot touchdowns in both "
-                    "clips (in-place clips have none): leave them out\n", cmd);
+                    "clips (in-place clips that do not loop have none): leave them out\n", cmd);
         rc = MB_EXIT_INPUT;
         goto out;
     }
