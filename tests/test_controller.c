@@ -681,3 +681,85 @@ Test(controller, game_loop_example_runs)
     cr_assert_float_eq(speed_at_6, run_speed, 0.15 * run_speed);
     cr_assert_gt(hypot(last_x, last_z), 1000.0, "the character travelled");
 }
+
+/* Issue 17's done-when: the library and `mblend blend` select cycles by one rule. Fox.glb's
+ * Walk and Run are in-place loops (no foot is ever planted), so no touchdown cycle exists;
+ * `mblend blend Fox.glb#Walk Fox.glb#Run` (run before the change) reports
+ *   Fox.glb#Walk: cycle frames 0:17 (0.708 s), the whole loop
+ *   Fox.glb#Run: cycle frames 0:139 (1.158 s), the whole loop
+ * (18 frames at 24 fps and 140 at 120 fps, each last frame repeating the first). A state
+ * set built from the same two clips as a 1D blend space used to fail ("no full gait
+ * cycle"); it must now build on exactly those cycles. */
+Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
+    mb_scene *sc = NULL;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(mb_shared_path("mesh/Fox.glb"), NULL, &sc, &e), MB_OK, "%s", e.text);
+    const mb_skeleton *s = mb_scene_skeleton(sc);
+    int iw = mb_scene_find_clip(sc, "Walk"), ir = mb_scene_find_clip(sc, "Run");
+    cr_assert(iw >= 0 && ir >= 0);
+    const mb_clip *walk = mb_scene_clip(sc, iw), *run = mb_scene_clip(sc, ir);
+
+    /* The call mblend blend makes (glTF: +Y up, given as the CLI gives it). */
+    mb_prepared_clip *p[2] = {NULL, NULL};
+    const mb_clip *clips[2] = {walk, run};
+    for (int k = 0; k < 2; ++k) {
+        mb_prepare_desc pd = {0};
+        pd.skeleton = s;
+        pd.clip = clips[k];
+        pd.source = k ? "Fox.glb#Run" : "Fox.glb#Walk";
+        pd.up_axis = 2;
+        cr_assert_eq(mb_clip_prepare(&pd, &p[k], &e), MB_OK, "%s: %s", e.source, e.text);
+    }
+    cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s: %s", e.source, e.text);
+    const mb_prepared_info *wi = mb_prepared_clip_info(p[0]), *ri = mb_prepared_clip_info(p[1]);
+    cr_assert_eq(wi->selection, MB_SELECT_WHOLE_LOOP);
+    cr_assert_eq(ri->selection, MB_SELECT_WHOLE_LOOP);
+    cr_assert_eq(wi->loop, MB_LOOP_REPEATS);
+    cr_assert_eq(ri->loop, MB_LOOP_REPEATS);
+    cr_assert(wi->range.start == 0 && wi->range.end == 17, "walk %d:%d", wi->range.start, wi->range.end);
+    cr_assert(ri->range.start == 0 && ri->range.end == 139, "run %d:%d", ri->range.start, ri->range.end);
+    cr_assert_float_eq(wi->range_seconds, 17.0 / 24.0, 1e-6);
+    cr_assert_float_eq(ri->range_seconds, 139.0 / 120.0, 1e-6);
+    cr_assert_str_eq(wi->warnings[0], "no foot touchdowns, but the clip loops (its last frame "
+                                      "repeats its first): the whole clip is the cycle");
+
+    /* The state set: one blend space of Walk (param 0) and Run (param 1), detected cycles. */
+    mb_state_clip sc2[2];
+    memset(sc2, 0, sizeof sc2);
+    sc2[0].clip = walk;
+    sc2[0].param = 0.0f;
+    sc2[1].clip = run;
+    sc2[1].param = 1.0f;
+    mb_state_desc sd = {"locomotion", sc2, 2, 1, 0.0f};
+    mb_state_set_desc d = {0};
+    d.skeleton = s;
+    d.states = &sd;
+    d.state_count = 1;
+    d.up_axis = 2;
+    mb_state_set *set = NULL;
+    cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
+    /* at each end of the axis one clip plays: its cycle's duration is the selected range's */
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), 17.0 / 24.0, 1e-6);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 1.0f), 139.0 / 120.0, 1e-6);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), wi->range_seconds, 1e-9);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 1.0f), ri->range_seconds, 1e-9);
+    /* and it plays: a controller runs over it */
+    mb_controller_desc cd = {0};
+    cd.states = set;
+    mb_controller *ctl = NULL;
+    cr_assert_eq(mb_controller_create(&cd, &ctl), MB_OK);
+    int nj = mb_skeleton_joint_count(s);
+    mb_xform *pose = calloc((size_t)nj, sizeof *pose);
+    cr_assert_not_null(pose);
+    for (int k = 0; k < 30; ++k)
+        cr_assert_eq(mb_controller_update(ctl, 1.0f / 30.0f, (mb_pose){pose, nj}, NULL), MB_OK);
+    free(pose);
+    mb_controller_destroy(ctl);
+    mb_state_set_destroy(set);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    mb_scene_destroy(sc);
+}
