@@ -645,3 +645,35 @@ Test(prepare, bad_arguments_say_why)
     mb_prepared_clip_destroy(NULL);
     mb_test_clip_unload(&w);
 }
+
+/* A pair prepared together shares clip 0's up axis: with Z given for the (Y-up) walk, the
+ * run, whose own detection says Y, is prepared on Z too; an axis given for it is kept. */
+Test(prepare, a_pair_shares_the_first_clips_up_axis)
+{
+    mb_test_clip w = mb_test_clip_load("cmu_02_01_walk.bvh"), r = mb_test_clip_load("cmu_02_03_run.bvh");
+    cr_assert_eq(r.info.up_axis, 1, "the run alone is Y up");
+    mb_prepare_desc d[2];
+    memset(d, 0, sizeof d);
+    d[0] = (mb_prepare_desc){w.s, w.c, "walk", 3, NULL, NULL, {0, 0}, NULL};
+    d[1] = (mb_prepare_desc){r.s, r.c, "run", 0, NULL, NULL, {0, 0}, NULL};
+    mb_prepared_clip *p[2];
+    mb_error e;
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_prepared_clip_info(p[0])->motion.up_axis, 2);
+    cr_assert_eq(mb_prepared_clip_info(p[1])->motion.up_axis, 2);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    d[1].up_axis = 2;
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_prepared_clip_info(p[1])->motion.up_axis, 1);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    d[1].left_foot = "NoSuchFoot";
+    d[1].right_foot = "RightFoot";
+    p[0] = p[1] = (mb_prepared_clip *)d; /* must come back NULL */
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_INVALID_ARG);
+    cr_assert(p[0] == NULL && p[1] == NULL);
+    cr_assert_str_eq(e.source, "run");
+    mb_test_clip_unload(&w);
+    mb_test_clip_unload(&r);
+}

@@ -117,6 +117,15 @@ MB_API mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **ou
                                  mb_error *err);
 MB_API void mb_prepared_clip_destroy(mb_prepared_clip *p); /* NULL is a no-op */
 
+/* Prepares n clips that play one after the other or together on one character (the two
+ * clips of a transition or a match search): clip 0 as mb_clip_prepare does, and every
+ * later clip whose desc has up_axis 0 and no cached analysis on clip 0's up axis (a
+ * detected axis is then the same for all). out[0..n-1] are new prepared clips on success,
+ * all NULL on failure (err says which clip failed, as mb_clip_prepare). MB_INVALID_ARG
+ * for NULL descs or out, or n < 1. */
+MB_API mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
+                                  mb_error *err);
+
 /* The decisions about p (NULL for NULL). */
 MB_API const mb_prepared_info *mb_prepared_clip_info(const mb_prepared_clip *p);
 

@@ -148,6 +148,29 @@ void mb_prepared_clip_destroy(mb_prepared_clip *p)
     free(p);
 }
 
+mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
+                           mb_error *err)
+{
+    clear_error(err);
+    if (!descs || !out || n < 1)
+        return mb_error_set_(err, MB_INVALID_ARG, "<clips>", "preparing clips needs 1 or more descs");
+    for (int k = 0; k < n; ++k)
+        out[k] = NULL;
+    mb_status rc = MB_OK;
+    for (int k = 0; k < n && rc == MB_OK; ++k) {
+        mb_prepare_desc d = descs[k];
+        if (k > 0 && d.up_axis == 0 && !d.info)
+            d.up_axis = out[0]->info.motion.up_axis + 1;
+        rc = mb_clip_prepare(&d, &out[k], err);
+    }
+    if (rc != MB_OK)
+        for (int k = 0; k < n; ++k) {
+            mb_prepared_clip_destroy(out[k]);
+            out[k] = NULL;
+        }
+    return rc;
+}
+
 const mb_prepared_info *mb_prepared_clip_info(const mb_prepared_clip *p)
 {
     return p ? &p->info : NULL;

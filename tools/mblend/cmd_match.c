@@ -51,19 +51,11 @@ static int open_pair(const char *cmd, const char *const paths[2], int up, int le
             return rc;
     if ((rc = mb_cli_same_skeleton(cmd, paths[0], src[0].s, paths[1], src[1].s)) != MB_EXIT_OK)
         return rc;
-    mb_error e;
-    memset(&e, 0, sizeof e);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2; ++i)
         if (mb_clip_frame_count(src[i].c) < 2)
             return mb_cli_input_error(cmd, "%s has fewer than 2 frames", paths[i]);
-        mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? (up ? up : src[0].up_axis) : info[0].up_axis + 1;
-        if (mb_motion_analyze(src[i].s, src[i].c, &ad, paths[i], &info[i], &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            return MB_EXIT_INPUT;
-        }
-    }
-    return MB_EXIT_OK;
+    mb_error e;
+    return mb_cli_prepare_pair(paths, src, up, info, &e);
 }
 
 /* The count best pairs from A to B, printed as CSV (and the timings with want_stats). */

@@ -341,16 +341,11 @@ static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
     if ((rc = mb_cli_check_report(cmd, o->report, o->outp, files, 2)) != MB_EXIT_OK ||
         (rc = mb_cli_check_output(cmd, o->outp, files, 2)) != MB_EXIT_OK)
         return rc;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2; ++i)
         if (mb_clip_frame_count(t->cl[i]) < 2)
             return mb_cli_input_error(cmd, "%s has fewer than 2 frames", o->paths[i]);
-        mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? (o->up ? o->up : t->src[0].up_axis) : t->info[0].up_axis + 1;
-        if (mb_motion_analyze(t->sk[i], t->cl[i], &ad, o->paths[i], &t->info[i], e) != MB_OK) {
-            mb_cli_print_error(e);
-            return MB_EXIT_INPUT;
-        }
-    }
+    if ((rc = mb_cli_prepare_pair(o->paths, t->src, o->up, t->info, e)) != MB_EXIT_OK)
+        return rc;
     t->fta = mb_clip_frame_time(t->cl[0]);
     t->ftb = mb_clip_frame_time(t->cl[1]);
     t->nfa = mb_clip_frame_count(t->cl[0]);
