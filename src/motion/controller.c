@@ -36,6 +36,8 @@ typedef struct set_clip {
     double cyc0, cyclen; /* played once: gait cycle, seconds from f0; cyclen 0: none */
     float param;
     double *track;       /* (f1 - f0 + 1) x {x, y, z, averaged heading} */
+    mb_wrap wrap;        /* MB_WRAP_LOOP when f1 is the frame count: a loop whose last frame
+                            runs on into frame 0 (MB_LOOP_RUNS_ON), frame f1 being frame 0 */
 } set_clip;
 
 typedef struct set_state {
@@ -144,7 +146,7 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
     mb_pose p = {scratch, s->nj};
     double prev = 0.0, unwrap = 0.0;
     for (int k = 0; k <= n; ++k) {
-        mb_status st = mb_clip_frame_pose(s->skel, sc->clip, sc->f0 + k, p);
+        mb_status st = mb_clip_frame_pose(s->skel, sc->clip, (sc->f0 + k) % mb_clip_frame_count(sc->clip), p);
         if (st != MB_OK)
             return st;
         double q[4], pos[3];
@@ -253,9 +255,10 @@ static mb_status clip_info(mb_state_set *s, const mb_state_set_desc *d, int i, i
     return MB_OK;
 }
 
-/* The cycles of a looping state's clips: given ones as they are, the others from the
- * library's one selection rule over the state's clips (prepare.h), so a blend space gets
- * the cycles `mblend blend` would give the same clips. Frame END must exist. */
+/* The cycles of a looping state's clips: given ones as they are (frame END must exist),
+ * the others from the library's one selection rule over the state's clips (prepare.h), so
+ * a blend space gets the cycles `mblend blend` would give the same clips. A whole loop
+ * whose last frame runs on into frame 0 ends at the frame count. */
 static mb_status loop_cycles(const mb_state_set_desc *d, int i, const mb_motion_info *infos,
                              mb_frame_range *out, mb_error *err)
 {
@@ -288,10 +291,6 @@ static mb_status loop_cycles(const mb_state_set_desc *d, int i, const mb_motion_
         if (rc == MB_OK) {
             const mb_prepared_info *pi = mb_prepared_clip_info(p[m]);
             out[m] = pi->range;
-            if (out[m].end >= pi->frame_count)
-                rc = set_fail(err, MB_INVALID_ARG,
-                              "state %d clip %d: cycle %d:%d does not fit %d frames (frame END must exist)",
-                              i, m, out[m].start, out[m].end, pi->frame_count);
         }
         mb_prepared_clip_destroy(p[m]);
     }
@@ -349,9 +348,12 @@ static mb_status build_state(mb_state_set *s, const mb_state_set_desc *d, int i,
         sc->clip = c->clip;
         sc->ft = mb_clip_frame_time(c->clip);
         sc->param = c->param;
+        sc->wrap = MB_WRAP_CLAMP;
         if (st->loop) {
             sc->f0 = cycles[m].start;
             sc->f1 = cycles[m].end;
+            if (sc->f1 == mb_clip_frame_count(c->clip))
+                sc->wrap = MB_WRAP_LOOP;
         } else if ((rc = once_frames(i, m, c, &infos[m], sc, err)) != MB_OK) {
             break;
         }
@@ -433,7 +435,7 @@ static void track_at(const set_clip *sc, double tau, double out[4])
 static mb_status sample_in_place(const mb_state_set *s, const set_clip *sc, double tau, mb_xform *buf)
 {
     mb_pose p = {buf, s->nj};
-    mb_status st = mb_clip_sample(s->skel, sc->clip, sc->f0 * sc->ft + tau, MB_WRAP_CLAMP, p);
+    mb_status st = mb_clip_sample(s->skel, sc->clip, sc->f0 * sc->ft + tau, sc->wrap, p);
     if (st != MB_OK)
         return st;
     double tr[4];
