@@ -92,7 +92,7 @@ typedef struct mb_prepared_info {
     int has_range;              /* the desc gave a range */
     /* The frames selected: with MB_CYCLE_AUTO one cycle (end continues start; end may be
      * frame_count for an MB_LOOP_RUNS_ON clip), else [start, end). {0, 0} while
-     * selection is MB_SELECT_PENDING (or the given range before selection). */
+     * selection is MB_SELECT_PENDING. */
     mb_frame_range range;
     mb_selection selection;
     int range_clamped;          /* a given cycle ran past the last frame and ends on it */
