@@ -960,3 +960,177 @@ Test(controller_values, midfade_pose_is_the_blend_of_the_state_poses)
     free(want);
     free_fixture(&fx);
 }
+
+/* Issue 17's done-when: the library and `mblend blend` select cycles by one rule. Fox.glb's
+ * Walk and Run are in-place loops (no foot is ever planted), so no touchdown cycle exists;
+ * `mblend blend Fox.glb#Walk Fox.glb#Run` (run before the change) reports
+ *   Fox.glb#Walk: cycle frames 0:17 (0.708 s), the whole loop
+ *   Fox.glb#Run: cycle frames 0:139 (1.158 s), the whole loop
+ * (18 frames at 24 fps and 140 at 120 fps, each last frame repeating the first). A state
+ * set built from the same two clips as a 1D blend space used to fail ("no full gait
+ * cycle"); it must now build on exactly those cycles. */
+Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
+    mb_scene *sc = NULL;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(mb_shared_path("mesh/Fox.glb"), NULL, &sc, &e), MB_OK, "%s", e.text);
+    const mb_skeleton *s = mb_scene_skeleton(sc);
+    int iw = mb_scene_find_clip(sc, "Walk"), ir = mb_scene_find_clip(sc, "Run");
+    cr_assert(iw >= 0 && ir >= 0);
+    const mb_clip *walk = mb_scene_clip(sc, iw), *run = mb_scene_clip(sc, ir);
+
+    /* The call mblend blend makes (glTF: +Y up, given as the CLI gives it). */
+    mb_prepared_clip *p[2] = {NULL, NULL};
+    const mb_clip *clips[2] = {walk, run};
+    for (int k = 0; k < 2; ++k) {
+        mb_prepare_desc pd = {0};
+        pd.skeleton = s;
+        pd.clip = clips[k];
+        pd.source = k ? "Fox.glb#Run" : "Fox.glb#Walk";
+        pd.up_axis = 2;
+        cr_assert_eq(mb_clip_prepare(&pd, &p[k], &e), MB_OK, "%s: %s", e.source, e.text);
+    }
+    cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s: %s", e.source, e.text);
+    const mb_prepared_info *wi = mb_prepared_clip_info(p[0]), *ri = mb_prepared_clip_info(p[1]);
+    cr_assert_eq(wi->selection, MB_SELECT_WHOLE_LOOP);
+    cr_assert_eq(ri->selection, MB_SELECT_WHOLE_LOOP);
+    cr_assert_eq(wi->loop, MB_LOOP_REPEATS);
+    cr_assert_eq(ri->loop, MB_LOOP_REPEATS);
+    cr_assert(wi->range.start == 0 && wi->range.end == 17, "walk %d:%d", wi->range.start, wi->range.end);
+    cr_assert(ri->range.start == 0 && ri->range.end == 139, "run %d:%d", ri->range.start, ri->range.end);
+    cr_assert_float_eq(wi->range_seconds, 17.0 / 24.0, 1e-6);
+    cr_assert_float_eq(ri->range_seconds, 139.0 / 120.0, 1e-6);
+    cr_assert_str_eq(wi->warnings[0], "no foot touchdowns, but the clip loops (its last frame "
+                                      "repeats its first): the whole clip is the cycle");
+
+    /* The state set: one blend space of Walk (param 0) and Run (param 1), detected cycles. */
+    mb_state_clip sc2[2];
+    memset(sc2, 0, sizeof sc2);
+    sc2[0].clip = walk;
+    sc2[0].param = 0.0f;
+    sc2[1].clip = run;
+    sc2[1].param = 1.0f;
+    mb_state_desc sd = {"locomotion", sc2, 2, 1, 0.0f};
+    mb_state_set_desc d = {0};
+    d.skeleton = s;
+    d.states = &sd;
+    d.state_count = 1;
+    d.up_axis = 2;
+    mb_state_set *set = NULL;
+    cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
+    /* at each end of the axis one clip plays: its cycle's duration is the selected range's */
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), 17.0 / 24.0, 1e-6);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 1.0f), 139.0 / 120.0, 1e-6);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), wi->range_seconds, 1e-9);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 1.0f), ri->range_seconds, 1e-9);
+    /* and it plays: a controller runs over it */
+    mb_controller_desc cd = {0};
+    cd.states = set;
+    mb_controller *ctl = NULL;
+    cr_assert_eq(mb_controller_create(&cd, &ctl), MB_OK);
+    int nj = mb_skeleton_joint_count(s);
+    mb_xform *pose = calloc((size_t)nj, sizeof *pose);
+    cr_assert_not_null(pose);
+    for (int k = 0; k < 30; ++k)
+        cr_assert_eq(mb_controller_update(ctl, 1.0f / 30.0f, (mb_pose){pose, nj}, NULL), MB_OK);
+    free(pose);
+    mb_controller_destroy(ctl);
+    mb_state_set_destroy(set);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    mb_scene_destroy(sc);
+}
+
+/* A loop whose last frame runs on into frame 0 (glTF loops without a repeated end key):
+ * Fox's Walk without its repeated last key (17 frames). mblend blend takes frames 0:17 as
+ * its cycle, frame 17 being frame 0; the state set plays the same cycle, so after one
+ * cycle (17/24 s) the pose is frame 0's again, and half a frame before it lies between
+ * frames 16 and 0. */
+Test(controller, a_loop_running_on_into_frame_0_plays_round)
+{
+    if (!mb_scene_supported())
+        cr_skip_test("mblend was built without assimp (MB_WITH_ASSIMP=OFF)");
+    mb_scene *sc = NULL;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(mb_shared_path("mesh/Fox.glb"), NULL, &sc, &e), MB_OK, "%s", e.text);
+    const mb_skeleton *s = mb_scene_skeleton(sc);
+    const mb_clip *walk = mb_scene_clip(sc, mb_scene_find_clip(sc, "Walk"));
+    cr_assert_eq(mb_clip_frame_count(walk), 18);
+    mb_clip_desc cd = {0};
+    cd.joint_count = mb_clip_joint_count(walk);
+    cd.frame_count = 17;
+    cd.frame_time = mb_clip_frame_time(walk);
+    cd.rotations = mb_clip_rotations(walk);
+    cd.translation_count = mb_clip_translation_count(walk);
+    cd.translation_joints = mb_clip_translation_joints(walk);
+    cd.translations = cd.translation_count > 0 ? mb_clip_translations(walk) : NULL;
+    mb_clip *cut = NULL;
+    cr_assert_eq(mb_clip_create(&cd, &cut), MB_OK);
+
+    mb_prepare_desc pd = {0};
+    pd.skeleton = s;
+    pd.clip = cut;
+    pd.up_axis = 2;
+    mb_prepared_clip *p = NULL;
+    cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_prepared_select_cycles(&p, 1, MB_CYCLE_AUTO, &e), MB_OK, "%s", e.text);
+    const mb_prepared_info *pi = mb_prepared_clip_info(p);
+    cr_assert_eq(pi->loop, MB_LOOP_RUNS_ON);
+    cr_assert(pi->range.start == 0 && pi->range.end == 17, "%d:%d", pi->range.start, pi->range.end);
+
+    mb_state_clip c = {0};
+    c.clip = cut;
+    mb_state_desc sd = {"walk", &c, 1, 1, 0.0f};
+    mb_state_set_desc d = {0};
+    d.skeleton = s;
+    d.states = &sd;
+    d.state_count = 1;
+    d.up_axis = 2;
+    mb_state_set *set = NULL;
+    cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
+    cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), 17.0 / 24.0, 1e-6);
+    mb_controller_desc ctl_d = {0};
+    ctl_d.states = set;
+    mb_controller *ctl = NULL;
+    cr_assert_eq(mb_controller_create(&ctl_d, &ctl), MB_OK);
+    int nj = mb_skeleton_joint_count(s);
+    mb_xform *p0 = calloc((size_t)nj, sizeof *p0), *p1 = calloc((size_t)nj, sizeof *p1);
+    mb_xform *f16 = calloc((size_t)nj, sizeof *f16), *f0 = calloc((size_t)nj, sizeof *f0);
+    cr_assert(p0 && p1 && f16 && f0);
+    cr_assert_eq(mb_clip_frame_pose(s, cut, 16, (mb_pose){f16, nj}), MB_OK);
+    cr_assert_eq(mb_clip_frame_pose(s, cut, 0, (mb_pose){f0, nj}), MB_OK);
+    cr_assert_eq(mb_controller_update(ctl, 0.0f, (mb_pose){p0, nj}, NULL), MB_OK);
+    /* half a frame before the end of the cycle: the joints below the root lie halfway
+     * between frames 16 and 0 (the root is in place, so it is left out) */
+    cr_assert_eq(mb_controller_update(ctl, (float)(16.5 / 24.0), (mb_pose){p1, nj}, NULL), MB_OK);
+    int root = mb_state_set_root(set), checked = 0;
+    for (int j = 0; j < nj; ++j) {
+        if (j == root || mb_skeleton_parents(s)[j] < 0)
+            continue;
+        double ang16 = mb_quat_angle_between(p1[j].rot, f16[j].rot);
+        double ang0 = mb_quat_angle_between(p1[j].rot, f0[j].rot);
+        double span = mb_quat_angle_between(f16[j].rot, f0[j].rot);
+        if (span < 0.02)
+            continue;
+        cr_assert(ang0 < 0.75 * span && ang16 < 0.75 * span,
+                  "joint %d: %.4f from frame 16, %.4f from frame 0, %.4f apart", j, ang16, ang0, span);
+        ++checked;
+    }
+    cr_assert_gt(checked, 3);
+    /* a whole cycle: frame 0 again */
+    cr_assert_eq(mb_controller_update(ctl, (float)(0.5 / 24.0), (mb_pose){p1, nj}, NULL), MB_OK);
+    for (int j = 0; j < nj; ++j)
+        if (j != root && mb_skeleton_parents(s)[j] >= 0)
+            cr_assert_lt(mb_quat_angle_between(p1[j].rot, p0[j].rot), 1e-3, "joint %d", j);
+    free(p0);
+    free(p1);
+    free(f16);
+    free(f0);
+    mb_controller_destroy(ctl);
+    mb_state_set_destroy(set);
+    mb_prepared_clip_destroy(p);
+    mb_clip_destroy(cut);
+    mb_scene_destroy(sc);
+}

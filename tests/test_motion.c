@@ -552,3 +552,128 @@ Test(sample, slerp_near_and_far)
     }
     mb_skeleton_destroy(s);
 }
+
+/* ---------- the preparation stage: one cycle rule for the CLI and the library ---------- */
+
+static mb_prepared_clip *prepare_test_clip(const mb_test_clip *f, const char *src, mb_frame_range r)
+{
+    mb_prepare_desc pd = {0};
+    pd.skeleton = f->s;
+    pd.clip = f->c;
+    pd.source = src;
+    pd.range = r;
+    mb_prepared_clip *p = NULL;
+    mb_error e;
+    cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_OK, "%s: %s", e.source, e.text);
+    return p;
+}
+
+/* The frames `mblend blend` printed for these inputs before the rule moved into the library
+ * (run by hand): cmu_02_01_walk + cmu_02_03_run with --cycle auto "cycle frames 137:270
+ * (1.108 s)" and "52:146 (0.783 s)" (left-foot touchdowns); with --cycle none "frame 0 is
+ * a T-pose, not motion: frames 1:344 are blended" and "1:174". A given cycle ending at the
+ * frame count ends on the last frame; one that then leaves nothing fails, and on failure
+ * no selection changes. */
+Test(prepare, selection_matches_what_mblend_blend_printed)
+{
+    mb_test_clip w = mb_test_clip_load("cmu_02_01_walk.bvh"), r = mb_test_clip_load("cmu_02_03_run.bvh");
+    mb_prepared_clip *p[2] = {prepare_test_clip(&w, "walk", (mb_frame_range){0, 0}),
+                              prepare_test_clip(&r, "run", (mb_frame_range){0, 0})};
+    mb_error e;
+    cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s", e.text);
+    const mb_prepared_info *a = mb_prepared_clip_info(p[0]), *b = mb_prepared_clip_info(p[1]);
+    cr_assert(a->range.start == 137 && a->range.end == 270, "%d:%d", a->range.start, a->range.end);
+    cr_assert(b->range.start == 52 && b->range.end == 146, "%d:%d", b->range.start, b->range.end);
+    cr_assert(a->selection == MB_SELECT_LEFT_FOOT && b->selection == MB_SELECT_LEFT_FOOT);
+    cr_assert_eq(a->warning_count, 0);
+    cr_assert_eq(a->loop, MB_LOOP_NONE);
+    cr_assert_float_eq(a->range_seconds, 133 * mb_clip_frame_time(w.c), 1e-9);
+
+    cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_NONE, &e), MB_OK, "%s", e.text);
+    cr_assert(a->range.start == 1 && a->range.end == 344, "%d:%d", a->range.start, a->range.end);
+    cr_assert(b->range.start == 1 && b->range.end == 174, "%d:%d", b->range.start, b->range.end);
+    cr_assert_eq(a->selection, MB_SELECT_MOTION);
+    cr_assert_eq(a->warning_count, 1);
+    cr_assert_str_eq(a->warnings[0], "frame 0 is a T-pose, not motion: frames 1:344 are blended");
+
+    /* given cycles: 0:344 (the frame count) ends on frame 343; 343:344 leaves none */
+    mb_prepared_clip *g[2] = {prepare_test_clip(&w, "walk", (mb_frame_range){0, 344}), p[1]};
+    cr_assert_eq(mb_prepared_select_cycles(g, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s", e.text);
+    const mb_prepared_info *gi = mb_prepared_clip_info(g[0]);
+    cr_assert(gi->range.start == 0 && gi->range.end == 343 && gi->range_clamped && gi->selection == MB_SELECT_GIVEN);
+    cr_assert_eq(b->selection, MB_SELECT_LEFT_FOOT);
+    mb_prepared_clip *bad[2] = {prepare_test_clip(&w, "walk", (mb_frame_range){343, 344}), p[1]};
+    cr_assert_eq(mb_prepared_select_cycles(bad, 2, MB_CYCLE_NONE, &e), MB_OK);
+    cr_assert_eq(mb_prepared_select_cycles(bad, 2, MB_CYCLE_AUTO, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "range 343:344 leaves no cycle") && strcmp(e.source, "walk") == 0, "%s: %s",
+              e.source, e.text);
+    const mb_prepared_info *bi = mb_prepared_clip_info(bad[0]);
+    cr_assert(bi->selection == MB_SELECT_GIVEN && bi->range.start == 343 && bi->range.end == 344,
+              "a failed selection changed nothing");
+    cr_assert_eq(b->selection, MB_SELECT_MOTION); /* from the NONE selection before the failed one */
+    for (int k = 0; k < 2; ++k)
+        mb_prepared_clip_destroy(p[k]);
+    mb_prepared_clip_destroy(g[0]);
+    mb_prepared_clip_destroy(bad[0]);
+    mb_test_clip_unload(&w);
+    mb_test_clip_unload(&r);
+}
+
+/* Bad arguments fail with a message, and nothing is returned. */
+Test(prepare, bad_arguments_say_why)
+{
+    mb_test_clip w = mb_test_clip_load("cmu_02_01_walk.bvh");
+    mb_prepare_desc pd = {0};
+    mb_prepared_clip *p = (mb_prepared_clip *)&pd; /* must be reset to NULL */
+    mb_error e;
+    cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_INVALID_ARG);
+    cr_assert_null(p);
+    cr_assert(e.text[0]);
+    pd.skeleton = w.s;
+    pd.clip = w.c;
+    pd.range = (mb_frame_range){10, 400};
+    cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "range 10:400 does not fit 344 frames"), "%s", e.text);
+    pd.range = (mb_frame_range){0, 0};
+    pd.left_foot = "NoSuchFoot";
+    pd.right_foot = "RightFoot";
+    cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "NoSuchFoot"), "%s", e.text);
+    cr_assert_eq(mb_prepared_select_cycles(NULL, 1, MB_CYCLE_AUTO, &e), MB_INVALID_ARG);
+    cr_assert(e.text[0]);
+    cr_assert_null(mb_prepared_clip_info(NULL));
+    mb_prepared_clip_destroy(NULL);
+    mb_test_clip_unload(&w);
+}
+
+/* A pair prepared together shares clip 0's up axis: with Z given for the (Y-up) walk, the
+ * run, whose own detection says Y, is prepared on Z too; an axis given for it is kept. */
+Test(prepare, a_pair_shares_the_first_clips_up_axis)
+{
+    mb_test_clip w = mb_test_clip_load("cmu_02_01_walk.bvh"), r = mb_test_clip_load("cmu_02_03_run.bvh");
+    cr_assert_eq(r.info.up_axis, 1, "the run alone is Y up");
+    mb_prepare_desc d[2];
+    memset(d, 0, sizeof d);
+    d[0] = (mb_prepare_desc){w.s, w.c, "walk", 3, NULL, NULL, {0, 0}, NULL};
+    d[1] = (mb_prepare_desc){r.s, r.c, "run", 0, NULL, NULL, {0, 0}, NULL};
+    mb_prepared_clip *p[2];
+    mb_error e;
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_prepared_clip_info(p[0])->motion.up_axis, 2);
+    cr_assert_eq(mb_prepared_clip_info(p[1])->motion.up_axis, 2);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    d[1].up_axis = 2;
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_prepared_clip_info(p[1])->motion.up_axis, 1);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    d[1].left_foot = "NoSuchFoot";
+    d[1].right_foot = "RightFoot";
+    p[0] = p[1] = (mb_prepared_clip *)d; /* must come back NULL */
+    cr_assert_eq(mb_clips_prepare(d, 2, p, &e), MB_INVALID_ARG);
+    cr_assert(p[0] == NULL && p[1] == NULL);
+    cr_assert_str_eq(e.source, "run");
+    mb_test_clip_unload(&w);
+    mb_test_clip_unload(&r);
+}

@@ -44,7 +44,10 @@ typedef struct mb_state_clip {
     const mb_clip *clip;     /* borrowed: must outlive the state set; for the set's
                                 skeleton or one of the same topology and channels */
     /* Frames played. Looping states: one cycle, frame end continues frame start (and must
-     * exist); end == 0: detected (mb_motion_find_cycle, left foot, else right). Played
+     * exist); end == 0: detected by the rule of mb_prepared_select_cycles over the state's
+     * clips (left-foot touchdowns for all, else right-foot for all, else each whole
+     * in-place loop; a loop whose last frame runs on into frame 0 then plays frames 0 to
+     * frame_count, frame_count being frame 0), as `mblend blend` selects them. Played
      * once: [start, end); end == 0: the whole clip from its first motion frame. */
     mb_frame_range range;
     /* Played once only: a gait cycle inside the clip for phase sync (end == 0: none, the

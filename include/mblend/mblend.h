@@ -8,6 +8,7 @@
 #include "bvh.h"
 #include "blend.h"
 #include "motion.h"
+#include "prepare.h"
 #include "transition.h"
 #include "controller.h"
 #include "mesh.h"

@@ -96,6 +96,12 @@ typedef struct mb_clip_blend_desc {
     mb_status (*report)(void *user, int frame, double phase, const mb_blend_layer *layers,
                         int layer_count, const mb_pose *blended, const mb_blend_diag *diag);
     void *report_user;
+    /* Prepared clips, one per input (prepare.h; nullable, and each entry may be NULL).
+     * Input i's prepared clip gives its skeleton, clip, source and analysis (the input's
+     * fields are ignored) and, once mb_prepared_select_cycles has run and the input's
+     * range.end == 0, its range: the frames the selection chose. The weights stay in
+     * inputs. This is how `mblend blend` calls it. */
+    const struct mb_prepared_clip *const *prepared;
 } mb_clip_blend_desc;
 
 /* Blends whole clips in normalised time with root motion: each input's per-frame root

@@ -21,6 +21,7 @@
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
+#include "mblend/prepare.h"
 #include "motion/controller_internal.h"
 #include "motion/inertialize_internal.h"
 #include "motion/motion_internal.h"
@@ -35,6 +36,8 @@ typedef struct set_clip {
     double cyc0, cyclen; /* played once: gait cycle, seconds from f0; cyclen 0: none */
     float param;
     double *track;       /* (f1 - f0 + 1) x {x, y, z, averaged heading} */
+    mb_wrap wrap;        /* MB_WRAP_LOOP when f1 is the frame count: a loop whose last frame
+                            runs on into frame 0 (MB_LOOP_RUNS_ON), frame f1 being frame 0 */
 } set_clip;
 
 typedef struct set_state {
@@ -143,7 +146,7 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
     mb_pose p = {scratch, s->nj};
     double prev = 0.0, unwrap = 0.0;
     for (int k = 0; k <= n; ++k) {
-        mb_status st = mb_clip_frame_pose(s->skel, sc->clip, sc->f0 + k, p);
+        mb_status st = mb_clip_frame_pose(s->skel, sc->clip, (sc->f0 + k) % mb_clip_frame_count(sc->clip), p);
         if (st != MB_OK)
             return st;
         double q[4], pos[3];
@@ -181,18 +184,17 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
     return MB_OK;
 }
 
-mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb_error *err)
+static mb_status validate_set_desc(const mb_state_set_desc *d, int *nclips, mb_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (!d || !out || !d->skeleton || !d->states)
+    if (!d->skeleton || !d->states)
         return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
     if (d->state_count < 1 || d->state_count > MB_STATE_MAX_STATES)
         return set_fail(err, MB_INVALID_ARG, "state count %d outside 1..%d", d->state_count,
                         MB_STATE_MAX_STATES);
     if (d->up_axis < 0 || d->up_axis > 3)
         return set_fail(err, MB_INVALID_ARG, "up axis %d outside 0..3", d->up_axis);
-    int nj = mb_skeleton_joint_count(d->skeleton), nclips = 0;
+    int nj = mb_skeleton_joint_count(d->skeleton);
+    *nclips = 0;
     for (int i = 0; i < d->state_count; ++i) {
         const mb_state_desc *sd = &d->states[i];
         if (!sd->clips || sd->clip_count < 1 || sd->clip_count > MB_STATE_MAX_CLIPS)
@@ -216,9 +218,170 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
                 return set_fail(err, MB_INVALID_ARG,
                                 "state %d clip %d: params must be finite and strictly increasing", i, m);
         }
-        nclips += sd->clip_count;
+        *nclips += sd->clip_count;
     }
+    return MB_OK;
+}
 
+/* The analysis of clip m of state i (k-th of the set): given, or analysed on the set's up
+ * axis. The first clip of the set fixes the set's up axis, root and hips. */
+static mb_status clip_info(mb_state_set *s, const mb_state_set_desc *d, int i, int m, int k,
+                           mb_motion_info *info, mb_error *err)
+{
+    const mb_state_desc *sd = &d->states[i];
+    const mb_state_clip *c = &sd->clips[m];
+    mb_status rc;
+    if (c->info) {
+        if ((rc = mb_motion_info_check_(c->info, d->skeleton, c->clip, sd->name, err)) != MB_OK)
+            return rc;
+        *info = *c->info;
+    } else {
+        mb_analyze_desc ad = {0};
+        ad.up_axis = k == 0 ? d->up_axis : s->up + 1;
+        if ((rc = mb_motion_analyze(d->skeleton, c->clip, &ad, sd->name, info, err)) != MB_OK)
+            return rc;
+    }
+    if (k != 0)
+        return MB_OK;
+    s->up = d->up_axis ? d->up_axis - 1 : info->up_axis;
+    s->root = info->root;
+    if (d->root) {
+        s->root = mb_skeleton_find(d->skeleton, d->root);
+        if (s->root < 0)
+            return set_fail(err, MB_INVALID_ARG, "no joint named '%.100s' for the root", d->root);
+    }
+    s->root_parent = s->parents[s->root];
+    mb_motion_hips_(d->skeleton, s->root, info, s->hip);
+    return MB_OK;
+}
+
+/* The cycles of a looping state's clips: given ones as they are (frame END must exist),
+ * the others from the library's one selection rule over the state's clips (prepare.h), so
+ * a blend space gets the cycles `mblend blend` would give the same clips. A whole loop
+ * whose last frame runs on into frame 0 ends at the frame count. */
+static mb_status loop_cycles(const mb_state_set_desc *d, int i, const mb_motion_info *infos,
+                             mb_frame_range *out, mb_error *err)
+{
+    const mb_state_desc *sd = &d->states[i];
+    mb_prepared_clip *p[MB_STATE_MAX_CLIPS] = {NULL};
+    mb_status rc = MB_OK;
+    for (int m = 0; m < sd->clip_count && rc == MB_OK; ++m) {
+        const mb_state_clip *c = &sd->clips[m];
+        int nf = mb_clip_frame_count(c->clip);
+        mb_frame_range r = c->range;
+        if (r.end != 0 && (r.start < 0 || r.end <= r.start || r.end >= nf))
+            return set_fail(err, MB_INVALID_ARG,
+                            "state %d clip %d: cycle %d:%d does not fit %d frames (frame END must exist)",
+                            i, m, r.start, r.end, nf);
+    }
+    for (int m = 0; m < sd->clip_count && rc == MB_OK; ++m) {
+        char source[64];
+        snprintf(source, sizeof source, "state %d clip %d", i, m);
+        mb_prepare_desc pd = {0};
+        pd.skeleton = d->skeleton;
+        pd.clip = sd->clips[m].clip;
+        pd.source = source;
+        pd.range = sd->clips[m].range;
+        pd.info = &infos[m];
+        rc = mb_clip_prepare(&pd, &p[m], err);
+    }
+    if (rc == MB_OK)
+        rc = mb_prepared_select_cycles(p, sd->clip_count, MB_CYCLE_AUTO, err);
+    for (int m = 0; m < sd->clip_count; ++m) {
+        if (rc == MB_OK) {
+            const mb_prepared_info *pi = mb_prepared_clip_info(p[m]);
+            out[m] = pi->range;
+        }
+        mb_prepared_clip_destroy(p[m]);
+    }
+    return rc;
+}
+
+/* The frames a played-once clip plays and its optional gait cycle for phase sync. */
+static mb_status once_frames(int i, int m, const mb_state_clip *c, const mb_motion_info *info,
+                             set_clip *sc, mb_error *err)
+{
+    int nf = mb_clip_frame_count(c->clip);
+    mb_frame_range r = c->range;
+    if (r.end == 0) {
+        r.start = info->first_frame;
+        r.end = nf;
+    }
+    if (r.start < 0 || r.end > nf || r.end - r.start < 2)
+        return set_fail(err, MB_INVALID_ARG, "state %d clip %d: range %d:%d does not fit %d frames",
+                        i, m, r.start, r.end, nf);
+    sc->f0 = r.start;
+    sc->f1 = r.end - 1;
+    if (c->cycle.end != 0) {
+        if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end >= nf)
+            return set_fail(err, MB_INVALID_ARG, "state %d clip %d: cycle %d:%d does not fit %d frames",
+                            i, m, c->cycle.start, c->cycle.end, nf);
+        sc->cyc0 = (c->cycle.start - sc->f0) * sc->ft;
+        sc->cyclen = (c->cycle.end - c->cycle.start) * sc->ft;
+    }
+    return MB_OK;
+}
+
+/* State i and its clips, from the k-th clip of the set on. */
+static mb_status build_state(mb_state_set *s, const mb_state_set_desc *d, int i, int k,
+                             mb_xform *scratch, mb_error *err)
+{
+    const mb_state_desc *sd = &d->states[i];
+    set_state *st = &s->states[i];
+    memset(st, 0, sizeof *st);
+    if (sd->name)
+        snprintf(st->name, sizeof st->name, "%s", sd->name);
+    st->loop = sd->loop != 0;
+    st->first = k;
+    st->count = sd->clip_count;
+    st->param = sd->param;
+    mb_motion_info infos[MB_STATE_MAX_CLIPS];
+    mb_frame_range cycles[MB_STATE_MAX_CLIPS];
+    mb_status rc = MB_OK;
+    for (int m = 0; m < sd->clip_count && rc == MB_OK; ++m)
+        rc = clip_info(s, d, i, m, k + m, &infos[m], err);
+    if (rc == MB_OK && st->loop)
+        rc = loop_cycles(d, i, infos, cycles, err);
+    for (int m = 0; m < sd->clip_count && rc == MB_OK; ++m) {
+        const mb_state_clip *c = &sd->clips[m];
+        set_clip *sc = &s->clips[k + m];
+        sc->clip = c->clip;
+        sc->ft = mb_clip_frame_time(c->clip);
+        sc->param = c->param;
+        sc->wrap = MB_WRAP_CLAMP;
+        if (st->loop) {
+            sc->f0 = cycles[m].start;
+            sc->f1 = cycles[m].end;
+            if (sc->f1 == mb_clip_frame_count(c->clip))
+                sc->wrap = MB_WRAP_LOOP;
+        } else if ((rc = once_frames(i, m, c, &infos[m], sc, err)) != MB_OK) {
+            break;
+        }
+        sc->dur = (sc->f1 - sc->f0) * sc->ft;
+        sc->track = mb_alloc_(&s->alloc, 4 * (size_t)(sc->f1 - sc->f0 + 1) * sizeof(double));
+        if (!sc->track)
+            return set_fail(err, MB_NOMEM, "out of memory");
+        int window = sc->cyclen > 0.0 ? (int)(sc->cyclen / sc->ft + 0.5) : (int)(1.0 / sc->ft + 0.5);
+        rc = build_track(s, sc, st->loop, window < 1 ? 1 : window, scratch);
+        if (rc != MB_OK)
+            set_fail(err, rc, "state %d clip %d: cannot sample the clip", i, m);
+    }
+    return rc;
+}
+
+mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (out)
+        *out = NULL;
+    if (!d || !out)
+        return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
+    int nclips = 0;
+    mb_status rc = validate_set_desc(d, &nclips, err);
+    if (rc != MB_OK)
+        return rc;
+    int nj = mb_skeleton_joint_count(d->skeleton);
     mb_allocator al = d->allocator;
     mb_state_set *s = mb_alloc_(&al, sizeof *s);
     if (!s)
@@ -231,7 +394,6 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     s->states = mb_alloc_(&al, (size_t)d->state_count * sizeof *s->states);
     s->clips = mb_alloc_(&al, (size_t)nclips * sizeof *s->clips);
     mb_xform *scratch = mb_alloc_(&al, (size_t)nj * sizeof *scratch);
-    mb_status rc = MB_OK;
     if (!s->states || !s->clips || !scratch) {
         mb_free_(&al, scratch);
         mb_state_set_destroy(s);
@@ -240,104 +402,8 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     memset(s->clips, 0, (size_t)nclips * sizeof *s->clips);
     s->nstates = d->state_count;
     s->nclips = nclips;
-
-    int k = 0;
-    for (int i = 0; i < d->state_count && rc == MB_OK; ++i) {
-        const mb_state_desc *sd = &d->states[i];
-        set_state *st = &s->states[i];
-        memset(st, 0, sizeof *st);
-        if (sd->name)
-            snprintf(st->name, sizeof st->name, "%s", sd->name);
-        st->loop = sd->loop != 0;
-        st->first = k;
-        st->count = sd->clip_count;
-        st->param = sd->param;
-        for (int m = 0; m < sd->clip_count && rc == MB_OK; ++m, ++k) {
-            const mb_state_clip *c = &sd->clips[m];
-            set_clip *sc = &s->clips[k];
-            mb_motion_info info;
-            if (c->info) {
-                if ((rc = mb_motion_info_check_(c->info, d->skeleton, c->clip, sd->name, err)) != MB_OK)
-                    break;
-                info = *c->info;
-            } else {
-                mb_analyze_desc ad = {0};
-                ad.up_axis = k == 0 ? d->up_axis : s->up + 1;
-                rc = mb_motion_analyze(d->skeleton, c->clip, &ad, sd->name, &info, err);
-                if (rc != MB_OK)
-                    break;
-            }
-            if (k == 0) {
-                s->up = d->up_axis ? d->up_axis - 1 : info.up_axis;
-                s->root = info.root;
-                if (d->root) {
-                    s->root = mb_skeleton_find(d->skeleton, d->root);
-                    if (s->root < 0) {
-                        rc = set_fail(err, MB_INVALID_ARG, "no joint named '%.100s' for the root", d->root);
-                        break;
-                    }
-                }
-                s->root_parent = s->parents[s->root];
-                mb_motion_hips_(d->skeleton, s->root, &info, s->hip);
-            }
-            int nf = mb_clip_frame_count(c->clip);
-            sc->clip = c->clip;
-            sc->ft = mb_clip_frame_time(c->clip);
-            sc->param = c->param;
-            mb_frame_range r = c->range;
-            if (st->loop) {
-                if (r.end == 0) {
-                    rc = mb_motion_find_cycle(d->skeleton, c->clip, &info, 0, sd->name, &r, err);
-                    if (rc != MB_OK)
-                        rc = mb_motion_find_cycle(d->skeleton, c->clip, &info, 1, sd->name, &r, NULL);
-                    if (rc != MB_OK) {
-                        if (err)
-                            snprintf(err->source, sizeof err->source, "state %d clip %d", i, m);
-                        break;
-                    }
-                }
-                if (r.start < 0 || r.end <= r.start || r.end >= nf) {
-                    rc = set_fail(err, MB_INVALID_ARG,
-                                  "state %d clip %d: cycle %d:%d does not fit %d frames (frame END must exist)",
-                                  i, m, r.start, r.end, nf);
-                    break;
-                }
-                sc->f0 = r.start;
-                sc->f1 = r.end;
-            } else {
-                if (r.end == 0) {
-                    r.start = info.first_frame;
-                    r.end = nf;
-                }
-                if (r.start < 0 || r.end > nf || r.end - r.start < 2) {
-                    rc = set_fail(err, MB_INVALID_ARG, "state %d clip %d: range %d:%d does not fit %d frames",
-                                  i, m, r.start, r.end, nf);
-                    break;
-                }
-                sc->f0 = r.start;
-                sc->f1 = r.end - 1;
-                if (c->cycle.end != 0) {
-                    if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end >= nf) {
-                        rc = set_fail(err, MB_INVALID_ARG, "state %d clip %d: cycle %d:%d does not fit %d frames",
-                                      i, m, c->cycle.start, c->cycle.end, nf);
-                        break;
-                    }
-                    sc->cyc0 = (c->cycle.start - sc->f0) * sc->ft;
-                    sc->cyclen = (c->cycle.end - c->cycle.start) * sc->ft;
-                }
-            }
-            sc->dur = (sc->f1 - sc->f0) * sc->ft;
-            sc->track = mb_alloc_(&al, 4 * (size_t)(sc->f1 - sc->f0 + 1) * sizeof(double));
-            if (!sc->track) {
-                rc = set_fail(err, MB_NOMEM, "out of memory");
-                break;
-            }
-            int window = sc->cyclen > 0.0 ? (int)(sc->cyclen / sc->ft + 0.5) : (int)(1.0 / sc->ft + 0.5);
-            rc = build_track(s, sc, st->loop, window < 1 ? 1 : window, scratch);
-            if (rc != MB_OK)
-                set_fail(err, rc, "state %d clip %d: cannot sample the clip", i, m);
-        }
-    }
+    for (int i = 0, k = 0; i < d->state_count && rc == MB_OK; k += d->states[i].clip_count, ++i)
+        rc = build_state(s, d, i, k, scratch, err);
     mb_free_(&al, scratch);
     if (rc != MB_OK) {
         mb_state_set_destroy(s);
@@ -369,7 +435,7 @@ static void track_at(const set_clip *sc, double tau, double out[4])
 static mb_status sample_in_place(const mb_state_set *s, const set_clip *sc, double tau, mb_xform *buf)
 {
     mb_pose p = {buf, s->nj};
-    mb_status st = mb_clip_sample(s->skel, sc->clip, sc->f0 * sc->ft + tau, MB_WRAP_CLAMP, p);
+    mb_status st = mb_clip_sample(s->skel, sc->clip, sc->f0 * sc->ft + tau, sc->wrap, p);
     if (st != MB_OK)
         return st;
     double tr[4];

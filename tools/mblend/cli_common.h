@@ -177,4 +177,10 @@ void mb_cli_csv_field(FILE *f, const char *s);
  * using pose (joint_count entries) as scratch. Returns the library status. */
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                              float (*world)[16]);
+/* A and B of a transition or match search, prepared by the library (B on A's up axis; up
+ * 1..3 given by --up, else the loader's); their analyses into info. Errors are printed:
+ * MB_EXIT_OK or MB_EXIT_INPUT. */
+int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], int up,
+                        mb_motion_info info[2], mb_error *e);
+
 #endif

@@ -91,8 +91,8 @@ typedef struct input {
     mb_cli_clip src;  /* the loaded file (owns what s and c point to) */
     const mb_skeleton *s;
     const mb_clip *c;
-    mb_motion_info info;
-    mb_frame_range range;
+    mb_prepared_clip *prep; /* clips: what the library decided about the input */
+    mb_frame_range range;   /* the given range (@A:B or --range); end 0: none */
     int has_range;
     float weight;
 } input;
@@ -235,57 +235,100 @@ static void report_header(FILE *f, int compare)
             compare ? ",angle_to_nlerp_deg,angle_to_karcher_deg" : "");
 }
 
-/* How a clip loops: 1 when its last frame repeats its first (every rotation within 1
- * degree, every joint position within 1% of the body height), 2 when its last frame runs on
- * into its first (the step from the last frame to the first is no larger than 1.5 times the
- * clip's largest frame-to-frame step, for every joint), 0 when it does not loop. */
-static int clip_loops(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info)
-{
-    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    if (nf < 3)
-        return 0;
-    mb_xform *p = malloc(2 * (size_t)nj * sizeof *p);
-    double *step = calloc(2 * (size_t)nj, sizeof *step); /* largest step: angle, distance */
-    double h = info->height > 0 ? info->height : 1.0;
-    int ok = p && step && mb_clip_frame_pose(s, c, 0, (mb_pose){p, nj}) == MB_OK;
-    int repeats = 1, runs_on = 1;
-    /* frames f - 1 (in p + nj) and f (in p), for f = 1 .. nf, frame nf being frame 0 again */
-    for (int f = 1; ok && f <= nf; ++f) {
-        memcpy(p + nj, p, (size_t)nj * sizeof *p);
-        ok = mb_clip_frame_pose(s, c, f % nf, (mb_pose){p, nj}) == MB_OK;
-        for (int j = 0; ok && j < nj; ++j) {
-            const mb_xform *a = &p[nj + j], *b = &p[j];
-            double dot = 0, d2 = 0;
-            for (int k = 0; k < 4; ++k)
-                dot += (double)a->rot[k] * b->rot[k];
-            for (int k = 0; k < 3; ++k)
-                d2 += ((double)a->pos[k] - b->pos[k]) * ((double)a->pos[k] - b->pos[k]);
-            double ang = 2.0 * acos(fmin(1.0, fabs(dot))), dist = sqrt(d2);
-            if (f < nf) {
-                step[2 * j] = fmax(step[2 * j], ang);
-                step[2 * j + 1] = fmax(step[2 * j + 1], dist);
-                continue;
-            }
-            /* f == nf: the last frame against frame 0 */
-            repeats &= ang <= 3.14159265358979 / 180.0 && dist <= 0.01 * h;
-            runs_on &= ang <= 1.5 * step[2 * j] + 2e-3 && dist <= 1.5 * step[2 * j + 1] + 1e-3 * h;
-        }
-    }
-    free(p);
-    free(step);
-    return !ok ? 0 : repeats ? 1 : runs_on ? 2 : 0;
-}
-
 /* ---------- main ---------- */
+
+/* The command line, parsed. */
+typedef struct blend_args {
+    const char *outp, *weights, *ranges, *feet, *report;
+    int cycle_auto, up, exact, compare, lenient, glb, poses;
+    float scale; /* 0: the writer's default, 1 */
+    mb_blend_method method;
+    char range_buf[4096], *range_items[MB_BLEND_MAX_LAYERS + 1]; /* --range, split */
+    char feet_buf[512], *feet_lr[3];                              /* --feet, split */
+} blend_args;
+
+static const char *const cmd = "mblend blend";
 
 static void free_inputs(input *in, int n)
 {
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
+        mb_prepared_clip_destroy(in[i].prep);
         mb_cli_clip_close(&in[i].src);
+    }
     free(in);
 }
 
-int mb_cmd_blend(int argc, char **argv)
+/* IN: file, file@N (a pose) or file@A:B; a file really called "x@3.bvh" is taken whole. */
+static int parse_operand(const char *arg, input *it)
+{
+    struct stat whole;
+    const char *at = stat(arg, &whole) == 0 && S_ISREG(whole.st_mode) ? NULL : strrchr(arg, '@');
+    size_t plen = at ? (size_t)(at - arg) : strlen(arg);
+    if (plen == 0 || plen >= sizeof it->path)
+        return mb_cli_usage_error(cmd, "bad input '%s'", arg);
+    memcpy(it->path, arg, plen);
+    it->path[plen] = '\0';
+    if (!at)
+        return MB_EXIT_OK;
+    const char *spec = at + 1, *colon = strchr(spec, ':');
+    char buf[64];
+    if (!colon) {
+        if (!mb_cli_parse_long(spec, &it->a) || it->a < 0)
+            return mb_cli_usage_error(cmd, "bad frame in '%s' (file.bvh@N, N >= 0)", arg);
+        it->kind = 1;
+        return MB_EXIT_OK;
+    }
+    size_t l1 = (size_t)(colon - spec);
+    if (l1 == 0 || l1 >= sizeof buf)
+        return mb_cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B)", arg);
+    memcpy(buf, spec, l1);
+    buf[l1] = '\0';
+    if (!mb_cli_parse_long(buf, &it->a) || !mb_cli_parse_long(colon + 1, &it->b) || it->a < 0 ||
+        it->b <= it->a)
+        return mb_cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B with 0 <= A < B)", arg);
+    it->kind = 2;
+    return MB_EXIT_OK;
+}
+
+/* One option's value into o; MB_EXIT_OK or a usage error (printed). */
+static int take_option(int id, const char *arg, blend_args *o)
+{
+    switch (id) {
+    case OPT_OUTPUT: o->outp = arg; break;
+    case OPT_WEIGHTS: o->weights = arg; break;
+    case OPT_RANGE: o->ranges = arg; break;
+    case OPT_FEET: o->feet = arg; break;
+    case OPT_REPORT: o->report = arg; break;
+    case OPT_EXACT: o->exact = 1; break;
+    case OPT_COMPARE: o->compare = 1; break;
+    case OPT_LENIENT: o->lenient = 1; break;
+    case OPT_SCALE:
+        if (!mb_cli_parse_scale(arg, &o->scale))
+            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
+        break;
+    case OPT_CYCLE:
+        if (strcmp(arg, "auto") == 0)
+            o->cycle_auto = 1;
+        else if (strcmp(arg, "none") == 0)
+            o->cycle_auto = 0;
+        else
+            return mb_cli_usage_error(cmd, "bad --cycle '%s' (auto or none)", arg);
+        break;
+    case OPT_UP:
+        if (!mb_cli_parse_up(arg, &o->up))
+            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
+        break;
+    case OPT_METHOD:
+        if (mb_blend_method_parse(arg, &o->method) != MB_OK)
+            return mb_cli_usage_error(cmd, "bad --method '%s' (logexp, nlerp or karcher)", arg);
+        break;
+    default: break;
+    }
+    return MB_EXIT_OK;
+}
+
+/* argv into o and the inputs; MB_EXIT_OK, MB_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, blend_args *o, input *in, int *n)
 {
     static const mb_cli_opt opts[] = {
         {"output", 'o', 1, OPT_OUTPUT}, {"weights", 'w', 1, OPT_WEIGHTS},
@@ -295,444 +338,426 @@ int mb_cmd_blend(int argc, char **argv)
         {"report", 0, 1, OPT_REPORT},   {"compare", 0, 0, OPT_COMPARE},
         {"lenient", 0, 0, OPT_LENIENT}, {"scale", 0, 1, OPT_SCALE},
         {NULL, 0, 0, 0}};
-    const char *cmd = "mblend blend";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
-    const char *outp = NULL, *weights = NULL, *ranges = NULL, *feet = NULL, *report = NULL;
-    int cycle_auto = -1, up = 0, exact = 0, compare = 0, lenient = 0, id;
-    float scale = 0.0f; /* 0: the writer's default, 1 */
-    char range_buf[4096], *range_items[MB_BLEND_MAX_LAYERS + 1]; /* --range, split */
-    mb_blend_method method = MB_BLEND_LOGEXP;
-    input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
-    if (!in)
-        return mb_cli_input_error(cmd, "out of memory");
-    int n = 0, rc = MB_EXIT_OK;
-    /* --report streams to a temporary file that goes into place only once the output is
-     * written, so a failure leaves neither; every exit discards it unless committed */
-    mb_file_stream rs = {0};
-#define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
-#define INPUT_ERR(...) do { rc = mb_cli_input_error(cmd, __VA_ARGS__); goto out; } while (0)
+    int id, rc;
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        switch (id) {
-        case MB_CLI_BAD: rc = MB_EXIT_USAGE; goto out;
-        case MB_OPT_HELP: mb_cmd_blend_usage(stdout); goto out;
-        case OPT_OUTPUT: outp = a.arg; break;
-        case OPT_WEIGHTS: weights = a.arg; break;
-        case OPT_RANGE: ranges = a.arg; break;
-        case OPT_FEET: feet = a.arg; break;
-        case OPT_REPORT: report = a.arg; break;
-        case OPT_EXACT: exact = 1; break;
-        case OPT_COMPARE: compare = 1; break;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_SCALE:
-            if (!mb_cli_parse_scale(a.arg, &scale))
-                USAGE("--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
-            break;
-        case OPT_CYCLE:
-            if (strcmp(a.arg, "auto") == 0)
-                cycle_auto = 1;
-            else if (strcmp(a.arg, "none") == 0)
-                cycle_auto = 0;
-            else
-                USAGE("bad --cycle '%s' (auto or none)", a.arg);
-            break;
-        case OPT_UP:
-            if (!mb_cli_parse_up(a.arg, &up))
-                USAGE("bad --up '%s' (x, y or z)", a.arg);
-            break;
-        case OPT_METHOD:
-            if (mb_blend_method_parse(a.arg, &method) != MB_OK)
-                USAGE("bad --method '%s' (logexp, nlerp or karcher)", a.arg);
-            break;
-        case MB_CLI_OPERAND: {
-            if (n == MB_BLEND_MAX_LAYERS)
-                USAGE("at most %d inputs", MB_BLEND_MAX_LAYERS);
-            input *it = &in[n++];
-            /* file@N, file@A:B; a file really called "x@3.bvh" is taken whole */
-            struct stat whole;
-            const char *at = stat(a.arg, &whole) == 0 && S_ISREG(whole.st_mode)
-                                 ? NULL : strrchr(a.arg, '@');
-            size_t plen = at ? (size_t)(at - a.arg) : strlen(a.arg);
-            if (plen == 0 || plen >= sizeof it->path)
-                USAGE("bad input '%s'", a.arg);
-            memcpy(it->path, a.arg, plen);
-            it->path[plen] = '\0';
-            if (at) {
-                const char *spec = at + 1, *colon = strchr(spec, ':');
-                char buf[64];
-                if (!colon) {
-                    if (!mb_cli_parse_long(spec, &it->a) || it->a < 0)
-                        USAGE("bad frame in '%s' (file.bvh@N, N >= 0)", a.arg);
-                    it->kind = 1;
-                } else {
-                    size_t l1 = (size_t)(colon - spec);
-                    if (l1 == 0 || l1 >= sizeof buf)
-                        USAGE("bad range in '%s' (file.bvh@A:B)", a.arg);
-                    memcpy(buf, spec, l1);
-                    buf[l1] = '\0';
-                    if (!mb_cli_parse_long(buf, &it->a) || !mb_cli_parse_long(colon + 1, &it->b) ||
-                        it->a < 0 || it->b <= it->a)
-                        USAGE("bad range in '%s' (file.bvh@A:B with 0 <= A < B)", a.arg);
-                    it->kind = 2;
-                }
-            }
-            break;
+        if (id == MB_CLI_BAD)
+            return MB_EXIT_USAGE;
+        if (id == MB_OPT_HELP) {
+            mb_cmd_blend_usage(stdout);
+            return -1;
         }
-        default: break;
+        if (id == MB_CLI_OPERAND) {
+            if (*n == MB_BLEND_MAX_LAYERS)
+                return mb_cli_usage_error(cmd, "at most %d inputs", MB_BLEND_MAX_LAYERS);
+            rc = parse_operand(a.arg, &in[(*n)++]);
+        } else {
+            rc = take_option(id, a.arg, o);
         }
+        if (rc != MB_EXIT_OK)
+            return rc;
     }
-    if (n == 0)
-        USAGE("no input files");
-    if (!outp)
-        USAGE("missing -o OUT.bvh (or OUT.glb)");
-    int glb = mb_cli_ends_with_ci(outp, ".glb");
-    if (!glb && !mb_cli_ends_with_ci(outp, ".bvh"))
-        USAGE("the output must end in .bvh or .glb, got '%s'", outp);
-    if (scale > 0.0f && !glb)
-        USAGE("--scale applies to .glb output only");
-    int poses = 0;
-    for (int i = 0; i < n; ++i)
-        poses += in[i].kind == 1;
-    if (poses && poses != n)
-        USAGE("mix of poses (file@N) and clips: give all inputs as poses or all as clips");
-    if (poses && (ranges || feet || cycle_auto >= 0))
-        USAGE("--range, --cycle and --feet apply to clips; these inputs are poses (file@N)");
-    if (compare && !report)
-        USAGE("--compare adds the methods' angles to the report: give --report FILE too");
+    return MB_EXIT_OK;
+}
 
-    /* Weights. */
-    if (weights) {
-        char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
-        if ((rc = split_per_input(cmd, "--weights", "value", weights, buf, sizeof buf, items, n)) !=
-            MB_EXIT_OK)
-            goto out;
-        /* the library takes float weights: each must fit one, and their float sum must be
-         * positive and finite (1e-50 is 0 in float) */
-        float sum = 0.0f;
-        for (int i = 0; i < n; ++i) {
-            double w;
-            if (!mb_cli_parse_nonneg(items[i], &w)) {
-                /* a positive decimal below double's range: strtod's underflow */
-                errno = 0;
-                double tiny = strspn(items[i], "0123456789.eE+-") == strlen(items[i])
-                                  ? strtod(items[i], NULL) : -1.0;
-                if (errno == ERANGE && tiny >= 0.0 && tiny < 1.0)
-                    USAGE("weight '%s' is too small for a float (below %g): give 0, or scale "
-                          "all the weights up", items[i], FLT_MIN);
-                USAGE("bad weight '%s' (a finite decimal number >= 0)", items[i]);
-            }
-            if (w > FLT_MAX)
-                USAGE("weight '%s' is too large (at most %g)", items[i], FLT_MAX);
-            in[i].weight = (float)w;
-            sum += in[i].weight;
-        }
-        if (!(sum > 0.0f))
-            USAGE("the weights sum to zero (in single precision)");
-        if (!isfinite(sum))
-            USAGE("the weights' sum overflows single precision: scale them down");
-    } else {
+/* Options that do not go together, before anything is read. */
+static int check_options(blend_args *o, const input *in, int n)
+{
+    if (n == 0)
+        return mb_cli_usage_error(cmd, "no input files");
+    if (!o->outp)
+        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
+    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
+    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".bvh"))
+        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
+    if (o->scale > 0.0f && !o->glb)
+        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    o->poses = 0;
+    for (int i = 0; i < n; ++i)
+        o->poses += in[i].kind == 1;
+    if (o->poses && o->poses != n)
+        return mb_cli_usage_error(cmd, "mix of poses (file@N) and clips: give all inputs as poses "
+                                       "or all as clips");
+    if (o->poses && (o->ranges || o->feet || o->cycle_auto >= 0))
+        return mb_cli_usage_error(cmd, "--range, --cycle and --feet apply to clips; these inputs "
+                                       "are poses (file@N)");
+    if (o->compare && !o->report)
+        return mb_cli_usage_error(cmd, "--compare adds the methods' angles to the report: give "
+                                       "--report FILE too");
+    return MB_EXIT_OK;
+}
+
+/* --weights into in[].weight (each a float, their float sum positive and finite). */
+static int parse_weights(const blend_args *o, input *in, int n)
+{
+    if (!o->weights) {
         for (int i = 0; i < n; ++i)
             in[i].weight = 1.0f;
+        return MB_EXIT_OK;
     }
-    /* --range's syntax and count are checked before loading (seconds need the clip's frame
-     * time, so the values are read below) */
-    if (ranges) {
-        if ((rc = split_per_input(cmd, "--range", "item", ranges, range_buf, sizeof range_buf,
-                                  range_items, n)) != MB_EXIT_OK)
-            goto out;
+    char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
+    int rc = split_per_input(cmd, "--weights", "value", o->weights, buf, sizeof buf, items, n);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    /* the library takes float weights: each must fit one, and their float sum must be
+     * positive and finite (1e-50 is 0 in float) */
+    float sum = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        double w;
+        if (!mb_cli_parse_nonneg(items[i], &w)) {
+            /* a positive decimal below double's range: strtod's underflow */
+            errno = 0;
+            double tiny = strspn(items[i], "0123456789.eE+-") == strlen(items[i])
+                              ? strtod(items[i], NULL) : -1.0;
+            if (errno == ERANGE && tiny >= 0.0 && tiny < 1.0)
+                return mb_cli_usage_error(cmd, "weight '%s' is too small for a float (below %g): "
+                                          "give 0, or scale all the weights up", items[i], FLT_MIN);
+            return mb_cli_usage_error(cmd, "bad weight '%s' (a finite decimal number >= 0)", items[i]);
+        }
+        if (w > FLT_MAX)
+            return mb_cli_usage_error(cmd, "weight '%s' is too large (at most %g)", items[i], FLT_MAX);
+        in[i].weight = (float)w;
+        sum += in[i].weight;
+    }
+    if (!(sum > 0.0f))
+        return mb_cli_usage_error(cmd, "the weights sum to zero (in single precision)");
+    if (!isfinite(sum))
+        return mb_cli_usage_error(cmd, "the weights' sum overflows single precision: scale them down");
+    return MB_EXIT_OK;
+}
+
+/* --range's syntax and count (checked before loading: seconds need the clip's frame time,
+ * so the values are read in apply_ranges) and --feet. */
+static int parse_ranges_and_feet(blend_args *o, int n)
+{
+    if (o->ranges) {
+        int rc = split_per_input(cmd, "--range", "item", o->ranges, o->range_buf,
+                                 sizeof o->range_buf, o->range_items, n);
+        if (rc != MB_EXIT_OK)
+            return rc;
         for (int i = 0; i < n; ++i) {
             mb_frame_range r;
-            if (strcmp(range_items[i], "-") != 0 && !parse_range(range_items[i], 0.0, &r))
-                USAGE("bad range '%s' (A:B frames or A s:B s seconds, A < B)", range_items[i]);
+            if (strcmp(o->range_items[i], "-") != 0 && !parse_range(o->range_items[i], 0.0, &r))
+                return mb_cli_usage_error(cmd, "bad range '%s' (A:B frames or A s:B s seconds, A < B)",
+                                          o->range_items[i]);
         }
     }
-    char feet_buf[512], *feet_lr[3] = {NULL, NULL, NULL};
-    if (feet) {
-        if (strlen(feet) >= sizeof feet_buf)
-            USAGE("--feet too long");
-        strcpy(feet_buf, feet);
-        if (split_list(feet_buf, feet_lr, 3) != 2 || !feet_lr[0][0] || !feet_lr[1][0])
-            USAGE("--feet needs two joint names, LEFT,RIGHT");
-        if (strcmp(feet_lr[0], feet_lr[1]) == 0)
-            USAGE("--feet names '%s' for both feet", feet_lr[0]);
+    if (o->feet) {
+        if (strlen(o->feet) >= sizeof o->feet_buf)
+            return mb_cli_usage_error(cmd, "--feet too long");
+        strcpy(o->feet_buf, o->feet);
+        if (split_list(o->feet_buf, o->feet_lr, 3) != 2 || !o->feet_lr[0][0] || !o->feet_lr[1][0])
+            return mb_cli_usage_error(cmd, "--feet needs two joint names, LEFT,RIGHT");
+        if (strcmp(o->feet_lr[0], o->feet_lr[1]) == 0)
+            return mb_cli_usage_error(cmd, "--feet names '%s' for both feet", o->feet_lr[0]);
     }
+    return MB_EXIT_OK;
+}
 
-    /* Load and check every input. */
+/* Opens every input and checks frames, skeletons, the report and the output paths. */
+static int load_inputs(const blend_args *o, input *in, int n)
+{
+    int rc;
     for (int i = 0; i < n; ++i) {
-        if ((rc = mb_cli_clip_open(cmd, in[i].path, lenient, &in[i].src)) != MB_EXIT_OK)
-            goto out;
+        if ((rc = mb_cli_clip_open(cmd, in[i].path, o->lenient, &in[i].src)) != MB_EXIT_OK)
+            return rc;
         in[i].s = in[i].src.s;
         in[i].c = in[i].src.c;
         int nf = mb_clip_frame_count(in[i].c);
         if (in[i].kind == 1 && in[i].a >= nf)
-            INPUT_ERR("%s has %d frames; frame %ld does not exist", in[i].path, nf, in[i].a);
+            return mb_cli_input_error(cmd, "%s has %d frames; frame %ld does not exist", in[i].path,
+                                      nf, in[i].a);
         if (in[i].kind == 2) {
             if (in[i].b > nf)
-                INPUT_ERR("%s has %d frames; range %ld:%ld does not fit", in[i].path, nf, in[i].a, in[i].b);
+                return mb_cli_input_error(cmd, "%s has %d frames; range %ld:%ld does not fit",
+                                          in[i].path, nf, in[i].a, in[i].b);
             in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
             in[i].has_range = 1;
         }
         if (i > 0 && (rc = mb_cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) !=
                          MB_EXIT_OK)
-            goto out;
+            return rc;
     }
+    const char *files[MB_BLEND_MAX_LAYERS];
+    for (int i = 0; i < n; ++i)
+        files[i] = in[i].src.file;
+    if ((rc = mb_cli_check_report(cmd, o->report, o->outp, files, n)) != MB_EXIT_OK)
+        return rc;
+    return mb_cli_check_output(cmd, o->outp, files, n);
+}
 
-    {
-        const char *files[MB_BLEND_MAX_LAYERS];
-        for (int i = 0; i < n; ++i)
-            files[i] = in[i].src.file;
-        if ((rc = mb_cli_check_report(cmd, report, outp, files, n)) != MB_EXIT_OK ||
-            (rc = mb_cli_check_output(cmd, outp, files, n)) != MB_EXIT_OK)
-            goto out;
+/* --range values (they override @A:B; '-' leaves the input to --cycle). */
+static int apply_ranges(const blend_args *o, input *in, int n)
+{
+    for (int i = 0; o->ranges && i < n; ++i) {
+        const char *item = o->range_items[i];
+        if (strcmp(item, "-") == 0)
+            continue;
+        int nf = mb_clip_frame_count(in[i].c);
+        double ft = mb_clip_frame_time(in[i].c);
+        int pr = parse_range(item, ft, &in[i].range);
+        if (pr == -2)
+            return mb_cli_input_error(cmd, "%s has %d frames; range '%s' does not fit", in[i].path,
+                                      nf, item);
+        if (pr <= 0)
+            return mb_cli_input_error(cmd, "range '%s' covers no frame of %s: in its frames (%g s "
+                                      "each) B does not come after A", item, in[i].path, ft);
+        if (in[i].range.end > nf)
+            return mb_cli_input_error(cmd, "%s has %d frames; range %d:%d does not fit", in[i].path,
+                                      nf, in[i].range.start, in[i].range.end);
+        in[i].has_range = 1;
     }
-    int cyclic = cycle_auto != 0;
-    mb_error e;
-    memset(&e, 0, sizeof e);
-    if (!poses) {
-        /* Ranges from --range override @A:B; '-' or absence leaves detection to --cycle. */
-        if (ranges) {
-            for (int i = 0; i < n; ++i) {
-                const char *item = range_items[i];
-                if (strcmp(item, "-") == 0)
-                    continue;
-                int pr = parse_range(item, mb_clip_frame_time(in[i].c), &in[i].range);
-                if (pr == -2)
-                    INPUT_ERR("%s has %d frames; range '%s' does not fit", in[i].path,
-                              mb_clip_frame_count(in[i].c), item);
-                if (pr <= 0)
-                    INPUT_ERR("range '%s' covers no frame of %s: in its frames (%g s each) B "
-                              "does not come after A", item, in[i].path, mb_clip_frame_time(in[i].c));
-                if (in[i].range.end > mb_clip_frame_count(in[i].c))
-                    INPUT_ERR("%s has %d frames; range %d:%d does not fit", in[i].path,
-                              mb_clip_frame_count(in[i].c), in[i].range.start, in[i].range.end);
-                in[i].has_range = 1;
-            }
-        }
-        for (int i = 0; i < n; ++i) {
-            mb_analyze_desc ad = {0};
-            ad.up_axis = up ? up : in[i].src.up_axis;
-            ad.left_foot = feet_lr[0];
-            ad.right_foot = feet_lr[1];
-            if (mb_clip_frame_count(in[i].c) == 0)
-                INPUT_ERR("%s has no frames: nothing to blend", in[i].path);
-            if (mb_clip_frame_count(in[i].c) < 2)
-                INPUT_ERR("%s has 1 frame: give it as a pose (file@0)", in[i].path);
-            if (mb_motion_analyze(in[i].s, in[i].c, &ad, in[i].path, &in[i].info, &e) != MB_OK) {
-                mb_cli_print_error(&e);
-                rc = MB_EXIT_INPUT;
-                goto out;
-            }
-        }
-        /* --cycle none stretches the motion: a cgspeed T-pose frame 0 is not part of it
-         * (as detection, transitions and matching skip it) */
-        for (int i = 0; i < n && !cyclic; ++i)
-            if (!in[i].has_range && in[i].info.first_frame > 0) {
-                int nf = mb_clip_frame_count(in[i].c);
-                in[i].range = (mb_frame_range){in[i].info.first_frame, nf};
-                fprintf(stderr, "%s: %s: frame 0 is a T-pose, not motion: frames %d:%d are "
-                        "blended\n", cmd, in[i].path, in[i].info.first_frame, nf);
-            }
-        if (cyclic) {
-            /* Every detected cycle starts at the same foot: left for all, else right for all. */
-            int foot_ok = -1;
-            for (int foot = 0; foot < 2 && foot_ok < 0; ++foot) {
-                int ok = 1;
-                for (int i = 0; i < n && ok; ++i)
-                    if (!in[i].has_range)
-                        ok = mb_motion_find_cycle(in[i].s, in[i].c, &in[i].info, foot, in[i].path,
-                                                  &in[i].range, foot == 0 ? &e : NULL) == MB_OK;
-                if (ok)
-                    foot_ok = foot;
-            }
-            /* In-place loops (typical of glTF/FBX animations: the root does not travel, so
-             * no foot is ever planted) have no touchdowns; when every input without a given
-             * range is such a loop, each whole loop is the cycle. */
-            int loops = foot_ok < 0, kind[MB_BLEND_MAX_LAYERS] = {0};
-            for (int i = 0; i < n && loops; ++i)
-                loops = in[i].has_range || (kind[i] = clip_loops(in[i].s, in[i].c, &in[i].info));
-            if (loops) {
-                for (int i = 0; i < n; ++i)
-                    if (!in[i].has_range) {
-                        int nf = mb_clip_frame_count(in[i].c);
-                        /* a repeated last frame closes the cycle; else frame nf is frame 0 */
-                        in[i].range = (mb_frame_range){0, kind[i] == 1 ? nf - 1 : nf};
-                        fprintf(stderr, "%s: %s: no foot touchdowns, but the clip loops (its last "
-                                "frame %s its first): the whole clip is the cycle\n", cmd,
-                                in[i].path, kind[i] == 1 ? "repeats" : "runs on into");
-                        in[i].has_range = 2;
-                    }
-                foot_ok = 0;
-            }
-            if (foot_ok < 0) {
-                mb_cli_print_error(&e);
-                fprintf(stderr, "%s: the right foot gives no full cycle in every input either\n"
-                        "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
-                        "whole clips\n", cmd, cmd);
-                rc = MB_EXIT_INPUT;
-                goto out;
-            }
-            for (int i = 0; i < n; ++i) {
-                /* A cycle samples frame END (it continues START), so a given range that ends
-                 * past the last frame (A:frames, as a half-open range may) ends on it. */
-                int nf = mb_clip_frame_count(in[i].c), clamped = 0;
-                if (in[i].has_range == 1 && in[i].range.end >= nf) {
-                    if (nf - 1 <= in[i].range.start)
-                        INPUT_ERR("%s has %d frames: range %d:%d leaves no cycle (a cycle A:B "
-                                  "plays frames A to B, B being A's next phase, so B <= %d)",
-                                  in[i].path, nf, in[i].range.start, in[i].range.end, nf - 1);
-                    in[i].range.end = nf - 1;
-                    clamped = 1;
-                }
-                fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s%s\n", cmd, in[i].path,
-                        in[i].range.start, in[i].range.end,
-                        (in[i].range.end - in[i].range.start) * mb_clip_frame_time(in[i].c),
-                        in[i].has_range == 2 ? ", the whole loop"
-                        : in[i].has_range ? ", given" : (foot_ok ? ", right-foot touchdowns" : ""),
-                        clamped ? " (ending on the clip's last frame)" : "");
-            }
-        }
-    }
+    return MB_EXIT_OK;
+}
 
+/* The library's preparation of every clip input (analysis, loop kind). */
+static int prepare_inputs(const blend_args *o, input *in, int n, mb_error *e)
+{
+    for (int i = 0; i < n; ++i) {
+        if (mb_clip_frame_count(in[i].c) == 0)
+            return mb_cli_input_error(cmd, "%s has no frames: nothing to blend", in[i].path);
+        if (mb_clip_frame_count(in[i].c) < 2)
+            return mb_cli_input_error(cmd, "%s has 1 frame: give it as a pose (file@0)", in[i].path);
+        mb_prepare_desc pd = {0};
+        pd.skeleton = in[i].s;
+        pd.clip = in[i].c;
+        pd.source = in[i].path;
+        pd.up_axis = o->up ? o->up : in[i].src.up_axis;
+        pd.left_foot = o->feet_lr[0];
+        pd.right_foot = o->feet_lr[1];
+        pd.range = in[i].has_range ? in[i].range : (mb_frame_range){0, 0};
+        if (mb_clip_prepare(&pd, &in[i].prep, e) != MB_OK) {
+            mb_cli_print_error(e);
+            return MB_EXIT_INPUT;
+        }
+    }
+    return MB_EXIT_OK;
+}
+
+/* The library's selection of every input's frames, with its warnings and, for cycles,
+ * one line per input saying which frames. */
+static int select_frames(int cyclic, input *in, int n, mb_error *e)
+{
+    mb_prepared_clip *p[MB_BLEND_MAX_LAYERS];
+    for (int i = 0; i < n; ++i)
+        p[i] = in[i].prep;
+    mb_status st = mb_prepared_select_cycles(p, n, cyclic ? MB_CYCLE_AUTO : MB_CYCLE_NONE, e);
+    if (st == MB_INVALID_ARG) /* a given cycle that leaves none */
+        return mb_cli_input_error(cmd, "%s %s", e->source, e->text);
+    if (st != MB_OK) {
+        mb_cli_print_error(e);
+        if (st == MB_MISMATCH)
+            fprintf(stderr, "%s: the right foot gives no full cycle in every input either\n"
+                    "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
+                    "whole clips\n", cmd, cmd);
+        return MB_EXIT_INPUT;
+    }
+    for (int i = 0; i < n; ++i) {
+        const mb_prepared_info *pi = mb_prepared_clip_info(p[i]);
+        for (int w = 0; w < pi->warning_count; ++w)
+            fprintf(stderr, "%s: %s: %s\n", cmd, in[i].path, pi->warnings[w]);
+    }
+    for (int i = 0; i < n && cyclic; ++i) {
+        const mb_prepared_info *pi = mb_prepared_clip_info(p[i]);
+        mb_selection how = pi->selection;
+        fprintf(stderr, "%s: %s: cycle frames %d:%d (%.3f s)%s%s\n", cmd, in[i].path,
+                pi->range.start, pi->range.end, pi->range_seconds,
+                how == MB_SELECT_WHOLE_LOOP ? ", the whole loop"
+                : how == MB_SELECT_GIVEN    ? ", given"
+                : how == MB_SELECT_RIGHT_FOOT ? ", right-foot touchdowns" : "",
+                pi->range_clamped ? " (ending on the clip's last frame)" : "");
+    }
+    return MB_EXIT_OK;
+}
+
+/* One blended pose as a one-frame clip on in[0]'s skeleton (tracking its joints with
+ * position channels). */
+static mb_status pose_clip(const input *in, const mb_xform *pose, mb_clip **out)
+{
+    int nj = mb_skeleton_joint_count(in[0].s), nt;
+    const int *tracked = mb_skeleton_translation_joints(in[0].s, &nt);
+    float *rot = malloc((size_t)nj * 4 * sizeof *rot), *tr = malloc(((size_t)nt * 3 + 1) * sizeof *tr);
+    mb_status st = MB_NOMEM;
+    if (rot && tr) {
+        for (int j = 0; j < nj; ++j)
+            memcpy(rot + 4 * j, pose[j].rot, 16);
+        for (int t = 0; t < nt; ++t)
+            memcpy(tr + 3 * t, pose[tracked[t]].pos, 12);
+        mb_clip_desc cd = {0};
+        cd.joint_count = nj;
+        cd.frame_count = 1;
+        cd.frame_time = mb_clip_frame_time(in[0].c);
+        cd.rotations = rot;
+        cd.translation_joints = tracked;
+        cd.translation_count = nt;
+        cd.translations = nt > 0 ? tr : NULL;
+        st = mb_clip_create(&cd, out);
+    }
+    free(rot);
+    free(tr);
+    return st;
+}
+
+/* Pose inputs: a plain blend job, written as a one-frame clip. */
+static int blend_poses(const blend_args *o, const input *in, int n, report_ctx *rctx,
+                       mb_clip **result)
+{
+    int nj = mb_skeleton_joint_count(in[0].s);
+    mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
+    mb_pose p[MB_BLEND_MAX_LAYERS];
+    mb_xform *outp_j = rctx->scratch + (size_t)(2 * nj);
+    for (int i = 0; i < n; ++i) {
+        p[i].joints = calloc((size_t)nj, sizeof(mb_xform));
+        p[i].count = nj;
+        if (!p[i].joints || mb_clip_frame_pose(in[i].s, in[i].c, (int)in[i].a, p[i]) != MB_OK) {
+            for (int k = 0; k <= i; ++k)
+                free(p[k].joints);
+            return mb_cli_input_error(cmd, "cannot read frame %ld of %s", in[i].a, in[i].path);
+        }
+        layers[i] = (mb_blend_layer){&p[i], in[i].weight, NULL};
+    }
+    float *gaps = calloc((size_t)nj, sizeof *gaps), *angles = calloc((size_t)nj, sizeof *angles);
+    mb_blend_diag diag = {gaps, angles, nj, 0};
+    mb_blend_desc d = {0};
+    d.layers = layers;
+    d.layer_count = n;
+    d.method = o->method;
+    d.solver = o->exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
+    d.out.joints = outp_j;
+    d.out.count = nj;
+    d.diag = &diag;
+    mb_status st = gaps && angles ? mb_blend_run(&d) : MB_NOMEM;
+    if (st == MB_OK && rctx->f)
+        st = report_frame(rctx, 0, 0.0, layers, n, &d.out, &diag);
+    if (st == MB_OK)
+        st = pose_clip(in, outp_j, result);
+    if (st == MB_OK && diag.low_gap_joints)
+        fprintf(stderr, "%s: note: %d joint%s with an eigen-gap below 1e-3 (ill-defined "
+                "reference; see --report)\n", cmd, diag.low_gap_joints,
+                diag.low_gap_joints == 1 ? "" : "s");
+    for (int i = 0; i < n; ++i)
+        free(p[i].joints);
+    free(gaps);
+    free(angles);
+    if (st != MB_OK)
+        return mb_cli_input_error(cmd, "blend failed: %s", mb_status_str(st));
+    return MB_EXIT_OK;
+}
+
+/* Clip inputs: the library's clip blend over the prepared clips. */
+static int blend_clips(const blend_args *o, const input *in, int n, report_ctx *rctx,
+                       mb_clip **result, mb_error *e)
+{
+    mb_clip_input ci[MB_BLEND_MAX_LAYERS];
+    const mb_prepared_clip *prep[MB_BLEND_MAX_LAYERS];
+    memset(ci, 0, sizeof ci);
+    for (int i = 0; i < n; ++i) {
+        prep[i] = in[i].prep;
+        ci[i].weight = in[i].weight;
+    }
+    mb_clip_blend_desc bd = {0};
+    bd.inputs = ci;
+    bd.input_count = n;
+    bd.cyclic = o->cycle_auto != 0;
+    bd.method = o->method;
+    bd.solver = o->exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
+    bd.up_axis = o->up ? o->up : in[0].src.up_axis;
+    bd.report = rctx->f ? report_frame : NULL;
+    bd.report_user = rctx;
+    bd.prepared = prep;
+    if (mb_clip_blend(&bd, result, e) != MB_OK) {
+        mb_cli_print_error(e);
+        return MB_EXIT_INPUT;
+    }
+    return MB_EXIT_OK;
+}
+
+/* The blend into *result, its report streamed to rs (opened here when asked for). */
+static int run_blend(const blend_args *o, const input *in, int n, mb_file_stream *rs,
+                     mb_clip **result, mb_error *e)
+{
     FILE *rf = NULL;
-    if (report) {
-        if (mb_file_stream_open(&rs, report, &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            rc = MB_EXIT_INPUT;
-            goto out;
+    if (o->report) {
+        if (mb_file_stream_open(rs, o->report, e) != MB_OK) {
+            mb_cli_print_error(e);
+            return MB_EXIT_INPUT;
         }
-        rf = rs.f;
-        report_header(rf, compare);
+        rf = rs->f;
+        report_header(rf, o->compare);
     }
     int nj = mb_skeleton_joint_count(in[0].s);
     mb_xform *scratch = calloc((size_t)(2 + n) * (size_t)nj, sizeof *scratch);
-    mb_clip *result = NULL;
     if (!scratch)
-        INPUT_ERR("out of memory");
-    report_ctx rctx = {rf, in[0].s, compare, in, n, scratch};
-
-    if (poses) {
-        /* One pose per input: a plain blend job, written as a one-frame clip. */
-        mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
-        mb_pose p[MB_BLEND_MAX_LAYERS];
-        mb_xform *outp_j = scratch + (size_t)(2 * nj);
-        for (int i = 0; i < n; ++i) {
-            p[i].joints = calloc((size_t)nj, sizeof(mb_xform));
-            p[i].count = nj;
-            if (!p[i].joints || mb_clip_frame_pose(in[i].s, in[i].c, (int)in[i].a, p[i]) != MB_OK) {
-                for (int k = 0; k <= i; ++k)
-                    free(p[k].joints);
-                free(scratch);
-                INPUT_ERR("cannot read frame %ld of %s", in[i].a, in[i].path);
-            }
-            layers[i] = (mb_blend_layer){&p[i], in[i].weight, NULL};
-        }
-        float *gaps = calloc((size_t)nj, sizeof *gaps), *angles = calloc((size_t)nj, sizeof *angles);
-        mb_blend_diag diag = {gaps, angles, nj, 0};
-        mb_blend_desc d = {0};
-        d.layers = layers;
-        d.layer_count = n;
-        d.method = method;
-        d.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
-        d.out.joints = outp_j;
-        d.out.count = nj;
-        d.diag = &diag;
-        mb_status st = gaps && angles ? mb_blend_run(&d) : MB_NOMEM;
-        if (st == MB_OK && rf)
-            st = report_frame(&rctx, 0, 0.0, layers, n, &d.out, &diag);
-        if (st == MB_OK) {
-            /* Written on in[0].s: track its joints with position channels. */
-            int nt;
-            const int *tracked = mb_skeleton_translation_joints(in[0].s, &nt);
-            float *rot = malloc((size_t)nj * 4 * sizeof *rot), *tr = malloc(((size_t)nt * 3 + 1) * sizeof *tr);
-            if (rot && tr) {
-                for (int j = 0; j < nj; ++j)
-                    memcpy(rot + 4 * j, outp_j[j].rot, 16);
-                for (int t = 0; t < nt; ++t)
-                    memcpy(tr + 3 * t, outp_j[tracked[t]].pos, 12);
-                mb_clip_desc cd = {0};
-                cd.joint_count = nj;
-                cd.frame_count = 1;
-                cd.frame_time = mb_clip_frame_time(in[0].c);
-                cd.rotations = rot;
-                cd.translation_joints = tracked;
-                cd.translation_count = nt;
-                cd.translations = nt > 0 ? tr : NULL;
-                st = mb_clip_create(&cd, &result);
-            } else {
-                st = MB_NOMEM;
-            }
-            free(rot);
-            free(tr);
-        }
-        if (st == MB_OK && diag.low_gap_joints)
-            fprintf(stderr, "%s: note: %d joint%s with an eigen-gap below 1e-3 (ill-defined "
-                    "reference; see --report)\n", cmd, diag.low_gap_joints,
-                    diag.low_gap_joints == 1 ? "" : "s");
-        for (int i = 0; i < n; ++i)
-            free(p[i].joints);
-        free(gaps);
-        free(angles);
-        if (st != MB_OK) {
-            free(scratch);
-            INPUT_ERR("blend failed: %s", mb_status_str(st));
-        }
-    } else {
-        mb_clip_input ci[MB_BLEND_MAX_LAYERS];
-        for (int i = 0; i < n; ++i) {
-            ci[i].skeleton = in[i].s;
-            ci[i].clip = in[i].c;
-            ci[i].source = in[i].path;
-            ci[i].range = in[i].range;
-            ci[i].weight = in[i].weight;
-            ci[i].info = &in[i].info;
-        }
-        mb_clip_blend_desc bd = {0};
-        bd.inputs = ci;
-        bd.input_count = n;
-        bd.cyclic = cyclic;
-        bd.method = method;
-        bd.solver = exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
-        bd.up_axis = up ? up : in[0].src.up_axis;
-        bd.report = rf ? report_frame : NULL;
-        bd.report_user = &rctx;
-        if (mb_clip_blend(&bd, &result, &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            free(scratch);
-            rc = MB_EXIT_INPUT;
-            goto out;
-        }
-    }
+        return mb_cli_input_error(cmd, "out of memory");
+    report_ctx rctx = {rf, in[0].s, o->compare, in, n, scratch};
+    int rc = o->poses ? blend_poses(o, in, n, &rctx, result) : blend_clips(o, in, n, &rctx, result, e);
     free(scratch);
+    return rc;
+}
+
+/* Writes the output, then puts the report into place. */
+static int write_result(const blend_args *o, const input *in, mb_file_stream *rs,
+                        const mb_clip *result, mb_error *e)
+{
     /* The report is complete; it goes into place only once the output is written. */
-    if (rf && (fflush(rf) != 0 || ferror(rf))) {
-        mb_clip_destroy(result);
-        INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
-    }
+    if (rs->f && (fflush(rs->f) != 0 || ferror(rs->f)))
+        return mb_cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
+    int rc = MB_EXIT_OK;
     const mb_bvh_write_desc wd = mb_cli_bvh_desc(&in[0].src);
-    if (glb) {
+    if (o->glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
-        rc = mb_cli_write_glb(cmd, outp, &in[0].src, result, "blend",
-                              up ? up : poses ? 0 : in[0].info.up_axis + 1, scale);
-    } else if (mb_bvh_write_file(outp, in[0].s, result, &wd, &e) != MB_OK) {
-        mb_cli_print_error(&e);
+        int up = o->up ? o->up
+                 : o->poses ? 0 : mb_prepared_clip_info(in[0].prep)->motion.up_axis + 1;
+        rc = mb_cli_write_glb(cmd, o->outp, &in[0].src, result, "blend", up, o->scale);
+    } else if (mb_bvh_write_file(o->outp, in[0].s, result, &wd, e) != MB_OK) {
+        mb_cli_print_error(e);
         rc = MB_EXIT_INPUT;
     }
-    if (rc == MB_EXIT_OK && rf && mb_file_stream_commit(&rs, &e) != MB_OK) {
-        mb_cli_print_error(&e);
-        mb_clip_destroy(result);
-        INPUT_ERR("wrote %s, but not the report", outp);
+    if (rc == MB_EXIT_OK && rs->f && mb_file_stream_commit(rs, e) != MB_OK) {
+        mb_cli_print_error(e);
+        return mb_cli_input_error(cmd, "wrote %s, but not the report", o->outp);
     }
-    if (rc != MB_EXIT_OK) {
-        mb_clip_destroy(result);
-        goto out;
+    return rc;
+}
+
+int mb_cmd_blend(int argc, char **argv)
+{
+    blend_args o;
+    memset(&o, 0, sizeof o);
+    o.cycle_auto = -1;
+    o.method = MB_BLEND_LOGEXP;
+    input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
+    if (!in)
+        return mb_cli_input_error(cmd, "out of memory");
+    int n = 0;
+    /* --report streams to a temporary file that goes into place only once the output is
+     * written, so a failure leaves neither; every exit discards it unless committed */
+    mb_file_stream rs = {0};
+    mb_error e;
+    memset(&e, 0, sizeof e);
+    mb_clip *result = NULL;
+    int rc = parse_args(argc, argv, &o, in, &n);
+    if (rc == -1) /* --help */
+        rc = MB_EXIT_OK;
+    else if (rc == MB_EXIT_OK && (rc = check_options(&o, in, n)) == MB_EXIT_OK &&
+             (rc = parse_weights(&o, in, n)) == MB_EXIT_OK &&
+             (rc = parse_ranges_and_feet(&o, n)) == MB_EXIT_OK &&
+             (rc = load_inputs(&o, in, n)) == MB_EXIT_OK) {
+        if (!o.poses && (rc = apply_ranges(&o, in, n)) == MB_EXIT_OK &&
+            (rc = prepare_inputs(&o, in, n, &e)) == MB_EXIT_OK)
+            rc = select_frames(o.cycle_auto != 0, in, n, &e);
+        if (rc == MB_EXIT_OK)
+            rc = run_blend(&o, in, n, &rs, &result, &e);
+        if (rc == MB_EXIT_OK)
+            rc = write_result(&o, in, &rs, result, &e);
+        if (rc == MB_EXIT_OK)
+            fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, o.outp,
+                    mb_clip_frame_count(result), mb_clip_frame_count(result) == 1 ? "" : "s",
+                    mb_clip_duration(result));
     }
-    fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, outp, mb_clip_frame_count(result),
-            mb_clip_frame_count(result) == 1 ? "" : "s", mb_clip_duration(result));
     mb_clip_destroy(result);
-out:
     mb_file_stream_discard(&rs);
     free_inputs(in, n);
     return rc;
-#undef USAGE
-#undef INPUT_ERR
 }

@@ -41,6 +41,60 @@ enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, 
 
 
 
+/* Opens A and B (one skeleton) and analyses both, B on A's up axis. */
+static int open_pair(const char *cmd, const char *const paths[2], int up, int lenient,
+                     mb_cli_clip src[2], mb_motion_info info[2])
+{
+    int rc;
+    for (int i = 0; i < 2; ++i)
+        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
+            return rc;
+    if ((rc = mb_cli_same_skeleton(cmd, paths[0], src[0].s, paths[1], src[1].s)) != MB_EXIT_OK)
+        return rc;
+    for (int i = 0; i < 2; ++i)
+        if (mb_clip_frame_count(src[i].c) < 2)
+            return mb_cli_input_error(cmd, "%s has fewer than 2 frames", paths[i]);
+    mb_error e;
+    return mb_cli_prepare_pair(paths, src, up, info, &e);
+}
+
+/* The count best pairs from A to B, printed as CSV (and the timings with want_stats). */
+static int search_and_print(const char *cmd, mb_match_desc *md, const mb_cli_clip src[2],
+                            const mb_motion_info info[2], long count, int want_stats)
+{
+    md->skeleton_a = src[0].s;
+    md->skeleton_b = src[1].s;
+    md->a = src[0].c;
+    md->b = src[1].c;
+    md->info_a = &info[0];
+    md->info_b = &info[1];
+    mb_match_pair *pairs = malloc((size_t)count * sizeof *pairs);
+    if (!pairs)
+        return mb_cli_input_error(cmd, "out of memory");
+    int found = 0;
+    mb_match_stats st;
+    mb_error e;
+    if (mb_match_find(md, pairs, (int)count, &found, &st, &e) != MB_OK) {
+        mb_cli_print_error(&e);
+        free(pairs);
+        return MB_EXIT_INPUT;
+    }
+    double fta = mb_clip_frame_time(src[0].c), ftb = mb_clip_frame_time(src[1].c);
+    printf("rank,a_frame,a_time,b_frame,b_time,cost,theta_deg,dx,dz\n");
+    for (int i = 0; i < found; ++i)
+        printf("%d,%d,%.6f,%d,%.6f,%.6g,%.4f,%.6g,%.6g\n", i + 1, pairs[i].a, pairs[i].a * fta, pairs[i].b,
+               pairs[i].b * ftb, (double)pairs[i].cost, pairs[i].theta * 57.29577951308232, (double)pairs[i].dx,
+               (double)pairs[i].dz);
+    free(pairs);
+    if (want_stats)
+        fprintf(stderr, "%s: %.0f pairs of %d points, %.3f s, %.1f%% in %s\n", cmd, st.pairs, st.points,
+                st.total_seconds, st.total_seconds > 0 ? 100.0 * st.blas_seconds / st.total_seconds : 0.0,
+                md->use_double ? "dgemm" : "sgemm");
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return mb_cli_input_error(cmd, "cannot write the output");
+    return MB_EXIT_OK;
+}
+
 int mb_cmd_match(int argc, char **argv)
 {
     static const mb_cli_opt opts[] = {
@@ -57,9 +111,6 @@ int mb_cmd_match(int argc, char **argv)
     mb_match_desc md = {0};
     mb_cli_clip src[2];
     memset(src, 0, sizeof src);
-    const mb_skeleton *sk[2] = {NULL, NULL};
-    const mb_clip *cl[2] = {NULL, NULL};
-    mb_match_pair *pairs = NULL;
 #define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
         switch (id) {
@@ -108,64 +159,12 @@ int mb_cmd_match(int argc, char **argv)
     }
     if (npaths != 2)
         USAGE("need two inputs, A and B");
-    for (int i = 0; i < 2; ++i) {
-        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
-            goto out;
-        sk[i] = src[i].s;
-        cl[i] = src[i].c;
-    }
-    if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
-        goto out;
     mb_motion_info info[2];
-    mb_error e;
-    memset(&e, 0, sizeof e);
-    for (int i = 0; i < 2; ++i) {
-        if (mb_clip_frame_count(cl[i]) < 2) {
-            rc = mb_cli_input_error(cmd, "%s has fewer than 2 frames", paths[i]);
-            goto out;
-        }
-        mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? (up ? up : src[0].up_axis) : info[0].up_axis + 1;
-        if (mb_motion_analyze(sk[i], cl[i], &ad, paths[i], &info[i], &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            rc = MB_EXIT_INPUT;
-            goto out;
-        }
-    }
-    md.skeleton_a = sk[0];
-    md.skeleton_b = sk[1];
-    md.a = cl[0];
-    md.b = cl[1];
-    md.info_a = &info[0];
-    md.info_b = &info[1];
-    pairs = malloc((size_t)count * sizeof *pairs);
-    if (!pairs) {
-        rc = mb_cli_input_error(cmd, "out of memory");
+    if ((rc = open_pair(cmd, paths, up, lenient, src, info)) != MB_EXIT_OK)
         goto out;
-    }
-    int found = 0;
-    mb_match_stats st;
-    mb_status s = mb_match_find(&md, pairs, (int)count, &found, &st, &e);
-    if (s != MB_OK) {
-        mb_cli_print_error(&e);
-        rc = MB_EXIT_INPUT;
-        goto out;
-    }
-    double fta = mb_clip_frame_time(cl[0]), ftb = mb_clip_frame_time(cl[1]);
-    printf("rank,a_frame,a_time,b_frame,b_time,cost,theta_deg,dx,dz\n");
-    for (int i = 0; i < found; ++i)
-        printf("%d,%d,%.6f,%d,%.6f,%.6g,%.4f,%.6g,%.6g\n", i + 1, pairs[i].a, pairs[i].a * fta, pairs[i].b,
-               pairs[i].b * ftb, (double)pairs[i].cost, pairs[i].theta * 57.29577951308232, (double)pairs[i].dx,
-               (double)pairs[i].dz);
-    if (want_stats)
-        fprintf(stderr, "%s: %.0f pairs of %d points, %.3f s, %.1f%% in %s\n", cmd, st.pairs, st.points,
-                st.total_seconds, st.total_seconds > 0 ? 100.0 * st.blas_seconds / st.total_seconds : 0.0,
-                md.use_double ? "dgemm" : "sgemm");
-    if (fflush(stdout) != 0 || ferror(stdout))
-        rc = mb_cli_input_error(cmd, "cannot write the output");
+    rc = search_and_print(cmd, &md, src, info, count, want_stats);
 
 out:
-    free(pairs);
     for (int i = 0; i < 2; ++i)
         mb_cli_clip_close(&src[i]);
     return rc;

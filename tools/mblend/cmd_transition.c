@@ -180,7 +180,102 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
     return !ferror(f);
 }
 
-int mb_cmd_transition(int argc, char **argv)
+/* The command line, parsed, and what the command works on. */
+typedef struct trans_args {
+    const char *outp, *report, *paths[2];
+    int curve_given, npaths, at_auto, b_auto, b_phase, sync, up, lenient, have_search;
+    double at, duration, b_start, s_from, s_to, window;
+    float scale; /* 0: the writer's default, 1 */
+    mb_transition_mode mode;
+    mb_fade_curve curve;
+} trans_args;
+
+typedef struct trans_inputs {
+    mb_cli_clip src[2];
+    const mb_skeleton *sk[2];
+    const mb_clip *cl[2];
+    mb_motion_info info[2];
+    double fta, ftb;
+    int nfa, nfb;
+} trans_inputs;
+
+static const char *const cmd = "mblend transition";
+
+/* One option's value into o; MB_EXIT_OK or a usage error (printed). */
+static int take_option(int id, const char *arg, trans_args *o)
+{
+    switch (id) {
+    case OPT_OUTPUT: o->outp = arg; break;
+    case OPT_REPORT: o->report = arg; break;
+    case OPT_SYNC: o->sync = 1; break;
+    case OPT_LENIENT: o->lenient = 1; break;
+    case OPT_SCALE:
+        if (!mb_cli_parse_scale(arg, &o->scale))
+            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
+        break;
+    case OPT_AT:
+        if (strcmp(arg, "auto") == 0)
+            o->at_auto = 1;
+        else if (mb_cli_parse_nonneg(arg, &o->at))
+            o->at_auto = 0;
+        else
+            return mb_cli_usage_error(cmd, "bad --at '%s' (seconds >= 0 or auto)", arg);
+        break;
+    case OPT_BSTART:
+        o->b_phase = strcmp(arg, "phase") == 0;
+        if (strcmp(arg, "auto") == 0 || o->b_phase)
+            o->b_auto = 1;
+        else if (mb_cli_parse_nonneg(arg, &o->b_start))
+            o->b_auto = 0;
+        else
+            return mb_cli_usage_error(cmd, "bad --b-start '%s' (auto, phase or seconds >= 0)", arg);
+        break;
+    case OPT_DURATION:
+        if (!mb_cli_parse_nonneg(arg, &o->duration) || !(o->duration > 0.0))
+            return mb_cli_usage_error(cmd, "bad --duration '%s' (seconds > 0)", arg);
+        break;
+    case OPT_WINDOW:
+        if (!mb_cli_parse_nonneg(arg, &o->window) || !(o->window > 0.0))
+            return mb_cli_usage_error(cmd, "bad --window '%s' (seconds > 0)", arg);
+        break;
+    case OPT_SEARCH:
+        if (!mb_cli_parse_span(arg, &o->s_from, &o->s_to) || !(o->s_to > o->s_from))
+            return mb_cli_usage_error(cmd, "bad --search '%s' (FROM:TO in seconds, FROM < TO)", arg);
+        o->have_search = 1;
+        break;
+    case OPT_MODE:
+        if (strcmp(arg, "crossfade") == 0)
+            o->mode = MB_TRANSITION_CROSSFADE;
+        else if (strcmp(arg, "inertialize") == 0)
+            o->mode = MB_TRANSITION_INERTIALIZE;
+        else
+            return mb_cli_usage_error(cmd, "bad --mode '%s' (crossfade or inertialize)", arg);
+        break;
+    case OPT_CURVE:
+        o->curve_given = 1;
+        if (strcmp(arg, "smoothstep") == 0)
+            o->curve = MB_CURVE_SMOOTHSTEP;
+        else if (strcmp(arg, "linear") == 0)
+            o->curve = MB_CURVE_LINEAR;
+        else
+            return mb_cli_usage_error(cmd, "bad --curve '%s' (smoothstep or linear)", arg);
+        break;
+    case OPT_UP:
+        if (!mb_cli_parse_up(arg, &o->up))
+            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
+        break;
+    case MB_CLI_OPERAND:
+        if (o->npaths == 2)
+            return mb_cli_usage_error(cmd, "too many inputs: give A.bvh and B.bvh");
+        o->paths[o->npaths++] = arg;
+        break;
+    default: break;
+    }
+    return MB_EXIT_OK;
+}
+
+/* argv into o; MB_EXIT_OK, MB_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, trans_args *o)
 {
     static const mb_cli_opt opts[] = {
         {"output", 'o', 1, OPT_OUTPUT}, {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
@@ -188,315 +283,323 @@ int mb_cmd_transition(int argc, char **argv)
         {"sync", 0, 0, OPT_SYNC},       {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
         {"report", 0, 1, OPT_REPORT},   {"up", 0, 1, OPT_UP},         {"lenient", 0, 0, OPT_LENIENT},
         {"scale", 0, 1, OPT_SCALE},     {NULL, 0, 0, 0}};
-    const char *cmd = "mblend transition";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
-    const char *outp = NULL, *report = NULL, *paths[2] = {NULL, NULL};
-    int curve_given = 0, npaths = 0, at_auto = -1, b_auto = 1, b_phase = 0, sync = 0, up = 0, lenient = 0, have_search = 0, id, rc = MB_EXIT_OK;
-    double at = 0.0, duration = -1.0, b_start = 0.0, s_from = 0.0, s_to = 0.0, window = 0.0;
-    float scale = 0.0f; /* 0: the writer's default, 1 */
-    mb_transition_mode mode = MB_TRANSITION_CROSSFADE;
-    mb_fade_curve curve = MB_CURVE_SMOOTHSTEP;
-    mb_cli_clip src[2];
-    memset(src, 0, sizeof src);
-    const mb_skeleton *sk[2] = {NULL, NULL};
-    const mb_clip *cl[2] = {NULL, NULL};
-    mb_clip *result = NULL;
+    int id, rc;
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        if (id == MB_CLI_BAD)
+            return MB_EXIT_USAGE;
+        if (id == MB_OPT_HELP) {
+            mb_cmd_transition_usage(stdout);
+            return -1;
+        }
+        if ((rc = take_option(id, a.arg, o)) != MB_EXIT_OK)
+            return rc;
+    }
+    return MB_EXIT_OK;
+}
+
+/* Options that do not go together, before anything is read. */
+static int check_options(const trans_args *o)
+{
+    if (o->npaths != 2)
+        return mb_cli_usage_error(cmd, "need two inputs, A.bvh and B.bvh");
+    if (!o->outp)
+        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
+    if (!mb_cli_ends_with_ci(o->outp, ".bvh") && !mb_cli_ends_with_ci(o->outp, ".glb"))
+        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
+    if (o->scale > 0.0f && !mb_cli_ends_with_ci(o->outp, ".glb"))
+        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    if (o->at_auto < 0)
+        return mb_cli_usage_error(cmd, "missing --at SECONDS|auto");
+    if (o->duration < 0.0)
+        return mb_cli_usage_error(cmd, "missing --duration SECONDS");
+    if (o->have_search && !o->at_auto)
+        return mb_cli_usage_error(cmd, "--search limits where --at auto looks: it does nothing with "
+                                       "--at SECONDS");
+    if (o->window > 0.0 && !o->at_auto && !o->b_auto)
+        return mb_cli_usage_error(cmd, "--window is the pose-matching window: it does nothing when "
+                                       "--at and --b-start are both given in seconds");
+    if (o->curve_given && o->mode == MB_TRANSITION_INERTIALIZE)
+        return mb_cli_usage_error(cmd, "--curve shapes a cross-fade; --mode inertialize has its own decay");
+    return MB_EXIT_OK;
+}
+
+/* Opens A and B, checks them and the output paths, and analyses both (B on A's up axis). */
+static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
+{
+    int rc;
+    for (int i = 0; i < 2; ++i) {
+        if ((rc = mb_cli_clip_open(cmd, o->paths[i], o->lenient, &t->src[i])) != MB_EXIT_OK)
+            return rc;
+        t->sk[i] = t->src[i].s;
+        t->cl[i] = t->src[i].c;
+    }
+    if ((rc = mb_cli_same_skeleton(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1])) != MB_EXIT_OK)
+        return rc;
+    const char *files[2] = {t->src[0].file, t->src[1].file};
+    if ((rc = mb_cli_check_report(cmd, o->report, o->outp, files, 2)) != MB_EXIT_OK ||
+        (rc = mb_cli_check_output(cmd, o->outp, files, 2)) != MB_EXIT_OK)
+        return rc;
+    for (int i = 0; i < 2; ++i)
+        if (mb_clip_frame_count(t->cl[i]) < 2)
+            return mb_cli_input_error(cmd, "%s has fewer than 2 frames", o->paths[i]);
+    if ((rc = mb_cli_prepare_pair(o->paths, t->src, o->up, t->info, e)) != MB_EXIT_OK)
+        return rc;
+    t->fta = mb_clip_frame_time(t->cl[0]);
+    t->ftb = mb_clip_frame_time(t->cl[1]);
+    t->nfa = mb_clip_frame_count(t->cl[0]);
+    t->nfb = mb_clip_frame_count(t->cl[1]);
+    return MB_EXIT_OK;
+}
+
+/* Times given in seconds must lie in their clips (checked here, before they become frame
+ * numbers), and each clip must hold the transition; the library checks the same with
+ * the sync rates, these messages name the option. */
+static int check_times(const trans_args *o, const trans_inputs *t)
+{
+    double fta = t->fta, ftb = t->ftb, duration = o->duration, at = o->at, b_start = o->b_start;
+    double end_a = (t->nfa - 1) * fta, end_b = (t->nfb - 1) * ftb;
+    double len_b = end_b - t->info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
+    double start_a = t->info[0].first_frame * fta, start_b = t->info[1].first_frame * ftb;
+    if (!o->at_auto && (at > end_a + 0.5 * fta || at < start_a - 0.5 * fta))
+        return mb_cli_input_error(cmd, "%s: --at %g s is outside the motion (%.4g s to %.4g s%s)",
+                                  o->paths[0], at, start_a, end_a,
+                                  start_a > 0.0 ? "; frame 0 is a T-pose" : "");
+    /* what A has left after --at, taken at its nearest frame */
+    double left_a = end_a - floor(at / fta + 0.5) * fta;
+    if (!o->at_auto && duration > left_a + dur_tol)
+        return mb_cli_input_error(cmd, "%s ends %.3g s after --at %g s; the %.3g s transition needs "
+                                  "it to go on", o->paths[0], left_a, at, duration);
+    if (!o->b_auto && (b_start > end_b + 0.5 * ftb || b_start < start_b - 0.5 * ftb))
+        return mb_cli_input_error(cmd, "%s: --b-start %g s is outside the motion (%.4g s to %.4g s%s)",
+                                  o->paths[1], b_start, start_b, end_b,
+                                  start_b > 0.0 ? "; frame 0 is a T-pose" : "");
+    if (len_b + dur_tol < duration)
+        return mb_cli_input_error(cmd, "%s has %.3g s of motion: too short for a %.3g s transition",
+                                  o->paths[1], len_b, duration);
+    return MB_EXIT_OK;
+}
+
+/* Where --at auto searches A: from a third into A's motion (so the output shows A) to the
+ * last frame that leaves room for the transition (sync may play A up to 1.5x faster). */
+static int search_span(const trans_args *o, const trans_inputs *t, mb_match_desc *md)
+{
+    if (o->have_search) {
+        md->a_from = o->s_from;
+        md->a_to = o->s_to;
+        return MB_EXIT_OK;
+    }
+    double t0 = t->info[0].first_frame * t->fta, t1 = (t->nfa - 1) * t->fta;
+    double hi = t1 - (o->sync || o->b_phase ? 1.5 : 1.0) * o->duration;
+    double lo = t0 + (t1 - t0) / 3.0;
+    if (hi < lo)
+        lo = t0;
+    if (hi < lo)
+        return mb_cli_input_error(cmd, "%s lasts %.3g s: too short for a %.3g s transition",
+                                  o->paths[0], t1 - t0, o->duration);
+    md->a_from = lo;
+    md->a_to = hi;
+    return MB_EXIT_OK;
+}
+
+/* The transition points: given, or found by pose matching (*ka, *kb frames, *b_start
+ * seconds; *cost the match cost, -1 when no match ran). */
+static int find_points(const trans_args *o, const trans_inputs *t, int *ka, int *kb,
+                       double *b_start, double *cost, mb_error *e)
+{
+    double fta = t->fta, ftb = t->ftb;
+    *ka = (int)floor(o->at / fta + 0.5);
+    *kb = -1;
+    *b_start = o->b_start;
+    *cost = -1.0;
+    if (o->at_auto || o->b_auto) {
+        mb_match_desc md = {0};
+        md.skeleton_a = t->sk[0];
+        md.skeleton_b = t->sk[1];
+        md.a = t->cl[0];
+        md.b = t->cl[1];
+        md.info_a = &t->info[0];
+        md.info_b = &t->info[1];
+        md.window = o->window > 0.0 ? o->window : (o->duration > 0.1 ? o->duration : 0.1);
+        /* a transition point given in seconds is compared over what A has left after it */
+        double left_a = (t->nfa - 1) * fta - floor(o->at / fta + 0.5) * fta;
+        if (!o->at_auto && o->window <= 0.0 && md.window > left_a)
+            md.window = o->duration;
+        int rc;
+        if (o->at_auto) {
+            if ((rc = search_span(o, t, &md)) != MB_EXIT_OK)
+                return rc;
+        } else {
+            md.a_from = *ka * fta - 0.25 * fta;
+            md.a_to = *ka * fta + 0.25 * fta;
+            if (md.a_from < 0.0)
+                md.a_from = 0.0;
+        }
+        if (!o->b_auto) { /* b is given: the search only picks a (or scores the pair) */
+            md.b_from = o->b_start > 0.25 * ftb ? o->b_start - 0.25 * ftb : 0.0;
+            md.b_to = o->b_start + 0.25 * ftb;
+        }
+        mb_match_pair best;
+        int found = 0;
+        if (mb_match_find(&md, &best, 1, &found, NULL, e) != MB_OK) {
+            mb_cli_print_error(e);
+            return MB_EXIT_INPUT;
+        }
+        if (!found)
+            return mb_cli_input_error(cmd, "no transition point found");
+        if (o->at_auto)
+            *ka = best.a;
+        if (o->b_auto) {
+            *kb = best.b;
+            *b_start = *kb * ftb;
+        }
+        *cost = best.cost;
+    }
+    if (*kb < 0)
+        *kb = (int)floor(*b_start / ftb + 0.5);
+    return MB_EXIT_OK;
+}
+
+/* The library's transition from A's frame ka to B at b_start, logged frame by frame. */
+static int build_transition(const trans_args *o, const trans_inputs *t, int ka, double b_start,
+                            frame_log *lg, mb_clip **result, mb_transition_result *res, mb_error *e)
+{
+    mb_transition_build_desc bd = {0};
+    bd.skeleton = t->sk[0];
+    bd.a = t->cl[0];
+    bd.b = t->cl[1];
+    bd.source_a = o->paths[0];
+    bd.source_b = o->paths[1];
+    bd.info_a = &t->info[0];
+    bd.info_b = &t->info[1];
+    bd.at = ka * t->fta;
+    bd.b_start = b_start;
+    bd.transition.duration = (float)o->duration;
+    bd.transition.mode = o->mode;
+    bd.transition.curve = o->curve;
+    bd.transition.sync = o->sync || o->b_phase;
+    bd.transition.sync_keep_start = !o->b_phase;
+    bd.up_axis = t->info[0].up_axis + 1;
+    bd.report = log_frame;
+    bd.report_user = lg;
+    if (mb_transition_build(&bd, result, res, e) != MB_OK) {
+        mb_cli_print_error(e);
+        if (e->code == MB_MISMATCH && (o->sync || o->b_phase))
+            fprintf(stderr, "%s: hint: --sync and --b-start phase need foot touchdowns in both "
+                    "clips (in-place clips that do not loop have none): leave them out\n", cmd);
+        return MB_EXIT_INPUT;
+    }
+    return MB_EXIT_OK;
+}
+
+/* The output file, then the report into place (complete before the output is written). */
+static int write_outputs(const trans_args *o, const trans_inputs *t, const mb_clip *result,
+                         mb_file_stream *rs, mb_error *e)
+{
+    int rc;
+    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&t->src[0]);
+    if (mb_cli_ends_with_ci(o->outp, ".glb")) {
+        if ((rc = mb_cli_write_glb(cmd, o->outp, &t->src[0], result, "transition",
+                                   t->info[0].up_axis + 1, o->scale)) != MB_EXIT_OK)
+            return rc;
+    } else if (mb_bvh_write_file(o->outp, t->sk[0], result, &wd, e) != MB_OK) {
+        mb_cli_print_error(e);
+        return MB_EXIT_INPUT;
+    }
+    if (rs->f && mb_file_stream_commit(rs, e) != MB_OK) {
+        mb_cli_print_error(e);
+        return mb_cli_input_error(cmd, "wrote %s, but not the report", o->outp);
+    }
+    return MB_EXIT_OK;
+}
+
+/* Builds, measures, reports, writes and summarises the transition. */
+static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *e)
+{
+    int ka, kb, rc;
+    double b_start, cost;
+    if ((rc = find_points(o, t, &ka, &kb, &b_start, &cost, e)) != MB_EXIT_OK)
+        return rc;
     /* --report: complete before the output is written, into place after it (so a failure
      * leaves neither changed); every exit discards it unless committed */
     mb_file_stream rs = {0};
     frame_log lg;
     memset(&lg, 0, sizeof lg);
-#define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
-#define INPUT_ERR(...) do { rc = mb_cli_input_error(cmd, __VA_ARGS__); goto out; } while (0)
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        switch (id) {
-        case MB_CLI_BAD: rc = MB_EXIT_USAGE; goto out;
-        case MB_OPT_HELP: mb_cmd_transition_usage(stdout); goto out;
-        case OPT_OUTPUT: outp = a.arg; break;
-        case OPT_REPORT: report = a.arg; break;
-        case OPT_SYNC: sync = 1; break;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_SCALE:
-            if (!mb_cli_parse_scale(a.arg, &scale))
-                USAGE("--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
-            break;
-        case OPT_AT:
-            if (strcmp(a.arg, "auto") == 0)
-                at_auto = 1;
-            else if (mb_cli_parse_nonneg(a.arg, &at))
-                at_auto = 0;
-            else
-                USAGE("bad --at '%s' (seconds >= 0 or auto)", a.arg);
-            break;
-        case OPT_BSTART:
-            b_phase = strcmp(a.arg, "phase") == 0;
-            if (strcmp(a.arg, "auto") == 0 || b_phase)
-                b_auto = 1;
-            else if (mb_cli_parse_nonneg(a.arg, &b_start))
-                b_auto = 0;
-            else
-                USAGE("bad --b-start '%s' (auto, phase or seconds >= 0)", a.arg);
-            break;
-        case OPT_DURATION:
-            if (!mb_cli_parse_nonneg(a.arg, &duration) || !(duration > 0.0))
-                USAGE("bad --duration '%s' (seconds > 0)", a.arg);
-            break;
-        case OPT_WINDOW:
-            if (!mb_cli_parse_nonneg(a.arg, &window) || !(window > 0.0))
-                USAGE("bad --window '%s' (seconds > 0)", a.arg);
-            break;
-        case OPT_SEARCH:
-            if (!mb_cli_parse_span(a.arg, &s_from, &s_to) || !(s_to > s_from))
-                USAGE("bad --search '%s' (FROM:TO in seconds, FROM < TO)", a.arg);
-            have_search = 1;
-            break;
-        case OPT_MODE:
-            if (strcmp(a.arg, "crossfade") == 0)
-                mode = MB_TRANSITION_CROSSFADE;
-            else if (strcmp(a.arg, "inertialize") == 0)
-                mode = MB_TRANSITION_INERTIALIZE;
-            else
-                USAGE("bad --mode '%s' (crossfade or inertialize)", a.arg);
-            break;
-        case OPT_CURVE:
-            curve_given = 1;
-            if (strcmp(a.arg, "smoothstep") == 0)
-                curve = MB_CURVE_SMOOTHSTEP;
-            else if (strcmp(a.arg, "linear") == 0)
-                curve = MB_CURVE_LINEAR;
-            else
-                USAGE("bad --curve '%s' (smoothstep or linear)", a.arg);
-            break;
-        case OPT_UP:
-            if (!mb_cli_parse_up(a.arg, &up))
-                USAGE("bad --up '%s' (x, y or z)", a.arg);
-            break;
-        case MB_CLI_OPERAND:
-            if (npaths == 2)
-                USAGE("too many inputs: give A.bvh and B.bvh");
-            paths[npaths++] = a.arg;
-            break;
-        default: break;
-        }
-    }
-    if (npaths != 2)
-        USAGE("need two inputs, A.bvh and B.bvh");
-    if (!outp)
-        USAGE("missing -o OUT.bvh (or OUT.glb)");
-    if (!mb_cli_ends_with_ci(outp, ".bvh") && !mb_cli_ends_with_ci(outp, ".glb"))
-        USAGE("the output must end in .bvh or .glb, got '%s'", outp);
-    if (scale > 0.0f && !mb_cli_ends_with_ci(outp, ".glb"))
-        USAGE("--scale applies to .glb output only");
-    if (at_auto < 0)
-        USAGE("missing --at SECONDS|auto");
-    if (duration < 0.0)
-        USAGE("missing --duration SECONDS");
-    if (have_search && !at_auto)
-        USAGE("--search limits where --at auto looks: it does nothing with --at SECONDS");
-    if (window > 0.0 && !at_auto && !b_auto)
-        USAGE("--window is the pose-matching window: it does nothing when --at and --b-start are "
-              "both given in seconds");
-    if (curve_given && mode == MB_TRANSITION_INERTIALIZE)
-        USAGE("--curve shapes a cross-fade; --mode inertialize has its own decay");
-
-    for (int i = 0; i < 2; ++i) {
-        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
-            goto out;
-        sk[i] = src[i].s;
-        cl[i] = src[i].c;
-    }
-    if ((rc = mb_cli_same_skeleton(cmd, paths[0], sk[0], paths[1], sk[1])) != MB_EXIT_OK)
-        goto out;
-    {
-        const char *files[2] = {src[0].file, src[1].file};
-        if ((rc = mb_cli_check_report(cmd, report, outp, files, 2)) != MB_EXIT_OK ||
-            (rc = mb_cli_check_output(cmd, outp, files, 2)) != MB_EXIT_OK)
-            goto out;
-    }
-    mb_motion_info info[2];
-    mb_error e;
-    memset(&e, 0, sizeof e);
-    for (int i = 0; i < 2; ++i) {
-        if (mb_clip_frame_count(cl[i]) < 2)
-            INPUT_ERR("%s has fewer than 2 frames", paths[i]);
-        mb_analyze_desc ad = {0};
-        ad.up_axis = i == 0 ? (up ? up : src[0].up_axis) : info[0].up_axis + 1;
-        if (mb_motion_analyze(sk[i], cl[i], &ad, paths[i], &info[i], &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            rc = MB_EXIT_INPUT;
-            goto out;
-        }
-    }
-    double fta = mb_clip_frame_time(cl[0]), ftb = mb_clip_frame_time(cl[1]);
-    int nfa = mb_clip_frame_count(cl[0]), nfb = mb_clip_frame_count(cl[1]);
-    /* Times given in seconds must lie in their clips (checked here, before they become frame
-     * numbers), and each clip must hold the transition; the library checks the same with
-     * the sync rates, these messages name the option. */
-    double end_a = (nfa - 1) * fta, end_b = (nfb - 1) * ftb;
-    double len_b = end_b - info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
-    double start_a = info[0].first_frame * fta, start_b = info[1].first_frame * ftb;
-    if (!at_auto && (at > end_a + 0.5 * fta || at < start_a - 0.5 * fta))
-        INPUT_ERR("%s: --at %g s is outside the motion (%.4g s to %.4g s%s)", paths[0], at,
-                  start_a, end_a, start_a > 0.0 ? "; frame 0 is a T-pose" : "");
-    /* what A has left after --at, taken at its nearest frame */
-    double left_a = end_a - floor(at / fta + 0.5) * fta;
-    if (!at_auto && duration > left_a + dur_tol)
-        INPUT_ERR("%s ends %.3g s after --at %g s; the %.3g s transition needs it to go on", paths[0],
-                  left_a, at, duration);
-    if (!b_auto && (b_start > end_b + 0.5 * ftb || b_start < start_b - 0.5 * ftb))
-        INPUT_ERR("%s: --b-start %g s is outside the motion (%.4g s to %.4g s%s)", paths[1],
-                  b_start, start_b, end_b, start_b > 0.0 ? "; frame 0 is a T-pose" : "");
-    if (len_b + dur_tol < duration)
-        INPUT_ERR("%s has %.3g s of motion: too short for a %.3g s transition", paths[1], len_b, duration);
-
-    /* Transition points. */
-    int ka = (int)floor(at / fta + 0.5), kb = -1;
-    double cost = -1.0;
-    if (at_auto || b_auto) {
-        mb_match_desc md = {0};
-        md.skeleton_a = sk[0];
-        md.skeleton_b = sk[1];
-        md.a = cl[0];
-        md.b = cl[1];
-        md.info_a = &info[0];
-        md.info_b = &info[1];
-        md.window = window > 0.0 ? window : (duration > 0.1 ? duration : 0.1);
-        /* a transition point given in seconds is compared over what A has left after it */
-        if (!at_auto && window <= 0.0 && md.window > left_a)
-            md.window = duration;
-        if (at_auto) {
-            if (have_search) {
-                md.a_from = s_from;
-                md.a_to = s_to;
-            } else {
-                /* From a third into A's motion (so the output shows A) to the last frame
-                 * that leaves room for the transition (sync may play A up to 1.5x faster). */
-                double t0 = info[0].first_frame * fta, t1 = (nfa - 1) * fta;
-                double hi = t1 - (sync || b_phase ? 1.5 : 1.0) * duration;
-                double lo = t0 + (t1 - t0) / 3.0;
-                if (hi < lo)
-                    lo = t0;
-                if (hi < lo)
-                    INPUT_ERR("%s lasts %.3g s: too short for a %.3g s transition", paths[0], t1 - t0, duration);
-                md.a_from = lo;
-                md.a_to = hi;
-            }
-        } else {
-            md.a_from = ka * fta - 0.25 * fta;
-            md.a_to = ka * fta + 0.25 * fta;
-            if (md.a_from < 0.0)
-                md.a_from = 0.0;
-        }
-        if (!b_auto) { /* b is given: the search only picks a (or scores the pair) */
-            md.b_from = b_start > 0.25 * ftb ? b_start - 0.25 * ftb : 0.0;
-            md.b_to = b_start + 0.25 * ftb;
-        }
-        mb_match_pair best;
-        int found = 0;
-        if (mb_match_find(&md, &best, 1, &found, NULL, &e) != MB_OK) {
-            mb_cli_print_error(&e);
-            rc = MB_EXIT_INPUT;
-            goto out;
-        }
-        if (!found)
-            INPUT_ERR("no transition point found");
-        if (at_auto)
-            ka = best.a;
-        if (b_auto) {
-            kb = best.b;
-            b_start = kb * ftb;
-        }
-        cost = best.cost;
-    }
-    if (kb < 0)
-        kb = (int)floor(b_start / ftb + 0.5);
-
-    if (report && mb_file_stream_open(&rs, report, &e) != MB_OK) {
-        mb_cli_print_error(&e);
-        rc = MB_EXIT_INPUT;
-        goto out;
-    }
-    mb_transition_build_desc bd = {0};
-    bd.skeleton = sk[0];
-    bd.a = cl[0];
-    bd.b = cl[1];
-    bd.source_a = paths[0];
-    bd.source_b = paths[1];
-    bd.info_a = &info[0];
-    bd.info_b = &info[1];
-    bd.at = ka * fta;
-    bd.b_start = b_start;
-    bd.transition.duration = (float)duration;
-    bd.transition.mode = mode;
-    bd.transition.curve = curve;
-    bd.transition.sync = sync || b_phase;
-    bd.transition.sync_keep_start = !b_phase;
-    bd.up_axis = info[0].up_axis + 1;
-    bd.report = log_frame;
-    bd.report_user = &lg;
+    mb_clip *result = NULL;
     mb_transition_result res;
-    if (mb_transition_build(&bd, &result, &res, &e) != MB_OK) {
-        mb_cli_print_error(&e);
-        if (e.code == MB_MISMATCH && (sync || b_phase))
-            fprintf(stderr, "%s: hint: --sync and --b-start phase need foot touchdowns in both "
-                    "clips (in-place clips have none): leave them out\n", cmd);
+    if (o->report && mb_file_stream_open(&rs, o->report, e) != MB_OK) {
+        mb_cli_print_error(e);
         rc = MB_EXIT_INPUT;
-        goto out;
+    } else {
+        rc = build_transition(o, t, ka, b_start, &lg, &result, &res, e);
     }
     mb_transition_quality q;
-    mb_transition_measure_desc qd = {0};
-    qd.skeleton = sk[0];
-    qd.a = cl[0];
-    qd.b = cl[1];
-    qd.out = result;
-    qd.info_a = &info[0];
-    qd.info_b = &info[1];
-    qd.result = &res;
-    qd.at = bd.at;
-    qd.duration = duration;
-    int qok = mb_transition_measure(&qd, &q) == MB_OK;
-    if (rs.f) {
-        int ok = write_report(rs.f, sk[0], result, &info[0], &lg, &res, &q, qok, ka,
-                              (int)floor(res.b_start / ftb + 0.5), cost);
+    int qok = 0;
+    if (rc == MB_EXIT_OK) {
+        mb_transition_measure_desc qd = {0};
+        qd.skeleton = t->sk[0];
+        qd.a = t->cl[0];
+        qd.b = t->cl[1];
+        qd.out = result;
+        qd.info_a = &t->info[0];
+        qd.info_b = &t->info[1];
+        qd.result = &res;
+        qd.at = ka * t->fta;
+        qd.duration = o->duration;
+        qok = mb_transition_measure(&qd, &q) == MB_OK;
+    }
+    if (rc == MB_EXIT_OK && rs.f) {
+        int ok = write_report(rs.f, t->sk[0], result, &t->info[0], &lg, &res, &q, qok, ka,
+                              (int)floor(res.b_start / t->ftb + 0.5), cost);
         if (!ok || fflush(rs.f) != 0 || ferror(rs.f))
-            INPUT_ERR("cannot write report '%s': %s", report, strerror(errno));
+            rc = mb_cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
     }
-    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&src[0]);
-    if (mb_cli_ends_with_ci(outp, ".glb")) {
-        if ((rc = mb_cli_write_glb(cmd, outp, &src[0], result, "transition", bd.up_axis, scale)) !=
-            MB_EXIT_OK)
-            goto out;
-    } else if (mb_bvh_write_file(outp, sk[0], result, &wd, &e) != MB_OK) {
-        mb_cli_print_error(&e);
-        rc = MB_EXIT_INPUT;
-        goto out;
+    if (rc == MB_EXIT_OK)
+        rc = write_outputs(o, t, result, &rs, e);
+    if (rc == MB_EXIT_OK) {
+        char cost_text[48] = "";
+        if (cost >= 0.0) /* a match ran */
+            snprintf(cost_text, sizeof cost_text, ", match cost %.4g", cost);
+        fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s%s; %d frames, transition %d:%d\n",
+                cmd, ka, ka * t->fta, res.b_start, (int)floor(res.b_start / t->ftb + 0.5),
+                o->sync || o->b_phase ? " in phase" : "", cost_text, res.frames,
+                res.transition_start, res.transition_end);
+        if (qok)
+            fprintf(stderr, "%s: quality: root step ratio %.3f, angular speed ratio %.3f (%s), foot "
+                    "skate ratio %.3f\n", cmd, q.root_step_ratio, q.angular_ratio,
+                    q.angular_joint >= 0 ? mb_skeleton_name(t->sk[0], q.angular_joint) : "-",
+                    q.skate_ratio);
     }
-    if (rs.f && mb_file_stream_commit(&rs, &e) != MB_OK) {
-        mb_cli_print_error(&e);
-        INPUT_ERR("wrote %s, but not the report", outp);
-    }
-    char cost_text[48] = "";
-    if (cost >= 0.0) /* a match ran */
-        snprintf(cost_text, sizeof cost_text, ", match cost %.4g", cost);
-    fprintf(stderr, "%s: A frame %d (%.3f s) -> B %.3f s (frame %d)%s%s; %d frames, transition %d:%d\n",
-            cmd, ka, ka * fta, res.b_start, (int)floor(res.b_start / ftb + 0.5), sync || b_phase ? " in phase" : "",
-            cost_text, res.frames, res.transition_start, res.transition_end);
-    if (qok)
-        fprintf(stderr, "%s: quality: root step ratio %.3f, angular speed ratio %.3f (%s), foot skate ratio %.3f\n",
-                cmd, q.root_step_ratio, q.angular_ratio,
-                q.angular_joint >= 0 ? mb_skeleton_name(sk[0], q.angular_joint) : "-", q.skate_ratio);
-
-out:
     mb_file_stream_discard(&rs);
     free(lg.weight_b);
     free(lg.offset);
     free(lg.time_a);
     free(lg.time_b);
     mb_clip_destroy(result);
-    for (int i = 0; i < 2; ++i)
-        mb_cli_clip_close(&src[i]);
     return rc;
-#undef USAGE
-#undef INPUT_ERR
+}
+
+int mb_cmd_transition(int argc, char **argv)
+{
+    trans_args o;
+    memset(&o, 0, sizeof o);
+    o.at_auto = -1;
+    o.b_auto = 1;
+    o.duration = -1.0;
+    o.mode = MB_TRANSITION_CROSSFADE;
+    o.curve = MB_CURVE_SMOOTHSTEP;
+    trans_inputs t;
+    memset(&t, 0, sizeof t);
+    mb_error e;
+    memset(&e, 0, sizeof e);
+    int rc = parse_args(argc, argv, &o);
+    if (rc == -1) /* --help */
+        rc = MB_EXIT_OK;
+    else if (rc == MB_EXIT_OK && (rc = check_options(&o)) == MB_EXIT_OK &&
+             (rc = load_pair(&o, &t, &e)) == MB_EXIT_OK && (rc = check_times(&o, &t)) == MB_EXIT_OK)
+        rc = run_transition(&o, &t, &e);
+    for (int i = 0; i < 2; ++i)
+        mb_cli_clip_close(&t.src[i]);
+    return rc;
 }
