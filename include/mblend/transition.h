@@ -112,6 +112,46 @@ typedef struct mb_transition_result {
 MB_API mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
                                      mb_transition_result *res, mb_error *err);
 
+/* ---------- choosing the transition points ---------- */
+
+/* Where a transition from A to B starts in each clip: given in seconds, or found by pose
+ * matching (mb_match_find). The rule `mblend transition` and the Python package share. */
+typedef struct mb_transition_plan_desc {
+    const mb_skeleton *skeleton_a, *skeleton_b;
+    const mb_clip *a, *b;
+    const mb_motion_info *info_a, *info_b;  /* required (mb_clips_prepare gives both, B on
+                                               A's up axis) */
+    const char *source_a, *source_b;        /* names in messages (nullable) */
+    int at_auto;             /* non-zero: find A's frame; else `at` (seconds, file time) */
+    double at;
+    int b_auto;              /* non-zero: find B's frame; else `b_start` (seconds) */
+    double b_start;
+    double duration;         /* of the transition, seconds, >= 0 */
+    /* Non-zero when the transition will run in phase: A may then play up to 1.5x faster
+     * during it, so the default search keeps 1.5x the duration free at A's end. */
+    int sync;
+    /* Seconds of A searched with at_auto; both 0: from a third into A's motion (so the
+     * output shows A) to the last time that leaves room for the transition. */
+    double search_from, search_to;
+    /* Seconds of motion compared from each frame; 0: the duration (at least 0.1 s), or,
+     * when A's point is given, at most what A has left after it. */
+    double window;
+} mb_transition_plan_desc;
+
+typedef struct mb_transition_plan {
+    int a_frame, b_frame;    /* A's last pure frame, B's first (frames of each clip) */
+    double at, b_start;      /* the same in seconds (file time) */
+    double cost;             /* the match cost (file units), -1 when both points were given */
+} mb_transition_plan;
+
+/* Checks the given points against the clips (each must lie in its clip's motion, after a
+ * cgspeed T-pose frame; A must go on for the duration after `at`; B's motion must last the
+ * duration) and finds the automatic ones. MB_INVALID_ARG with a message for a point outside
+ * its clip or clips too short, MB_MISMATCH when no transition point is found, mb_match_find's
+ * failures otherwise; err (nullable) is cleared first. out is written only on success. */
+MB_API mb_status mb_transition_plan_find(const mb_transition_plan_desc *d,
+                                         mb_transition_plan *out, mb_error *err);
+
 /* ---------- measurements ---------- */
 
 typedef struct mb_transition_measure_desc {

@@ -381,83 +381,40 @@ static int check_times(const trans_args *o, const trans_inputs *t)
     return MB_EXIT_OK;
 }
 
-/* Where --at auto searches A: from a third into A's motion (so the output shows A) to the
- * last frame that leaves room for the transition (sync may play A up to 1.5x faster). */
-static int search_span(const trans_args *o, const trans_inputs *t, mb_match_desc *md)
-{
-    if (o->have_search) {
-        md->a_from = o->s_from;
-        md->a_to = o->s_to;
-        return MB_EXIT_OK;
-    }
-    double t0 = t->info[0].first_frame * t->fta, t1 = (t->nfa - 1) * t->fta;
-    double hi = t1 - (o->sync || o->b_phase ? 1.5 : 1.0) * o->duration;
-    double lo = t0 + (t1 - t0) / 3.0;
-    if (hi < lo)
-        lo = t0;
-    if (hi < lo)
-        return mb_cli_input_error(cmd, "%s lasts %.3g s: too short for a %.3g s transition",
-                                  o->paths[0], t1 - t0, o->duration);
-    md->a_from = lo;
-    md->a_to = hi;
-    return MB_EXIT_OK;
-}
-
-/* The transition points: given, or found by pose matching (*ka, *kb frames, *b_start
- * seconds; *cost the match cost, -1 when no match ran). */
+/* The transition points: given, or found by pose matching (the library's rule; *cost the
+ * match cost, -1 when no match ran). */
 static int find_points(const trans_args *o, const trans_inputs *t, int *ka, int *kb,
                        double *b_start, double *cost, mb_error *e)
 {
-    double fta = t->fta, ftb = t->ftb;
-    *ka = (int)floor(o->at / fta + 0.5);
-    *kb = -1;
-    *b_start = o->b_start;
-    *cost = -1.0;
-    if (o->at_auto || o->b_auto) {
-        mb_match_desc md = {0};
-        md.skeleton_a = t->sk[0];
-        md.skeleton_b = t->sk[1];
-        md.a = t->cl[0];
-        md.b = t->cl[1];
-        md.info_a = &t->info[0];
-        md.info_b = &t->info[1];
-        md.window = o->window > 0.0 ? o->window : (o->duration > 0.1 ? o->duration : 0.1);
-        /* a transition point given in seconds is compared over what A has left after it */
-        double left_a = (t->nfa - 1) * fta - floor(o->at / fta + 0.5) * fta;
-        if (!o->at_auto && o->window <= 0.0 && md.window > left_a)
-            md.window = o->duration;
-        int rc;
-        if (o->at_auto) {
-            if ((rc = search_span(o, t, &md)) != MB_EXIT_OK)
-                return rc;
-        } else {
-            md.a_from = *ka * fta - 0.25 * fta;
-            md.a_to = *ka * fta + 0.25 * fta;
-            if (md.a_from < 0.0)
-                md.a_from = 0.0;
-        }
-        if (!o->b_auto) { /* b is given: the search only picks a (or scores the pair) */
-            md.b_from = o->b_start > 0.25 * ftb ? o->b_start - 0.25 * ftb : 0.0;
-            md.b_to = o->b_start + 0.25 * ftb;
-        }
-        mb_match_pair best;
-        int found = 0;
-        if (mb_match_find(&md, &best, 1, &found, NULL, e) != MB_OK) {
-            mb_cli_print_error(e);
-            return MB_EXIT_INPUT;
-        }
-        if (!found)
-            return mb_cli_input_error(cmd, "no transition point found");
-        if (o->at_auto)
-            *ka = best.a;
-        if (o->b_auto) {
-            *kb = best.b;
-            *b_start = *kb * ftb;
-        }
-        *cost = best.cost;
+    mb_transition_plan_desc pd = {0};
+    pd.skeleton_a = t->sk[0];
+    pd.skeleton_b = t->sk[1];
+    pd.a = t->cl[0];
+    pd.b = t->cl[1];
+    pd.info_a = &t->info[0];
+    pd.info_b = &t->info[1];
+    pd.source_a = o->paths[0];
+    pd.source_b = o->paths[1];
+    pd.at_auto = o->at_auto;
+    pd.at = o->at;
+    pd.b_auto = o->b_auto;
+    pd.b_start = o->b_start;
+    pd.duration = o->duration;
+    pd.sync = o->sync || o->b_phase;
+    if (o->have_search) {
+        pd.search_from = o->s_from;
+        pd.search_to = o->s_to;
     }
-    if (*kb < 0)
-        *kb = (int)floor(*b_start / ftb + 0.5);
+    pd.window = o->window;
+    mb_transition_plan plan;
+    if (mb_transition_plan_find(&pd, &plan, e) != MB_OK) {
+        mb_cli_print_error(e);
+        return MB_EXIT_INPUT;
+    }
+    *ka = plan.a_frame;
+    *kb = plan.b_frame;
+    *b_start = plan.b_start;
+    *cost = plan.cost;
     return MB_EXIT_OK;
 }
 
@@ -517,8 +474,8 @@ static int write_outputs(const trans_args *o, const trans_inputs *t, const mb_cl
 /* Builds, measures, reports, writes and summarises the transition. */
 static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *e)
 {
-    int ka, kb, rc;
-    double b_start, cost;
+    int ka = 0, kb = 0, rc;
+    double b_start = 0.0, cost = -1.0;
     if ((rc = find_points(o, t, &ka, &kb, &b_start, &cost, e)) != MB_EXIT_OK)
         return rc;
     /* --report: complete before the output is written, into place after it (so a failure
