@@ -176,6 +176,57 @@ typedef struct mb_match_stats { ...; } mb_match_stats;
 mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity,
                         int *out_count, mb_match_stats *stats, mb_error *err);
 
+typedef enum mb_loop_kind { MB_LOOP_NONE, MB_LOOP_REPEATS, MB_LOOP_RUNS_ON, ... } mb_loop_kind;
+typedef enum mb_selection { MB_SELECT_PENDING, MB_SELECT_GIVEN, MB_SELECT_LEFT_FOOT,
+                            MB_SELECT_RIGHT_FOOT, MB_SELECT_WHOLE_LOOP, MB_SELECT_MOTION, ... }
+    mb_selection;
+typedef enum mb_cycle_mode { MB_CYCLE_AUTO, MB_CYCLE_NONE, ... } mb_cycle_mode;
+typedef struct mb_prepare_desc {
+    const mb_skeleton *skeleton;
+    const mb_clip *clip;
+    const char *source;
+    int up_axis;
+    const char *left_foot;
+    const char *right_foot;
+    mb_frame_range range;
+    const mb_motion_info *info;
+    ...;
+} mb_prepare_desc;
+#define MB_PREPARE_MAX_WARNINGS ...
+typedef struct mb_prepared_info {
+    const char *source;
+    mb_motion_info motion;
+    mb_loop_kind loop;
+    mb_frame_range range;
+    mb_selection selection;
+    int range_clamped;
+    double range_seconds;
+    int warning_count;
+    char warnings[][160];
+    ...;
+} mb_prepared_info;
+typedef struct mb_prepared_clip mb_prepared_clip;
+mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_error *err);
+mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
+                           mb_error *err);
+void mb_prepared_clip_destroy(mb_prepared_clip *p);
+const mb_prepared_info *mb_prepared_clip_info(const mb_prepared_clip *p);
+mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cycle_mode mode,
+                                    mb_error *err);
+
+typedef struct mb_clip_input { float weight; ...; } mb_clip_input;
+typedef struct mb_clip_blend_desc {
+    const mb_clip_input *inputs;
+    int input_count;
+    int cyclic;
+    mb_blend_method method;
+    mb_eigen_solver solver;
+    int up_axis;
+    const mb_prepared_clip *const *prepared;
+    ...;
+} mb_clip_blend_desc;
+mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *err);
+
 typedef enum mb_transition_mode { MB_TRANSITION_CROSSFADE, MB_TRANSITION_INERTIALIZE, ... }
     mb_transition_mode;
 typedef enum mb_fade_curve { MB_CURVE_SMOOTHSTEP, MB_CURVE_LINEAR, ... } mb_fade_curve;
@@ -188,6 +239,49 @@ typedef struct mb_transition_desc {
     int sync_keep_start;
     ...;
 } mb_transition_desc;
+
+typedef struct mb_transition_build_desc {
+    const mb_skeleton *skeleton;
+    const mb_clip *a, *b;
+    const char *source_a, *source_b;
+    const mb_motion_info *info_a, *info_b;
+    double at;
+    double b_start;
+    mb_transition_desc transition;
+    int up_axis;
+    ...;
+} mb_transition_build_desc;
+typedef struct mb_transition_result {
+    int frames;
+    int transition_start;
+    int transition_end;
+    double b_start;
+    double frame_time;
+} mb_transition_result;
+mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
+                              mb_transition_result *res, mb_error *err);
+typedef struct mb_transition_plan_desc {
+    const mb_skeleton *skeleton_a, *skeleton_b;
+    const mb_clip *a, *b;
+    const mb_motion_info *info_a, *info_b;
+    const char *source_a, *source_b;
+    int at_auto;
+    double at;
+    int b_auto;
+    double b_start;
+    double duration;
+    int sync;
+    double search_from, search_to;
+    double window;
+    ...;
+} mb_transition_plan_desc;
+typedef struct mb_transition_plan {
+    int a_frame, b_frame;
+    double at, b_start;
+    double cost;
+} mb_transition_plan;
+mb_status mb_transition_plan_find(const mb_transition_plan_desc *d, mb_transition_plan *out,
+                                  mb_error *err);
 
 #define MB_STATE_MAX_CLIPS ...
 #define MB_STATE_MAX_STATES ...
