@@ -12,7 +12,7 @@ from ._lib import (Error, InvalidArgumentError, ParseError, FileError, LimitErro
 from .clip import Clip, load, MblendWarning
 from .rotations import blend_rotations
 from .controller import State, StateSet, Controller, Frame
-from .motion import match, blend, transition, select_cycles
+from .motion import match, blend, transition, select_cycles, analyze
 
 from ._lib import lib as _lib
 
@@ -24,4 +24,4 @@ def scene_support():
 
 __all__ = ["scene_support", "Clip", "load", "blend_rotations", "Error", "InvalidArgumentError", "ParseError",
            "FileError", "LimitError", "MismatchError", "NumericError", "MblendWarning",
-           "State", "StateSet", "Controller", "Frame", "match", "blend", "transition", "select_cycles"]
+           "State", "StateSet", "Controller", "Frame", "match", "blend", "transition", "select_cycles", "analyze"]

@@ -11,7 +11,7 @@ from ._lib import ffi, lib, check, InvalidArgumentError, MismatchError
 from .clip import Clip, MblendWarning
 from .rotations import method_code
 
-__all__ = ["match", "blend", "transition", "select_cycles", "MATCH_DTYPE"]
+__all__ = ["match", "blend", "transition", "select_cycles", "analyze", "MATCH_DTYPE"]
 
 _SELECTION = {"MB_SELECT_GIVEN": "given", "MB_SELECT_LEFT_FOOT": "left foot",
               "MB_SELECT_RIGHT_FOOT": "right foot", "MB_SELECT_WHOLE_LOOP": "whole loop",
@@ -263,15 +263,24 @@ def transition(a, b, at="auto", duration=0.5, mode="crossfade", sync=False, b_st
                   "transition_end": res.transition_end}
 
 
-def analyze(clip, up_axis=0, name="clip"):
-    """The C analysis of a clip (mb_motion_info), up_axis 0 (detect) or 1..3 (X, Y, Z)."""
+def analyze(clip, up_axis=None):
+    """What the library finds out about a clip (as `mblend info` reports it): a dict with
+    up_axis (0, 1, 2 = X, Y, Z), root (the first joint whose translation moves, a node
+    index), left_foot / right_foot (node indices, -1 when not found), first_frame (1 when
+    frame 0 is a cgspeed T-pose), height, ground and speed (file units, units per second)."""
+    _check_clip(clip, "clip")
+    if clip.frame_count < 1:
+        raise InvalidArgumentError(f"{clip.path or 'clip'} has no frames to analyse")
     info = ffi.new("mb_motion_info *")
     desc = ffi.new("mb_analyze_desc *")
-    desc.up_axis = up_axis
+    desc.up_axis = _up_code(up_axis) or clip._up_axis
     err = ffi.new("mb_error *")
-    src = ffi.new("char[]", (clip.path or name).encode())
-    check(lib.mb_motion_analyze(clip._skel, clip._clip, desc, src, info, err), err, name)
-    return info
+    src = ffi.new("char[]", (clip.path or "clip").encode())
+    check(lib.mb_motion_analyze(clip._skel, clip._clip, desc, src, info, err), err,
+          clip.path or "analyze")
+    return {"up_axis": info.up_axis, "root": info.root, "left_foot": info.left_foot,
+            "right_foot": info.right_foot, "first_frame": info.first_frame,
+            "height": info.height, "ground": info.ground, "speed": info.speed}
 
 
 def match(a, b, k=5, window=0.0, use_double=False):
