@@ -300,7 +300,7 @@ class Clip:
                    _up_axis=skeleton._up_axis)
 
     def __repr__(self):
-        name = os.path.basename(self._file) if self._file else "from arrays"
+        name = os.path.basename(self._file) if self._file else "(built in memory)"
         return (f"<mblend.Clip {name}: {len(self._joint_nodes)} joints, {self.frame_count} "
                 f"frames at {1.0 / self.frame_time if self.frame_time > 0 else 0:g} Hz>")
 
