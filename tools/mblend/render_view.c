@@ -80,9 +80,28 @@ typedef struct frame_box {
     float x0, x1, y0, y1;
 } frame_box;
 
-/* The points drawn for a frame, projected: mesh vertices and/or joints. */
+/* The joints drawn (and framed) with the skeleton: those a bone that keeps its length over
+ * the clip holds (s->rigid), so a static root whose one bone stretches to the moving hips
+ * (Bandai-Namco's joint_Root) neither draws a line across the walk nor widens the frame;
+ * every joint when no bone keeps its length. */
+static void joints_shown(const mb_src *s, unsigned char *shown)
+{
+    int nj = mb_skeleton_joint_count(s->skel), any = 0;
+    const int *parents = mb_skeleton_parents(s->skel);
+    memset(shown, 0, (size_t)nj);
+    for (int j = 0; j < nj; ++j)
+        if (s->rigid[j]) {
+            shown[j] = shown[parents[j]] = 1;
+            any = 1;
+        }
+    if (!any)
+        memset(shown, 1, (size_t)nj);
+}
+
+/* The points drawn for a frame, projected: mesh vertices and/or the joints shown. */
 static void frame_bounds(const mb_skinner *k, const mb_src *s, const mb_render_opts *o,
-                         const float R[3], const float U[3], frame_box *b)
+                         const unsigned char *shown, const float R[3], const float U[3],
+                         frame_box *b)
 {
     b->x0 = b->y0 = INFINITY;
     b->x1 = b->y1 = -INFINITY;
@@ -96,6 +115,8 @@ static void frame_bounds(const mb_skinner *k, const mb_src *s, const mb_render_o
     }
     if (o->skeleton || nv == 0)
         for (int j = 0; j < k->nj; ++j) {
+            if (!shown[j])
+                continue;
             float x = dot(&k->world[j][12], R), y = dot(&k->world[j][12], U);
             b->x0 = fminf(b->x0, x);
             b->x1 = fmaxf(b->x1, x);
@@ -121,14 +142,17 @@ int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, 
     size_t img_bytes = (size_t)W * (size_t)H * 3 * (size_t)(sheet ? 1 : n);
     unsigned char *img = malloc(img_bytes);
     frame_box *boxes = malloc((size_t)n * sizeof *boxes);
+    unsigned char *shown = malloc((size_t)mb_skeleton_joint_count(s->skel));
     mb_skinner k;
     mb_canvas cv;
     memset(&cv, 0, sizeof cv);
     int rc = 1;
-    if (mb_skinner_init(&k, s) != 0 || !img || !boxes || mb_canvas_init(&cv, cw * f, ch * f) != 0) {
+    if (mb_skinner_init(&k, s) != 0 || !img || !boxes || !shown ||
+        mb_canvas_init(&cv, cw * f, ch * f) != 0) {
         mb_cli_input_error(cmd, "out of memory");
         goto done;
     }
+    joints_shown(s, shown);
     memset(img, 255, img_bytes);
     float R[3], U[3], T[3];
     mb_view_axes(s, o->view, R, U, T);
@@ -142,7 +166,7 @@ int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, 
             goto done;
         }
         frame_box *b = &boxes[i];
-        frame_bounds(&k, s, o, R, U, b);
+        frame_bounds(&k, s, o, shown, R, U, b);
         maxw = fmaxf(maxw, b->x1 - b->x0);
         maxh = fmaxf(maxh, b->y1 - b->y0);
         gy0 = fminf(gy0, b->y0);
@@ -236,13 +260,15 @@ int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, 
             float width = (draw_mesh ? 1.5f : 2.5f) * (float)f;
             float bias = draw_mesh ? 1e30f : 0.0f; /* over the mesh */
             for (int j = 1; j < k.nj; ++j) {
+                if (!s->rigid[j])
+                    continue; /* a bone that stretches over the clip */
                 const float *p = &k.world[j][12], *q = &k.world[parents[j]][12];
                 float a[3] = {SX(dot(p, R)), SY(dot(p, U)), dot(p, T) * scale};
                 float e[3] = {SX(dot(q, R)), SY(dot(q, U)), dot(q, T) * scale};
                 mb_canvas_line(&cv, a, e, width, bone, bias);
             }
             for (int j = 0; j < k.nj; ++j) {
-                if (mb_skeleton_is_end_site(s->skel, j))
+                if (mb_skeleton_is_end_site(s->skel, j) || !shown[j])
                     continue;
                 const float *p = &k.world[j][12];
                 float a[3] = {SX(dot(p, R)), SY(dot(p, U)), dot(p, T) * scale + 1.0f};
@@ -272,6 +298,7 @@ int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, 
 done:
     free(img);
     free(boxes);
+    free(shown);
     mb_canvas_free(&cv);
     mb_skinner_free(&k);
     return rc;
