@@ -12,8 +12,9 @@
  *   skinning and a .glb that reads back, `render` draws the body in every cell, and two of
  *   Wuson's clips blend (`blend Testwuson.X#Wuson_Run Testwuson.X#Wuson_Walk`).
  * Built with MB_WITH_ASSIMP=ON (MB_TEST_WITH_ASSIMP) the scene reader must be there: the
- * tests fail rather than skip; without it they skip, saying so, and one test checks that
- * reading these files says the build lacks assimp. Files come from ../shared/data/mesh. */
+ * tests fail rather than skip; without it they skip, saying so, and two tests check that
+ * reading these files (library, `mblend info`) says the build lacks assimp. Files come from
+ * ../shared/data/mesh. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -817,4 +818,20 @@ Test(scene_formats_cli, two_wuson_clips_blend)
     free(pb);
     mb_scene_destroy(s);
     remove_dir(d);
+}
+
+/* Without assimp the command says so (exit 2, input error) instead of misreading. */
+Test(scene_formats_cli, without_assimp_info_says_so)
+{
+    need_cli();
+    char err[4096];
+    for (int i = 0; i < N_CASES; ++i) {
+        int code = CMD(NULL, "info", mb_shared_path(k_cases[i].rel));
+        if (mb_scene_supported()) {
+            cr_assert_eq(code, 0, "%s: %s", k_cases[i].rel, err);
+        } else {
+            cr_assert_eq(code, 2, "%s", k_cases[i].rel);
+            cr_assert(strstr(err, "assimp"), "%s: %s", k_cases[i].rel, err);
+        }
+    }
 }
