@@ -1127,6 +1127,22 @@ Test(cli_skin, static_root_above_the_hips_stays_out_of_the_skin)
         cr_assert(e <= 1.5 * info.height, "frame %d spans %g, the body is %g high", f, e, info.height);
     }
     cr_log_info("bandai skin --auto-mesh: at most %.4g across, body height %.4g", worst, info.height);
+    /* the skin that convert (and blend, transition) generate for a .glb output too */
+    if (mb_scene_supported()) {
+        char glb[128];
+        snprintf(glb, sizeof glb, "%s/b.glb", d);
+        r = RUN("convert", bandai, "-o", glb);
+        cr_assert_eq(r.code, 0, "%s", r.err);
+        snprintf(out, sizeof out, "%s/g.obj", d);
+        r = RUN("skin", glb, "--frames", "0::30", "-o", out);
+        cr_assert_eq(r.code, 0, "%s", r.err);
+        for (int f = 0; f < frames; f += 30) {
+            snprintf(name, sizeof name, "%s/g_%04d.obj", d, f);
+            double e = obj_extent(name);
+            cr_assert(e <= 1.5 * info.height, "glb frame %d spans %g, the body is %g high", f, e,
+                      info.height);
+        }
+    }
     snprintf(out, sizeof out, "%s/b.ppm", d);
     r = RUN("render", bandai, "--skeleton", "--view", "side", "--size", "120x160", "--frames",
             "0::40", "-o", out);
