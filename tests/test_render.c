@@ -1062,3 +1062,99 @@ Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
     mb_scene_destroy(res);
     remove_dir(d);
 }
+
+/* ---------- a static root above the hips (Bandai-Namco's joint_Root) ---------- */
+
+/* Bounding-box diagonal of the vertices of an OBJ file. */
+static double obj_extent(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s not written", path);
+    char line[256];
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    long n = 0;
+    while (fgets(line, sizeof line, f)) {
+        double p[3];
+        if (strncmp(line, "v ", 2) != 0 || sscanf(line + 2, "%lf %lf %lf", &p[0], &p[1], &p[2]) != 3)
+            continue;
+        ++n;
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = fmin(lo[k], p[k]);
+            hi[k] = fmax(hi[k], p[k]);
+        }
+    }
+    fclose(f);
+    cr_assert_gt(n, 1000, "%s: %ld vertices", path, n);
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* joint_Root stays at the origin while the Hips walk 10 m: the generated skin has no
+ * capsule between them (it stretched over the whole walk: 571 cm for a 133 cm body), so
+ * every skinned frame is the size of the body; the skeleton view neither draws that bone
+ * nor frames the origin (a side view of the old one was wider than high). */
+Test(cli_skin, static_root_above_the_hips_stays_out_of_the_skin)
+{
+    const char *bandai = mb_shared_path("bvh/bandai2_walk_normal_001.bvh");
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error err;
+    cr_assert_eq(mb_bvh_read_file(bandai, NULL, &s, &c, &err), MB_OK);
+    mb_motion_info info;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "bandai", &info, NULL), MB_OK);
+    int frames = mb_clip_frame_count(c);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    const char *d = scratch();
+    char out[128], name[160];
+    snprintf(out, sizeof out, "%s/b.obj", d);
+    run_out r = RUN("skin", bandai, "--auto-mesh", "--frames", "0::3", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    double worst = 0;
+    for (int f = 0; f < frames; f += 3) {
+        snprintf(name, sizeof name, "%s/b_%04d.obj", d, f);
+        double e = obj_extent(name);
+        worst = fmax(worst, e);
+        cr_assert(e <= 1.5 * info.height, "frame %d spans %g, the body is %g high", f, e, info.height);
+    }
+    cr_log_info("bandai skin --auto-mesh: at most %.4g across, body height %.4g", worst, info.height);
+    /* the skin that convert (and blend, transition) generate for a .glb output too */
+    if (mb_scene_supported()) {
+        char glb[128];
+        snprintf(glb, sizeof glb, "%s/b.glb", d);
+        r = RUN("convert", bandai, "-o", glb);
+        cr_assert_eq(r.code, 0, "%s", r.err);
+        snprintf(out, sizeof out, "%s/g.obj", d);
+        r = RUN("skin", glb, "--frames", "0::30", "-o", out);
+        cr_assert_eq(r.code, 0, "%s", r.err);
+        for (int f = 0; f < frames; f += 30) {
+            snprintf(name, sizeof name, "%s/g_%04d.obj", d, f);
+            double e = obj_extent(name);
+            cr_assert(e <= 1.5 * info.height, "glb frame %d spans %g, the body is %g high", f, e,
+                      info.height);
+        }
+    }
+    snprintf(out, sizeof out, "%s/b.ppm", d);
+    r = RUN("render", bandai, "--skeleton", "--view", "side", "--size", "120x160", "--frames",
+            "0::40", "-o", out);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    int w, h;
+    unsigned char *px = read_ppm(out, &w, &h);
+    int cells = w / 120;
+    cr_assert_eq(cells, (frames + 39) / 40);
+    for (int cell = 0; cell < cells; ++cell) {
+        int x0 = 1 << 30, x1 = -1, y0 = 1 << 30, y1 = -1;
+        for (int y = 0; y < h - 12; ++y) /* above the frame number */
+            for (int x = cell * 120; x < (cell + 1) * 120; ++x)
+                if (is_bone(&px[3 * (y * w + x)])) {
+                    x0 = x < x0 ? x : x0;
+                    x1 = x > x1 ? x : x1;
+                    y0 = y < y0 ? y : y0;
+                    y1 = y > y1 ? y : y1;
+                }
+        cr_assert_gt(y1 - y0, 100, "cell %d: the skeleton is %d pixels high", cell, y1 - y0);
+        cr_assert_lt(x1 - x0, y1 - y0, "cell %d: the skeleton is %d wide, %d high", cell, x1 - x0, y1 - y0);
+    }
+    free(px);
+    remove_dir(d);
+}

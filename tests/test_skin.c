@@ -1151,3 +1151,136 @@ Test(skin, unnormalised_weights_give_the_normalised_result)
     }
     mb_skin_force_kernel_(0);
 }
+
+/* ---------- bones that stretch over the clip (a static root above the hips) ---------- */
+
+/* A chain root -> a -> b -> c whose translations are tracked: a's bone (from the root)
+ * changes its length by 2% over the clip (it stretches: over MB_SKIN_GEN_STRETCH), b's by
+ * 0.5% (rigid), c's not at all. */
+Test(generate, rigid_bones_by_length_change)
+{
+    mb_joint_desc jd[4] = {{"root", -1, {0, 0, 0}, 0, 0, {0}, 0},
+                           {"a", 0, {0, 10, 0}, 0, 0, {0}, 0},
+                           {"b", 1, {0, 10, 0}, 0, 0, {0}, 0},
+                           {"c", 2, {0, 10, 0}, 0, 0, {0}, 0}};
+    static const mb_channel pos[3] = {MB_CH_XPOS, MB_CH_YPOS, MB_CH_ZPOS};
+    for (int j = 0; j < 4; ++j) {
+        memcpy(jd[j].channels, pos, sizeof pos);
+        jd[j].channel_count = 3;
+    }
+    mb_skeleton_desc sd = {jd, 4, {0}};
+    mb_skeleton *s;
+    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    float rot[2 * 4 * 4] = {0};
+    float tr[2 * 4 * 3] = {0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 10, 0,
+                           5, 0, 0, 0, 10.2f, 0, 0, 10.05f, 0, 0, 10, 0};
+    for (int i = 0; i < 8; ++i)
+        rot[4 * i + 3] = 1;
+    mb_clip *c;
+    cr_assert_eq(mb_test_clip_full(s, 2, 0.1, rot, tr, &c), MB_OK);
+    unsigned char rigid[4];
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    cr_assert(rigid[0] == 0 && rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 1, "%d %d %d %d",
+              rigid[0], rigid[1], rigid[2], rigid[3]);
+    /* without a clip every bone holds; a bind pose 5% longer makes c's bone stretch */
+    cr_assert_eq(mb_skin_rigid_bones(s, NULL, NULL, rigid), MB_OK);
+    cr_assert(rigid[0] == 0 && rigid[1] == 1 && rigid[2] == 1 && rigid[3] == 1);
+    mb_xform bind[4];
+    mb_pose bp = {bind, 4};
+    cr_assert_eq(mb_skeleton_rest_pose(s, bp), MB_OK);
+    bind[3].pos[1] = 10.5f;
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &bp, rigid), MB_OK);
+    cr_assert(rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 0);
+    mb_pose short_pose = {bind, 3};
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &short_pose, rigid), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_rigid_bones(NULL, c, NULL, rigid), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, NULL), MB_INVALID_ARG);
+    /* a clip of another skeleton is refused, by mb_skin_generate too */
+    mb_skeleton *other;
+    mb_skeleton_desc od = {jd, 3, {0}};
+    cr_assert_eq(mb_skeleton_create(&od, &other), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid), MB_INVALID_ARG);
+    mb_skin_gen_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.clip = c;
+    mb_mesh *m = NULL;
+    cr_assert_eq(mb_skin_generate(other, &gd, &m), MB_INVALID_ARG);
+    cr_assert_null(m);
+    /* Without the clip, three capsules and the root in the palette. With it, the capsules
+     * a -> b and b -> c only: driven by a and b, and no weight handed back to the root
+     * across the stretching bone (so the root is in no vertex's palette). */
+    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    int nv_all = mb_mesh_vertex_count(m);
+    cr_assert_eq(mb_mesh_skin_joint_count(m), 3);
+    cr_assert_eq(mb_mesh_skin_joints(m)[0], 0);
+    mb_mesh_destroy(m);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_mesh_vertex_count(m) * 3, nv_all * 2);
+    cr_assert_eq(mb_mesh_skin_joint_count(m), 2);
+    cr_assert(mb_mesh_skin_joints(m)[0] == 1 && mb_mesh_skin_joints(m)[1] == 2);
+    mb_mesh_destroy(m);
+    mb_skeleton_destroy(other);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+}
+
+/* Bandai-Namco's joint_Root stays at the origin while Hips, its child, walks 10 m: the
+ * bone between them stretches over the whole walk. The skin generated with the clip has
+ * no capsule there and no vertex weighted to joint_Root, so on every frame of the clip
+ * the skinned mesh stays the size of the body (a bounding-box diagonal within 1.5 times
+ * the body's height; the old skin reached 571 cm for a 133 cm body). */
+Test(generate, static_root_above_the_hips_gets_no_capsule)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    load_bvh(mb_shared_path("bvh/bandai2_walk_normal_001.bvh"), &s, &c);
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    mb_motion_info info;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "bandai", &info, NULL), MB_OK);
+    cr_assert_str_eq(mb_skeleton_name(s, info.root), "Hips");
+    cr_assert_eq(mb_skeleton_parents(s)[info.root], 0);
+    unsigned char *rigid = malloc((size_t)nj);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    for (int j = 1; j < nj; ++j)
+        cr_assert_eq(rigid[j], j != info.root, "joint %s", mb_skeleton_name(s, j));
+    mb_skin_gen_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.clip = c;
+    mb_mesh *m;
+    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    /* no vertex has weight on joint_Root */
+    int nv = mb_mesh_vertex_count(m);
+    const uint16_t *ji = mb_mesh_joint_indices(m);
+    const float *jw = mb_mesh_joint_weights(m);
+    const int *sj = mb_mesh_skin_joints(m);
+    for (int v = 0; v < nv; ++v)
+        for (int k = 0; k < 4; ++k)
+            cr_assert(sj[ji[4 * v + k]] != 0 || jw[4 * v + k] == 0.0f, "vertex %d follows joint_Root", v);
+    float *op = malloc((size_t)nv * 3 * sizeof(float));
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    mb_pose pp = {pose, nj};
+    double worst = 0;
+    for (int f = 0; f < nf; ++f) {
+        cr_assert_eq(mb_clip_frame_pose(s, c, f, pp), MB_OK);
+        mb_test_skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int v = 0; v < nv; ++v)
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = fmin(lo[k], op[3 * v + k]);
+                hi[k] = fmax(hi[k], op[3 * v + k]);
+            }
+        double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                           (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        worst = fmax(worst, diag);
+        cr_assert(diag <= 1.5 * info.height, "frame %d: the mesh spans %g, the body is %g high", f,
+                  diag, info.height);
+    }
+    cr_log_info("bandai walk: generated skin spans at most %.4g (body height %.4g) over %d frames",
+                worst, info.height, nf);
+    free(pose);
+    free(op);
+    free(rigid);
+    mb_mesh_destroy(m);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+}

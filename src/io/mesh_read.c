@@ -385,6 +385,49 @@ static const struct aiMesh *instance_mesh(const struct aiScene *sc, const struct
     return m;
 }
 
+/* Whether the 3x3 part of m (column-major) is a rotation times a uniform scale: its
+ * columns orthogonal and of one length, to 1e-4 relative (float offsets). */
+static int similarity3(const double m[16])
+{
+    double g[3][3], s2 = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            g[i][j] = m[4 * i] * m[4 * j] + m[4 * i + 1] * m[4 * j + 1] + m[4 * i + 2] * m[4 * j + 2];
+            s2 += i == j ? g[i][j] / 3.0 : 0.0;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            if (!(fabs(g[i][j] - (i == j ? s2 : 0.0)) <= 1e-4 * s2))
+                return 0;
+    return s2 > 0.0;
+}
+
+/* A skinned mesh modelled in its node's space: assimp's FBX bone offsets are
+ * inverse(bone bind world) * mesh node world, so with a mesh node scaled non-uniformly (the
+ * FBX sample's Cube, 121 x 100 x 100) no bone's inverse bind is rigid, no rigid bind pose
+ * can make the palette the identity, and the mesh's positions are not its bind-pose shape
+ * (the mb_mesh contract). When the offsets of m are not all rotations times a uniform scale
+ * but become so once the mesh node's world (node, the node holding m) is taken out, that
+ * world is returned in M (and its inverse): the caller moves the vertices into bind space
+ * (M v, normals by M^-T) and uses offset * M^-1 as inverse binds, the same skinning in
+ * every pose. Returns 0 (nothing to move) otherwise. */
+static int mesh_bind_space(const loader *L, const struct aiMesh *m, int node, double M[16],
+                           double Minv[16])
+{
+    int raw_ok = 1, moved_ok = 1;
+    memcpy(M, L->world[node], 16 * sizeof *M);
+    if (m->mNumBones == 0 || !mb_mesh_invert4d_(M, Minv))
+        return 0;
+    for (unsigned bi = 0; bi < m->mNumBones; ++bi) {
+        double off[16], moved[16];
+        to_colmajor(&m->mBones[bi]->mOffsetMatrix, off);
+        mul4(off, Minv, moved);
+        raw_ok &= similarity3(off);
+        moved_ok &= similarity3(moved);
+    }
+    return !raw_ok && moved_ok;
+}
+
 static mb_status build_mesh(loader *L)
 {
     const struct aiScene *sc = L->sc;
@@ -477,6 +520,8 @@ static mb_status build_mesh(loader *L)
             }
             fold_scale(iwb, L->sigma[i]); /* as for the bones */
             int rigid_entry = -1;
+            double M[16], Minv[16];
+            int moved = mesh_bind_space(L, m, i, M, Minv);
             if (m->mNumBones > 0) {
                 info->skinned_meshes++;
                 for (unsigned bi = 0; bi < m->mNumBones; ++bi) {
@@ -488,11 +533,15 @@ static mb_status build_mesh(loader *L)
                                             bone->mName.data, m->mName.data);
                         goto fail;
                     }
-                    double ib[16];
+                    double ib[16], ibm[16];
                     float ibf[16];
                     to_colmajor(&bone->mOffsetMatrix, ib);
+                    if (moved) /* see mesh_bind_space */
+                        mul4(ib, Minv, ibm);
+                    else
+                        memcpy(ibm, ib, sizeof ib);
                     for (int c = 0; c < 16; ++c)
-                        ibf[c] = (float)ib[c];
+                        ibf[c] = (float)ibm[c];
                     fold_scale(ibf, L->sigma[node]);
                     int e = add_entry(&b, node, ibf);
                     if (e < 0) {
@@ -520,6 +569,18 @@ static mb_status build_mesh(loader *L)
                 float *p = &b.pos[3 * (size_t)gv], *n = &b.nrm[3 * (size_t)gv];
                 struct aiVector3D zero = {0, 0, 0};
                 const struct aiVector3D *nv3 = m->mNormals ? &m->mNormals[v] : &zero;
+                if (m->mNumBones > 0 && b.count[gv] > 0 && moved) {
+                    /* into bind space: M v, the normal by M^-T (renormalised) */
+                    xform_point(M, &m->mVertices[v], 1.0, p);
+                    double nn = 0.0;
+                    for (int r = 0; r < 3; ++r) {
+                        n[r] = (float)(Minv[4 * r] * nv3->x + Minv[4 * r + 1] * nv3->y + Minv[4 * r + 2] * nv3->z);
+                        nn += (double)n[r] * n[r];
+                    }
+                    for (int r = 0; nn > 0.0 && r < 3; ++r)
+                        n[r] = (float)(n[r] / sqrt(nn));
+                    continue;
+                }
                 if (m->mNumBones > 0 && b.count[gv] > 0) {
                     p[0] = (float)m->mVertices[v].x;
                     p[1] = (float)m->mVertices[v].y;

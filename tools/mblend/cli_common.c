@@ -419,7 +419,12 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
     if (!mesh) {
-        mb_status st = mb_skin_generate(src->s, NULL, &gen);
+        /* with the clip: a bone that stretches over it (a static root above the moving
+         * hips) gets no capsule */
+        mb_skin_gen_desc gen_desc;
+        memset(&gen_desc, 0, sizeof gen_desc);
+        gen_desc.clip = clip;
+        mb_status st = mb_skin_generate(src->s, &gen_desc, &gen);
         if (st != MB_OK)
             return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
                                       mb_status_str(st));

@@ -69,7 +69,90 @@ enum {
 };
 
 
-int mb_cmd_render(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct render_args {
+    const char *in, *outp, *frames_text;
+    mb_src_opts so;
+    mb_render_opts ro;
+    int up;        /* --up as 0, 1, 2; -1: the source's */
+    int gif, ppm;  /* the output format (else PNG) */
+    int help;      /* --help was given (and printed) */
+} render_args;
+
+/* --size WxH into ro; returns an MB_EXIT_* code. */
+static int parse_size(const char *cmd, const char *arg, mb_render_opts *ro)
+{
+    long w, h;
+    char buf[64];
+    const char *x = strchr(arg, 'x');
+    if (!x || (size_t)(x - arg) >= sizeof buf)
+        return mb_cli_usage_error(cmd, "--size needs WxH (e.g. 240x320), got '%s'", arg);
+    snprintf(buf, sizeof buf, "%.*s", (int)(x - arg), arg);
+    if (!mb_cli_parse_long(buf, &w) || !mb_cli_parse_long(x + 1, &h) || w < 16 || h < 16 ||
+        w > 4096 || h > 4096)
+        return mb_cli_usage_error(cmd, "--size needs WxH with 16 <= W, H <= 4096, got '%s'", arg);
+    ro->cell_w = (int)w;
+    ro->cell_h = (int)h;
+    return MB_EXIT_OK;
+}
+
+/* One option (id, with a.arg) into o; returns an MB_EXIT_* code. */
+static int take_option(const char *cmd, int id, const char *arg, render_args *o)
+{
+    mb_render_opts *ro = &o->ro;
+    switch (id) {
+    case OPT_OUTPUT: o->outp = arg; break;
+    case OPT_FRAMES: o->frames_text = arg; break;
+    case OPT_VIEW:
+        if (strcmp(arg, "front") == 0)
+            ro->view = MB_VIEW_FRONT;
+        else if (strcmp(arg, "side") == 0)
+            ro->view = MB_VIEW_SIDE;
+        else if (strcmp(arg, "top") == 0)
+            ro->view = MB_VIEW_TOP;
+        else
+            return mb_cli_usage_error(cmd, "--view is front, side or top, not '%s'", arg);
+        break;
+    case OPT_SIZE: return parse_size(cmd, arg, ro);
+    case OPT_COLUMNS: {
+        long c;
+        if (!mb_cli_parse_long(arg, &c) || c < 1 || c > 1000)
+            return mb_cli_usage_error(cmd, "--columns needs a number 1..1000, got '%s'", arg);
+        ro->columns = (int)c;
+        break;
+    }
+    case OPT_SKELETON: ro->skeleton = 1; ro->mesh = 0; o->so.no_mesh = 1; break;
+    case OPT_BONES: ro->skeleton = 1; break;
+    case OPT_MESH: o->so.mesh_path = arg; break;
+    case OPT_AUTO: o->so.auto_mesh = 1; break;
+    case OPT_LENIENT: o->so.lenient = 1; break;
+    case OPT_NOLABELS: ro->labels = 0; break;
+    case OPT_METHOD:
+        if (strcmp(arg, "lbs") == 0)
+            ro->method = MB_SKIN_LBS;
+        else if (strcmp(arg, "dqs") == 0)
+            ro->method = MB_SKIN_DQS;
+        else
+            return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", arg);
+        break;
+    case OPT_UP:
+        if (!mb_cli_parse_up(arg, &o->up))
+            return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", arg);
+        o->up -= 1; /* the renderer counts axes from 0 */
+        break;
+    case MB_CLI_OPERAND:
+        if (o->in)
+            return mb_cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", arg);
+        o->in = arg;
+        break;
+    default: break;
+    }
+    return MB_EXIT_OK;
+}
+
+/* Parses and checks the command line; returns an MB_EXIT_* code (MB_EXIT_OK with help set
+ * when --help was printed). */
+static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
 {
     static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
                                       {"frames", 0, 1, OPT_FRAMES},
@@ -85,152 +168,119 @@ int mb_cmd_render(int argc, char **argv)
                                       {"no-labels", 0, 0, OPT_NOLABELS},
                                       {"lenient", 0, 0, OPT_LENIENT},
                                       {NULL, 0, 0, 0}};
-    const char *cmd = "mblend render";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
-    const char *in = NULL, *outp = NULL, *frames_text = NULL;
-    mb_src_opts so;
-    memset(&so, 0, sizeof so);
-    mb_render_opts ro;
-    memset(&ro, 0, sizeof ro);
-    ro.cell_w = 240;
-    ro.cell_h = 320;
-    ro.mesh = 1;
-    ro.labels = 1;
-    ro.ssaa = 3;
-    int up = -1, id;
+    memset(o, 0, sizeof *o);
+    o->ro.cell_w = 240;
+    o->ro.cell_h = 320;
+    o->ro.mesh = 1;
+    o->ro.labels = 1;
+    o->ro.ssaa = 3;
+    o->up = -1;
+    int id, rc;
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_render_usage(stdout); return MB_EXIT_OK;
-        case OPT_OUTPUT: outp = a.arg; break;
-        case OPT_FRAMES: frames_text = a.arg; break;
-        case OPT_VIEW:
-            if (strcmp(a.arg, "front") == 0)
-                ro.view = MB_VIEW_FRONT;
-            else if (strcmp(a.arg, "side") == 0)
-                ro.view = MB_VIEW_SIDE;
-            else if (strcmp(a.arg, "top") == 0)
-                ro.view = MB_VIEW_TOP;
-            else
-                return mb_cli_usage_error(cmd, "--view is front, side or top, not '%s'", a.arg);
-            break;
-        case OPT_SIZE: {
-            long w, h;
-            char buf[64];
-            const char *x = strchr(a.arg, 'x');
-            if (!x || (size_t)(x - a.arg) >= sizeof buf)
-                return mb_cli_usage_error(cmd, "--size needs WxH (e.g. 240x320), got '%s'", a.arg);
-            snprintf(buf, sizeof buf, "%.*s", (int)(x - a.arg), a.arg);
-            if (!mb_cli_parse_long(buf, &w) || !mb_cli_parse_long(x + 1, &h) || w < 16 || h < 16 ||
-                w > 4096 || h > 4096)
-                return mb_cli_usage_error(cmd, "--size needs WxH with 16 <= W, H <= 4096, got '%s'",
-                                          a.arg);
-            ro.cell_w = (int)w;
-            ro.cell_h = (int)h;
-            break;
+        if (id == MB_CLI_BAD)
+            return MB_EXIT_USAGE;
+        if (id == MB_OPT_HELP) {
+            mb_cmd_render_usage(stdout);
+            o->help = 1;
+            return MB_EXIT_OK;
         }
-        case OPT_COLUMNS: {
-            long c;
-            if (!mb_cli_parse_long(a.arg, &c) || c < 1 || c > 1000)
-                return mb_cli_usage_error(cmd, "--columns needs a number 1..1000, got '%s'", a.arg);
-            ro.columns = (int)c;
-            break;
-        }
-        case OPT_SKELETON: ro.skeleton = 1; ro.mesh = 0; so.no_mesh = 1; break;
-        case OPT_BONES: ro.skeleton = 1; break;
-        case OPT_MESH: so.mesh_path = a.arg; break;
-        case OPT_AUTO: so.auto_mesh = 1; break;
-        case OPT_LENIENT: so.lenient = 1; break;
-        case OPT_NOLABELS: ro.labels = 0; break;
-        case OPT_METHOD:
-            if (strcmp(a.arg, "lbs") == 0)
-                ro.method = MB_SKIN_LBS;
-            else if (strcmp(a.arg, "dqs") == 0)
-                ro.method = MB_SKIN_DQS;
-            else
-                return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
-            break;
-        case OPT_UP:
-            if (!mb_cli_parse_up(a.arg, &up))
-                return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", a.arg);
-            up -= 1; /* the renderer counts axes from 0 */
-            break;
-        case MB_CLI_OPERAND:
-            if (in)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", a.arg);
-            in = a.arg;
-            break;
-        default: break;
-        }
+        if ((rc = take_option(cmd, id, a.arg, o)) != MB_EXIT_OK)
+            return rc;
     }
-    if (!in)
+    if (!o->in)
         return mb_cli_usage_error(cmd, "missing IN");
-    if (!outp)
+    if (!o->outp)
         return mb_cli_usage_error(cmd, "missing -o OUT.png, OUT.gif or OUT.ppm");
-    int gif = mb_cli_ends_with_ci(outp, ".gif"), ppm = mb_cli_ends_with_ci(outp, ".ppm");
-    if (!gif && !ppm && !mb_cli_ends_with_ci(outp, ".png"))
-        return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", outp);
-    if (so.no_mesh && (so.mesh_path || so.auto_mesh))
+    o->gif = mb_cli_ends_with_ci(o->outp, ".gif");
+    o->ppm = mb_cli_ends_with_ci(o->outp, ".ppm");
+    if (!o->gif && !o->ppm && !mb_cli_ends_with_ci(o->outp, ".png"))
+        return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", o->outp);
+    if (o->so.no_mesh && (o->so.mesh_path || o->so.auto_mesh))
         return mb_cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");
-    if (so.mesh_path && so.auto_mesh)
+    if (o->so.mesh_path && o->so.auto_mesh)
         return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
+    return MB_EXIT_OK;
+}
 
-    mb_src s;
-    int rc = mb_src_open(cmd, in, &so, &s);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    if (up >= 0 && up != s.up) {
-        /* a new up axis: keep the facing direction's part perpendicular to it */
-        s.up = up;
-        s.forward[up] = 0.0f;
-        float n = sqrtf(s.forward[0] * s.forward[0] + s.forward[1] * s.forward[1] + s.forward[2] * s.forward[2]);
-        if (n < 1e-6f) {
-            memset(s.forward, 0, sizeof s.forward);
-            s.forward[(up + 1) % 3] = 1.0f;
-        } else {
-            for (int k = 0; k < 3; ++k)
-                s.forward[k] /= n;
-        }
+/* --up: a new up axis, keeping the facing direction's part perpendicular to it. */
+static void set_up(mb_src *s, int up)
+{
+    s->up = up;
+    s->forward[up] = 0.0f;
+    float n = sqrtf(s->forward[0] * s->forward[0] + s->forward[1] * s->forward[1] + s->forward[2] * s->forward[2]);
+    if (n < 1e-6f) {
+        memset(s->forward, 0, sizeof s->forward);
+        s->forward[(up + 1) % 3] = 1.0f;
+    } else {
+        for (int k = 0; k < 3; ++k)
+            s->forward[k] /= n;
     }
-    long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
-    double dt = mb_clip_frame_time(s.clip);
-    if (frames_text) {
-        int pf = mb_parse_frames(frames_text, frames, &first, &end, &step);
-        if (pf <= 0) {
-            rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+}
+
+/* The frames drawn: --frames, else every frame at most 30 per second for a GIF, at most 8
+ * spread over the clip for a sheet. Returns an MB_EXIT_* code. */
+static int choose_frames(const char *cmd, const render_args *o, const mb_src *s, long *first,
+                         long *end, long *step)
+{
+    long frames = mb_clip_frame_count(s->clip);
+    double dt = mb_clip_frame_time(s->clip);
+    *first = 0;
+    *end = frames;
+    *step = 1;
+    if (o->frames_text) {
+        int pf = mb_parse_frames(o->frames_text, frames, first, end, step);
+        if (pf <= 0)
+            return (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
                 cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-                "(0 <= A < B <= %ld, STEP >= 1)", frames_text, frames, in, frames);
-            goto out;
-        }
-    } else if (gif) {
-        step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
-        step = step < 1 ? 1 : step;
+                "(0 <= A < B <= %ld, STEP >= 1)", o->frames_text, frames, o->in, frames);
+    } else if (o->gif) {
+        *step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
+        *step = *step < 1 ? 1 : *step;
     } else if (frames > 8) {
-        step = (frames + 7) / 8; /* at most 8 frames, from the first to near the last */
+        *step = (frames + 7) / 8; /* at most 8 frames, from the first to near the last */
     }
+    return MB_EXIT_OK;
+}
+
+int mb_cmd_render(int argc, char **argv)
+{
+    const char *cmd = "mblend render";
+    render_args o;
+    int rc = parse_args(cmd, argc, argv, &o);
+    if (rc != MB_EXIT_OK || o.help)
+        return rc;
+    mb_src s;
+    if ((rc = mb_src_open(cmd, o.in, &o.so, &s)) != MB_EXIT_OK)
+        return rc;
+    if (o.up >= 0 && o.up != s.up)
+        set_up(&s, o.up);
+    long first, end, step;
+    if ((rc = choose_frames(cmd, &o, &s, &first, &end, &step)) != MB_EXIT_OK)
+        goto out;
     unsigned char *rgb = NULL;
     int w = 0, h = 0, count = 0;
-    if (mb_render_frames(cmd, &s, &ro, first, end, step, !gif, &rgb, &w, &h, &count) != 0) {
+    if (mb_render_frames(cmd, &s, &o.ro, first, end, step, !o.gif, &rgb, &w, &h, &count) != 0) {
         rc = MB_EXIT_INPUT;
         goto out;
     }
-    if (gif) {
+    if (o.gif) {
         /* GIF delays are 16-bit hundredths of a second */
-        double cs = floor(100.0 * dt * (double)step + 0.5);
+        double cs = floor(100.0 * mb_clip_frame_time(s.clip) * (double)step + 0.5);
         int delay = cs < 2.0 ? 2 : cs > 65535.0 ? 65535 : (int)cs;
-        rc = mb_write_gif(cmd, outp, rgb, w, h, count, delay);
-    } else if (ppm) {
-        rc = mb_write_ppm(cmd, outp, rgb, w, h);
+        rc = mb_write_gif(cmd, o.outp, rgb, w, h, count, delay);
+    } else if (o.ppm) {
+        rc = mb_write_ppm(cmd, o.outp, rgb, w, h);
     } else {
-        rc = mb_write_png(cmd, outp, rgb, w, h);
+        rc = mb_write_png(cmd, o.outp, rgb, w, h);
     }
     free(rgb);
     long drawn = (end - first + step - 1) / step; /* frames first, first + step, ... < end */
     if (rc == 0)
         fprintf(stderr, "%s: wrote %s: %dx%d, %s of %ld frame%s (%ld..%ld step %ld) of %s\n", cmd,
-                outp, w, h, gif ? "animation" : "sheet", drawn, drawn == 1 ? "" : "s", first,
-                first + (drawn - 1) * step, step, in);
+                o.outp, w, h, o.gif ? "animation" : "sheet", drawn, drawn == 1 ? "" : "s", first,
+                first + (drawn - 1) * step, step, o.in);
     else
         rc = MB_EXIT_INPUT;
 out:

@@ -178,7 +178,19 @@ static volatile sig_atomic_t g_stop;
 
 static void note_stop(int sig) { g_stop = sig; }
 
-int mb_cmd_skin(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct skin_args {
+    const char *clip, *outp, *frames_text;
+    mb_src_opts so;
+    mb_skin_method method;
+    float scale;
+    int glb;  /* OUT.glb (else OUT.obj frames) */
+    int help; /* --help was given (and printed) */
+} skin_args;
+
+/* Parses and checks the command line; returns an MB_EXIT_* code (MB_EXIT_OK with help set
+ * when --help was printed). */
+static int parse_args(const char *cmd, int argc, char **argv, skin_args *o)
 {
     static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
                                       {"mesh", 0, 1, OPT_MESH},
@@ -188,229 +200,287 @@ int mb_cmd_skin(int argc, char **argv)
                                       {"scale", 0, 1, OPT_SCALE},
                                       {"lenient", 0, 0, OPT_LENIENT},
                                       {NULL, 0, 0, 0}};
-    const char *cmd = "mblend skin";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
-    const char *clip = NULL, *outp = NULL, *frames_text = NULL;
-    mb_src_opts so;
-    memset(&so, 0, sizeof so);
-    mb_skin_method method = MB_SKIN_LBS;
-    float scale = 0.0f;
+    memset(o, 0, sizeof *o);
+    o->method = MB_SKIN_LBS;
     int id;
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
         switch (id) {
         case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_skin_usage(stdout); return MB_EXIT_OK;
-        case OPT_OUTPUT: outp = a.arg; break;
-        case OPT_MESH: so.mesh_path = a.arg; break;
-        case OPT_AUTO: so.auto_mesh = 1; break;
-        case OPT_LENIENT: so.lenient = 1; break;
-        case OPT_FRAMES: frames_text = a.arg; break;
+        case MB_OPT_HELP: mb_cmd_skin_usage(stdout); o->help = 1; return MB_EXIT_OK;
+        case OPT_OUTPUT: o->outp = a.arg; break;
+        case OPT_MESH: o->so.mesh_path = a.arg; break;
+        case OPT_AUTO: o->so.auto_mesh = 1; break;
+        case OPT_LENIENT: o->so.lenient = 1; break;
+        case OPT_FRAMES: o->frames_text = a.arg; break;
         case OPT_METHOD:
             if (strcmp(a.arg, "lbs") == 0)
-                method = MB_SKIN_LBS;
+                o->method = MB_SKIN_LBS;
             else if (strcmp(a.arg, "dqs") == 0)
-                method = MB_SKIN_DQS;
+                o->method = MB_SKIN_DQS;
             else
                 return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
             break;
         case OPT_SCALE:
-            if (!mb_cli_parse_scale(a.arg, &scale))
+            if (!mb_cli_parse_scale(a.arg, &o->scale))
                 return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
             break;
         case MB_CLI_OPERAND:
-            if (clip)
+            if (o->clip)
                 return mb_cli_usage_error(cmd, "unexpected argument '%s' (one CLIP only)", a.arg);
-            clip = a.arg;
+            o->clip = a.arg;
             break;
         default: break;
         }
     }
-    if (!clip)
+    if (!o->clip)
         return mb_cli_usage_error(cmd, "missing CLIP");
-    if (!outp)
+    if (!o->outp)
         return mb_cli_usage_error(cmd, "missing -o OUT.obj or -o OUT.glb");
-    if (so.mesh_path && so.auto_mesh)
+    if (o->so.mesh_path && o->so.auto_mesh)
         return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
-    int glb = mb_cli_ends_with_ci(outp, ".glb");
-    if (!glb && !mb_cli_ends_with_ci(outp, ".obj"))
-        return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", outp);
-    if (scale > 0.0f && !glb)
+    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
+    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".obj"))
+        return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", o->outp);
+    if (o->scale > 0.0f && !o->glb)
         return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
-    {
-        char file[1024], anim[256];
-        int urc = mb_cli_split_spec(cmd, clip, file, sizeof file, anim, sizeof anim);
-        const char *files[2] = {file, so.mesh_path};
-        if (urc != MB_EXIT_OK || (urc = mb_cli_check_output(cmd, outp, files, 2)) != MB_EXIT_OK)
-            return urc;
-    }
+    char file[1024], anim[256];
+    int urc = mb_cli_split_spec(cmd, o->clip, file, sizeof file, anim, sizeof anim);
+    const char *files[2] = {file, o->so.mesh_path};
+    if (urc == MB_EXIT_OK)
+        urc = mb_cli_check_output(cmd, o->outp, files, 2);
+    return urc;
+}
 
-    mb_src s;
-    int rc = mb_src_open(cmd, clip, &so, &s);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
-    int pf = frames_text ? mb_parse_frames(frames_text, frames, &first, &end, &step) : 1;
-    if (pf <= 0) {
-        rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
-            cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-            "(0 <= A < B <= %ld, STEP >= 1)", frames_text, frames, clip, frames);
-        goto out;
-    }
+/* The frames first, first + step, ... < end, one binary glTF: skeleton, mesh, skin and
+ * the frames as one animation. */
+static int write_glb(const char *cmd, const skin_args *o, const mb_src *s, long first, long end,
+                     long step)
+{
     long n = (end - first + step - 1) / step;
-    if (glb) {
-        mb_clip *sub = NULL;
-        mb_status st = sub_clip(s.clip, first, end, step, &sub);
-        if (st != MB_OK) {
-            rc = mb_cli_input_error(cmd, "%s: %s", clip, mb_status_str(st));
-            goto out;
-        }
-        mb_gltf_write_desc gd;
-        memset(&gd, 0, sizeof gd);
-        gd.skeleton = s.skel;
-        gd.mesh = s.mesh;
-        gd.clip = sub;
-        gd.clip_name = s.clip_name;
-        gd.scale = scale;
-        gd.up_axis = s.up + 1; /* a Z-up BVH is turned to glTF's +Y */
-        mb_error err;
-        st = mb_gltf_write_file(outp, &gd, &err);
-        mb_clip_destroy(sub);
-        if (st != MB_OK) {
-            mb_cli_print_error(&err);
-            rc = MB_EXIT_INPUT;
-            goto out;
-        }
-        fprintf(stderr, "%s: wrote %s: %d vertices, %d triangles, %d joints, %ld frames at %.4g fps\n",
-                cmd, outp, mb_mesh_vertex_count(s.mesh), mb_mesh_triangle_count(s.mesh),
-                mb_skeleton_joint_count(s.skel), n, 1.0 / (mb_clip_frame_time(s.clip) * (double)step));
-        goto out;
+    mb_clip *sub = NULL;
+    mb_status st = sub_clip(s->clip, first, end, step, &sub);
+    if (st != MB_OK)
+        return mb_cli_input_error(cmd, "%s: %s", o->clip, mb_status_str(st));
+    mb_gltf_write_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.skeleton = s->skel;
+    gd.mesh = s->mesh;
+    gd.clip = sub;
+    gd.clip_name = s->clip_name;
+    gd.scale = o->scale;
+    gd.up_axis = s->up + 1; /* a Z-up BVH is turned to glTF's +Y */
+    mb_error err;
+    st = mb_gltf_write_file(o->outp, &gd, &err);
+    mb_clip_destroy(sub);
+    if (st != MB_OK) {
+        mb_cli_print_error(&err);
+        return MB_EXIT_INPUT;
     }
+    fprintf(stderr, "%s: wrote %s: %d vertices, %d triangles, %d joints, %ld frames at %.4g fps\n",
+            cmd, o->outp, mb_mesh_vertex_count(s->mesh), mb_mesh_triangle_count(s->mesh),
+            mb_skeleton_joint_count(s->skel), n, 1.0 / (mb_clip_frame_time(s->clip) * (double)step));
+    return MB_EXIT_OK;
+}
 
-    mb_skinner k;
-    if (mb_skinner_init(&k, &s) != 0) {
-        mb_skinner_free(&k);
-        rc = mb_cli_input_error(cmd, "out of memory");
-        goto out;
-    }
-    /* OUT.obj for one frame; OUT_0010.obj per frame otherwise */
-    size_t base_len = strlen(outp) - 4;
-    int digits = 4;
-    for (long x = end - 1; x >= 10000; x /= 10)
-        ++digits;
-    /* Every frame goes to its own staging file (TARGET.partial.PID.N, see reserve_staging)
-     * and the set is renamed into place only once all are written: a failed run leaves
-     * files that existed before as they were and no part of the new sequence. A frame's
-     * name that is a symbolic link keeps the link: its target is written (as every mblend
-     * writer does). The targets are resolved once, before anything is written, and two
-     * frames that would land in one file (links to one target, or to another frame's name,
-     * however spelled) are refused: the second rename would fail after the first had
-     * replaced the file. */
-    char *path = malloc(MB_FILE_PATH_MAX), *name = malloc(MB_FILE_PATH_MAX);
-    frame_out *fo = calloc((size_t)n, sizeof *fo), **sorted = malloc((size_t)n * sizeof *sorted);
-    if (!path || !name || !fo || !sorted) {
-        rc = mb_cli_input_error(cmd, "out of memory");
-        goto seq_out;
-    }
-    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
-        long f = first + i * step;
+/* A sequence of OBJ frames being written: OUT_0010.obj per frame (OUT.obj for one). */
+typedef struct frame_seq {
+    const char *outp;
+    size_t base_len;   /* outp without ".obj" */
+    int digits;
+    long first, step, n;
+    frame_out *fo;     /* n entries */
+    frame_out **sorted;
+    char *path, *name; /* MB_FILE_PATH_MAX bytes each */
+} frame_seq;
+
+/* Frame i's name as given into seq->name (OUT.obj when the sequence has one frame). */
+static void seq_name(frame_seq *q, long i)
+{
+    frame_name(q->name, q->outp, q->base_len, q->digits, q->n == 1 ? -1 : q->first + i * q->step);
+}
+
+/* Resolves every frame's target once, before anything is written, and refuses two
+ * frames that would land in one file (links to one target, or to another frame's name,
+ * however spelled): the second rename would fail after the first had replaced the file. */
+static int resolve_targets(const char *cmd, frame_seq *q)
+{
+    int rc = MB_EXIT_OK;
+    for (long i = 0; i < q->n && rc == MB_EXIT_OK; ++i) {
+        long f = q->first + i * q->step;
         struct stat st;
-        if (frame_name(name, outp, base_len, digits, n == 1 ? -1 : f) != 0 ||
-            mb_file_resolve_links(name, path, MB_FILE_PATH_MAX) != 0) {
-            rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, name, strerror(errno));
-        } else if (!(fo[i].target = strdup(path))) {
+        if (frame_name(q->name, q->outp, q->base_len, q->digits, q->n == 1 ? -1 : f) != 0 ||
+            mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX) != 0) {
+            rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, q->name, strerror(errno));
+        } else if (!(q->fo[i].target = strdup(q->path))) {
             rc = mb_cli_input_error(cmd, "out of memory");
-        } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        } else if (stat(q->path, &st) == 0 && !S_ISREG(st.st_mode)) {
             /* a name taken by a directory or device would fail the last step */
-            int linked = strcmp(name, path) != 0;
-            rc = mb_cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", name,
-                                    linked ? " (a link to '" : "", linked ? path : "", linked ? "')" : "");
+            int linked = strcmp(q->name, q->path) != 0;
+            rc = mb_cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", q->name,
+                                    linked ? " (a link to '" : "", linked ? q->path : "", linked ? "')" : "");
         } else {
-            frame_identity(&fo[i]);
+            frame_identity(&q->fo[i]);
         }
-        sorted[i] = &fo[i];
+        q->sorted[i] = &q->fo[i];
     }
-    if (rc == MB_EXIT_OK && n > 1) {
-        qsort(sorted, (size_t)n, sizeof *sorted, cmp_frame_out);
-        for (long i = 1; i < n && rc == MB_EXIT_OK; ++i)
-            if (cmp_frame_out(&sorted[i - 1], &sorted[i]) == 0) {
-                long u = sorted[i - 1] - fo, v = sorted[i] - fo;
+    if (rc == MB_EXIT_OK && q->n > 1) {
+        qsort(q->sorted, (size_t)q->n, sizeof *q->sorted, cmp_frame_out);
+        for (long i = 1; i < q->n && rc == MB_EXIT_OK; ++i)
+            if (cmp_frame_out(&q->sorted[i - 1], &q->sorted[i]) == 0) {
+                long u = q->sorted[i - 1] - q->fo, v = q->sorted[i] - q->fo;
                 rc = mb_cli_input_error(cmd, "frames %ld and %ld would both be written to '%s' "
                                         "(symbolic links): nothing written",
-                                        first + (u < v ? u : v) * step, first + (u < v ? v : u) * step,
-                                        sorted[i]->target);
+                                        q->first + (u < v ? u : v) * q->step,
+                                        q->first + (u < v ? v : u) * q->step, q->sorted[i]->target);
             }
     }
-    long written = 0;
-    g_stop = 0;
-    void (*old_int)(int) = signal(SIGINT, note_stop);
-    void (*old_term)(int) = signal(SIGTERM, note_stop);
-    void (*old_hup)(int) = signal(SIGHUP, note_stop);
-    if (old_hup == SIG_IGN) /* under nohup a hangup stays ignored */
-        signal(SIGHUP, SIG_IGN);
-    if (old_int == SIG_IGN) /* a background job of a non-interactive shell */
-        signal(SIGINT, SIG_IGN);
-    for (long i = 0; i < n && rc == MB_EXIT_OK; ++i) {
-        long f = first + i * step;
-        mb_status st = mb_skinner_frame(&k, &s, (int)f, method);
+    return rc;
+}
+
+/* Skins and writes every frame to its own staging file (reserve_staging); stops at the
+ * first failure or signal. *written counts the staging files made (to remove or rename). */
+static int write_frames(const char *cmd, const skin_args *o, const mb_src *s, mb_skinner *k,
+                        frame_seq *q, long *written)
+{
+    int rc = MB_EXIT_OK;
+    for (long i = 0; i < q->n && rc == MB_EXIT_OK; ++i) {
+        long f = q->first + i * q->step;
+        mb_status st = mb_skinner_frame(k, s, (int)f, o->method);
         if (st != MB_OK) {
-            rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", clip, f, mb_status_str(st));
+            rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", o->clip, f, mb_status_str(st));
             break;
         }
         mb_error err;
-        frame_name(name, outp, base_len, digits, n == 1 ? -1 : f);
-        if (!(fo[i].staged = reserve_staging(fo[i].target))) {
+        seq_name(q, i);
+        if (!(q->fo[i].staged = reserve_staging(q->fo[i].target))) {
             rc = mb_cli_input_error(cmd, "frame %ld ('%s'): cannot create a staging file beside "
-                                    "'%s': %s", f, name, fo[i].target, strerror(errno));
+                                    "'%s': %s", f, q->name, q->fo[i].target, strerror(errno));
             break;
         }
-        if (mb_obj_write_file(fo[i].staged, s.mesh, k.pos, k.nrm, &err) != MB_OK) {
-            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): %s", f, name, err.text);
-            written = i + 1; /* its reserved staging file is removed below */
+        if (mb_obj_write_file(q->fo[i].staged, s->mesh, k->pos, k->nrm, &err) != MB_OK) {
+            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): %s", f, q->name, err.text);
+            *written = i + 1; /* its reserved staging file is removed below */
             break;
         }
-        written = i + 1;
+        *written = i + 1;
         if (g_stop) {
             rc = MB_EXIT_INPUT; /* the staged frames are removed below */
             break;
         }
     }
+    return rc;
+}
+
+/* After write_frames: on success every staged frame is renamed into place, on failure
+ * (rc) every one is removed. Returns the final code. */
+static int commit_frames(const char *cmd, frame_seq *q, long written, int rc)
+{
     for (long i = 0; i < written; ++i) {
         if (rc != MB_EXIT_OK) {
-            unlink(fo[i].staged);
+            unlink(q->fo[i].staged);
             continue;
         }
-        if (rename(fo[i].staged, fo[i].target) != 0) {
-            frame_name(name, outp, base_len, digits, n == 1 ? -1 : first + i * step);
-            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", name, strerror(errno));
-            unlink(fo[i].staged);
+        if (rename(q->fo[i].staged, q->fo[i].target) != 0) {
+            seq_name(q, i);
+            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", q->name, strerror(errno));
+            unlink(q->fo[i].staged);
         }
     }
-    signal(SIGINT, old_int);
-    signal(SIGTERM, old_term);
-    signal(SIGHUP, old_hup);
-    if (g_stop)
-        raise(g_stop);
+    return rc;
+}
+
+/* The frames as OBJ files. Every frame goes to its own staging file and the set is renamed
+ * into place only once all are written: a failed run leaves files that existed before as
+ * they were and no part of the new sequence. A frame's name that is a symbolic link keeps
+ * the link: its target is written (as every mblend writer does). */
+static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src *s, long first,
+                              long end, long step)
+{
+    frame_seq q;
+    memset(&q, 0, sizeof q);
+    q.outp = o->outp;
+    q.base_len = strlen(o->outp) - 4;
+    q.digits = 4;
+    for (long x = end - 1; x >= 10000; x /= 10)
+        ++q.digits;
+    q.first = first;
+    q.step = step;
+    q.n = (end - first + step - 1) / step;
+    mb_skinner k;
+    int rc = MB_EXIT_OK;
+    if (mb_skinner_init(&k, s) != 0) {
+        mb_skinner_free(&k);
+        return mb_cli_input_error(cmd, "out of memory");
+    }
+    q.path = malloc(MB_FILE_PATH_MAX);
+    q.name = malloc(MB_FILE_PATH_MAX);
+    q.fo = calloc((size_t)q.n, sizeof *q.fo);
+    q.sorted = malloc((size_t)q.n * sizeof *q.sorted);
+    if (!q.path || !q.name || !q.fo || !q.sorted)
+        rc = mb_cli_input_error(cmd, "out of memory");
+    else
+        rc = resolve_targets(cmd, &q);
+    if (q.fo && q.sorted && q.path && q.name) {
+        long written = 0;
+        g_stop = 0;
+        void (*old_int)(int) = signal(SIGINT, note_stop);
+        void (*old_term)(int) = signal(SIGTERM, note_stop);
+        void (*old_hup)(int) = signal(SIGHUP, note_stop);
+        if (old_hup == SIG_IGN) /* under nohup a hangup stays ignored */
+            signal(SIGHUP, SIG_IGN);
+        if (old_int == SIG_IGN) /* a background job of a non-interactive shell */
+            signal(SIGINT, SIG_IGN);
+        if (rc == MB_EXIT_OK)
+            rc = write_frames(cmd, o, s, &k, &q, &written);
+        rc = commit_frames(cmd, &q, written, rc);
+        signal(SIGINT, old_int);
+        signal(SIGTERM, old_term);
+        signal(SIGHUP, old_hup);
+        if (g_stop)
+            raise(g_stop);
+    }
     if (rc == MB_EXIT_OK) {
         /* the summary names the files as given (a link, not its target) */
-        char *last = path;
-        frame_name(name, outp, base_len, digits, n == 1 ? -1 : first);
-        frame_name(last, outp, base_len, digits, first + (n - 1) * step);
-        fprintf(stderr, "%s: wrote %ld OBJ file%s (%s%s%s), %d vertices each, %s\n", cmd, n,
-                n == 1 ? "" : "s", name, n == 1 ? "" : " ... ", n == 1 ? "" : last,
-                mb_mesh_vertex_count(s.mesh), method == MB_SKIN_DQS ? "DQS" : "LBS");
+        seq_name(&q, 0);
+        frame_name(q.path, q.outp, q.base_len, q.digits, first + (q.n - 1) * step);
+        fprintf(stderr, "%s: wrote %ld OBJ file%s (%s%s%s), %d vertices each, %s\n", cmd, q.n,
+                q.n == 1 ? "" : "s", q.name, q.n == 1 ? "" : " ... ", q.n == 1 ? "" : q.path,
+                mb_mesh_vertex_count(s->mesh), o->method == MB_SKIN_DQS ? "DQS" : "LBS");
     }
-seq_out:
-    for (long i = 0; fo && i < n; ++i) {
-        free(fo[i].target);
-        free(fo[i].staged);
+    for (long i = 0; q.fo && i < q.n; ++i) {
+        free(q.fo[i].target);
+        free(q.fo[i].staged);
     }
-    free(fo);
-    free(sorted);
-    free(name);
-    free(path);
+    free(q.fo);
+    free(q.sorted);
+    free(q.name);
+    free(q.path);
     mb_skinner_free(&k);
-out:
+    return rc;
+}
+
+int mb_cmd_skin(int argc, char **argv)
+{
+    const char *cmd = "mblend skin";
+    skin_args o;
+    int rc = parse_args(cmd, argc, argv, &o);
+    if (rc != MB_EXIT_OK || o.help)
+        return rc;
+    mb_src s;
+    if ((rc = mb_src_open(cmd, o.clip, &o.so, &s)) != MB_EXIT_OK)
+        return rc;
+    long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
+    int pf = o.frames_text ? mb_parse_frames(o.frames_text, frames, &first, &end, &step) : 1;
+    if (pf <= 0)
+        rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+            cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
+            "(0 <= A < B <= %ld, STEP >= 1)", o.frames_text, frames, o.clip, frames);
+    else if (o.glb)
+        rc = write_glb(cmd, &o, &s, first, end, step);
+    else
+        rc = write_obj_sequence(cmd, &o, &s, first, end, step);
     mb_src_close(&s);
     return rc;
 }

@@ -31,6 +31,11 @@ typedef struct mb_src {
     const char *clip_name;   /* glTF animation name, or the file's base name */
     int up;                  /* up axis 0, 1, 2 (positive) */
     float forward[3];        /* the way the character faces (unit, perpendicular to up) */
+    int root;                /* the clip's moving root (mb_motion_info.root; 0 when the
+                                analysis fails) */
+    unsigned char *rigid;    /* owned: per joint, whether its bone keeps its length over
+                                the clip (mb_skin_rigid_bones); the renderer draws and
+                                frames those bones only, as the generated skin skins them */
     int from_bvh;
     char path[4096];         /* the file (spec without "#Clip") */
 } mb_src;

@@ -13,6 +13,7 @@
 
 void mb_src_close(mb_src *s)
 {
+    free(s->rigid);
     mb_mesh_destroy(s->gen_mesh);
     mb_clip_destroy(s->mapped);
     mb_scene_destroy(s->mesh_scene);
@@ -41,67 +42,72 @@ static int branch_of(const int *parents, int a, int b)
     return a;
 }
 
+/* forward = up x right, right the mean of right hip minus left hip over the clip (pose and
+ * world are scratch for the skeleton). Returns whether that gives a direction. */
+static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xform *pose,
+                             float (*world)[16], float f[3])
+{
+    const int *parents = mb_skeleton_parents(s->skel);
+    int frames = mb_clip_frame_count(s->clip), a = (s->up + 1) % 3, b = (s->up + 2) % 3;
+    int lh = branch_of(parents, info->left_foot, info->right_foot);
+    int rh = branch_of(parents, info->right_foot, info->left_foot);
+    double r[3] = {0, 0, 0};
+    int step = frames > 64 ? frames / 64 : 1;
+    for (int fr = 0; fr < frames; fr += step) {
+        if (mb_cli_frame_world(s->skel, s->clip, fr, pose, world) != MB_OK)
+            break;
+        /* a hip at the branch point itself (zero offset) says nothing: walk down the leg
+         * until the two sides are apart */
+        int l = info->left_foot, rr = info->right_foot;
+        int lj = lh, rj = rh;
+        for (int guard = 0; guard < 8; ++guard) {
+            float d = 0;
+            for (int k = 0; k < 3; ++k)
+                if (k != s->up)
+                    d += (world[rj][12 + k] - world[lj][12 + k]) * (world[rj][12 + k] - world[lj][12 + k]);
+            if (d > 1e-8f)
+                break;
+            /* one joint further toward each foot */
+            int nl = l, nr = rr;
+            while (parents[nl] != lj && parents[nl] >= 0)
+                nl = parents[nl];
+            while (parents[nr] != rj && parents[nr] >= 0)
+                nr = parents[nr];
+            if (nl == lj || nr == rj)
+                break;
+            lj = nl;
+            rj = nr;
+        }
+        for (int k = 0; k < 3; ++k)
+            r[k] += world[rj][12 + k] - world[lj][12 + k];
+    }
+    r[s->up] = 0;
+    f[a] = (float)-r[b]; /* forward = up x right */
+    f[b] = (float)r[a];
+    return sqrtf(f[a] * f[a] + f[b] * f[b]) > 1e-6f;
+}
+
 /* The facing direction: the character's right is the mean of right hip minus left hip (the
  * joints where the legs branch off, found from the feet) over the clip, and forward = up x
- * right; without feet, the root's travel; else +Z (+X when Z is up). */
-static void find_forward(mb_src *s)
+ * right; without feet, the travel of the moving root; else +Z (+X when Z is up). info is
+ * the clip's analysis (NULL when it failed). */
+static void find_forward(mb_src *s, const mb_motion_info *info)
 {
     float f[3] = {0, 0, 0};
     int nj = mb_skeleton_joint_count(s->skel), frames = mb_clip_frame_count(s->clip);
-    const int *parents = mb_skeleton_parents(s->skel);
-    mb_motion_info info;
-    mb_analyze_desc ad;
-    memset(&ad, 0, sizeof ad);
-    ad.up_axis = s->up + 1;
     mb_xform *pose = malloc((size_t)nj * sizeof *pose);
     float(*world)[16] = malloc((size_t)nj * sizeof *world);
-    int found = 0, a = (s->up + 1) % 3, b = (s->up + 2) % 3;
-    if (pose && world && frames > 0 &&
-        mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK && info.left_foot >= 0 &&
-        info.right_foot >= 0 && info.left_foot != info.right_foot) {
-        int lh = branch_of(parents, info.left_foot, info.right_foot);
-        int rh = branch_of(parents, info.right_foot, info.left_foot);
-        double r[3] = {0, 0, 0};
-        int step = frames > 64 ? frames / 64 : 1;
-        for (int fr = 0; fr < frames; fr += step) {
-            if (mb_cli_frame_world(s->skel, s->clip, fr, pose, world) != MB_OK)
-                break;
-            /* a hip at the branch point itself (zero offset) says nothing: walk down the leg
-             * until the two sides are apart */
-            int l = info.left_foot, rr = info.right_foot;
-            int lj = lh, rj = rh;
-            for (int guard = 0; guard < 8; ++guard) {
-                float d = 0;
-                for (int k = 0; k < 3; ++k)
-                    if (k != s->up)
-                        d += (world[rj][12 + k] - world[lj][12 + k]) * (world[rj][12 + k] - world[lj][12 + k]);
-                if (d > 1e-8f)
-                    break;
-                /* one joint further toward each foot */
-                int nl = l, nr = rr;
-                while (parents[nl] != lj && parents[nl] >= 0)
-                    nl = parents[nl];
-                while (parents[nr] != rj && parents[nr] >= 0)
-                    nr = parents[nr];
-                if (nl == lj || nr == rj)
-                    break;
-                lj = nl;
-                rj = nr;
-            }
-            for (int k = 0; k < 3; ++k)
-                r[k] += world[rj][12 + k] - world[lj][12 + k];
-        }
-        r[s->up] = 0;
-        f[a] = (float)-r[b]; /* forward = up x right */
-        f[b] = (float)r[a];
-        found = sqrtf(f[a] * f[a] + f[b] * f[b]) > 1e-6f;
-    }
+    int found = 0;
+    if (pose && world && frames > 0 && info && info->left_foot >= 0 && info->right_foot >= 0 &&
+        info->left_foot != info->right_foot)
+        found = forward_from_hips(s, info, pose, world, f);
     if (!found && pose && world && frames > 1 &&
         mb_cli_frame_world(s->skel, s->clip, 0, pose, world) == MB_OK) {
-        float p0[3] = {world[0][12], world[0][13], world[0][14]};
+        int r = s->root;
+        float p0[3] = {world[r][12], world[r][13], world[r][14]};
         if (mb_cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
             for (int k = 0; k < 3; ++k)
-                f[k] = world[0][12 + k] - p0[k];
+                f[k] = world[r][12 + k] - p0[k];
             f[s->up] = 0;
             found = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) > 1e-3f;
         }
@@ -117,150 +123,193 @@ static void find_forward(mb_src *s)
     free(world);
 }
 
+/* A BVH file: its skeleton and clip, the up axis detected. Returns an MB_EXIT_* code. */
+static int open_bvh(const char *cmd, const char *spec, const char *clip, const mb_src_opts *o,
+                    mb_src *s)
+{
+    const char *path = s->path;
+    if (clip[0])
+        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
+                                  "and FBX files)", spec, clip);
+    int rc = mb_cli_load_bvh(path, o->lenient, &s->bvh_skel, &s->bvh_clip);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    if (mb_clip_frame_count(s->bvh_clip) < 1)
+        return mb_cli_input_error(cmd, "%s: the file has no frames", path);
+    s->from_bvh = 1;
+    s->skel = s->bvh_skel;
+    s->clip = s->bvh_clip;
+    mb_motion_info info;
+    s->up = 1;
+    if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
+        s->up = info.up_axis;
+    return MB_EXIT_OK;
+}
+
+/* A still mesh: one frame of its bind pose (every node of a scene skeleton has position
+ * channels, so every translation is tracked), into s->mapped. */
+static mb_status still_clip(mb_src *s, const mb_mesh *m)
+{
+    int nj = mb_skeleton_joint_count(s->skel), nt;
+    const int *tracked = mb_skeleton_translation_joints(s->skel, &nt);
+    const mb_xform *bind = mb_mesh_bind_pose(m);
+    float *rot = malloc((size_t)nj * 4 * sizeof(float)), *tr = malloc(((size_t)nt * 3 + 1) * sizeof(float));
+    mb_clip_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.joint_count = nj;
+    cd.frame_count = 1;
+    cd.frame_time = 1.0 / 30.0;
+    cd.rotations = rot;
+    cd.translation_joints = tracked;
+    cd.translation_count = nt;
+    cd.translations = nt > 0 ? tr : NULL;
+    mb_status st = MB_NOMEM;
+    if (rot && tr) {
+        for (int j = 0; j < nj; ++j)
+            memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
+        for (int t = 0; t < nt; ++t)
+            memcpy(&tr[3 * t], bind[tracked[t]].pos, 3 * sizeof(float));
+        st = mb_clip_create(&cd, &s->mapped);
+    }
+    free(rot);
+    free(tr);
+    return st;
+}
+
+/* A glTF/FBX/... scene: its skeleton, mesh and the animation named clip (default: the
+ * first; a still mesh without animations plays its bind pose). */
+static int open_scene(const char *cmd, const char *clip, mb_src *s)
+{
+    const char *path = s->path;
+    int rc = mb_cli_load_scene(cmd, path, &s->scene);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    s->skel = mb_scene_skeleton(s->scene);
+    s->up = 1; /* glTF is +Y up */
+    int ci = 0;
+    if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
+        fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
+        for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
+            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(s->scene, i));
+        fprintf(stderr, "%s\n", mb_scene_clip_count(s->scene) ? "" : " none");
+        return MB_EXIT_INPUT;
+    }
+    if (mb_scene_clip_count(s->scene) > 0) {
+        s->clip = mb_scene_clip(s->scene, ci);
+        s->clip_name = mb_scene_clip_name(s->scene, ci);
+    } else if (mb_scene_mesh(s->scene)) {
+        mb_status st = still_clip(s, mb_scene_mesh(s->scene));
+        if (st != MB_OK)
+            return mb_cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
+        s->clip = s->mapped;
+        s->clip_name = "bind";
+    } else {
+        return mb_cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
+    }
+    s->mesh = mb_scene_mesh(s->scene);
+    return MB_EXIT_OK;
+}
+
+/* --mesh: the clip mapped onto mesh_path's skeleton by joint name; the joints left
+ * unmatched are listed on stderr. */
+static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_path, mb_src *s)
+{
+    int rc = mb_cli_load_scene(cmd, mesh_path, &s->mesh_scene);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    const mb_mesh *m = mb_scene_mesh(s->mesh_scene);
+    if (!m)
+        return mb_cli_input_error(cmd, "%s: the file has no mesh", mesh_path);
+    const mb_skeleton *to = mb_scene_skeleton(s->mesh_scene);
+    mb_clip_map_desc md;
+    memset(&md, 0, sizeof md);
+    md.from = s->skel;
+    md.clip = s->clip;
+    md.to = to;
+    md.to_bind = mb_mesh_bind_pose(m);
+    int nt = mb_skeleton_joint_count(to), unmatched = 0;
+    int *from = malloc((size_t)nt * sizeof *from);
+    mb_clip *mapped = NULL;
+    mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched) : MB_NOMEM;
+    if (st != MB_OK) {
+        free(from);
+        if (st == MB_MISMATCH)
+            return mb_cli_input_error(cmd, "%s: no joint of %s has a name in %s (the clip "
+                                      "is mapped by joint name)", spec, mesh_path, spec);
+        return mb_cli_input_error(cmd, "%s: %s", mesh_path, mb_status_str(st));
+    }
+    if (unmatched > 0) {
+        fprintf(stderr, "%s: %d of %d joints of %s have no joint of the same name in %s and "
+                "keep their bind pose:", cmd, unmatched, nt, mesh_path, spec);
+        int shown = 0;
+        for (int j = 0; j < nt && shown < 12; ++j)
+            if (from[j] < 0 && !mb_skeleton_is_end_site(to, j)) {
+                fprintf(stderr, "%s %s", shown ? "," : "", mb_skeleton_name(to, j));
+                ++shown;
+            }
+        fprintf(stderr, "%s\n", unmatched > shown ? ", ..." : "");
+    }
+    free(from);
+    mb_clip_destroy(s->mapped);
+    s->mapped = mapped;
+    s->skel = to;
+    s->clip = mapped;
+    s->mesh = m;
+    s->up = 1;
+    return MB_EXIT_OK;
+}
+
+/* What the renderer and the generated skin need from the clip's analysis: the moving root,
+ * the bones that keep their length, the facing direction. Returns an MB_EXIT_* code. */
+static int analyse(const char *cmd, mb_src *s)
+{
+    mb_motion_info info;
+    mb_analyze_desc ad;
+    memset(&ad, 0, sizeof ad);
+    ad.up_axis = s->up + 1;
+    int analysed = mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK;
+    s->root = analysed ? info.root : 0;
+    s->rigid = malloc((size_t)mb_skeleton_joint_count(s->skel));
+    mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid) : MB_NOMEM;
+    if (st != MB_OK)
+        return mb_cli_input_error(cmd, "%s: %s", s->path, mb_status_str(st));
+    find_forward(s, analysed ? &info : NULL);
+    return MB_EXIT_OK;
+}
+
 int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *s)
 {
     memset(s, 0, sizeof *s);
-    char *path = s->path, clip[256] = "";
-    int rc = mb_cli_split_spec(cmd, spec, path, sizeof s->path, clip, sizeof clip);
+    char clip[256] = "";
+    int rc = mb_cli_split_spec(cmd, spec, s->path, sizeof s->path, clip, sizeof clip);
     if (rc != MB_EXIT_OK)
         return rc;
-    if (mb_cli_is_bvh(path)) {
-        if (clip[0])
-            return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
-                                      "and FBX files)", spec, clip);
-        if ((rc = mb_cli_load_bvh(path, o->lenient, &s->bvh_skel, &s->bvh_clip)) != MB_EXIT_OK)
-            return rc;
-        if (mb_clip_frame_count(s->bvh_clip) < 1) {
-            mb_src_close(s);
-            return mb_cli_input_error(cmd, "%s: the file has no frames", path);
-        }
-        s->from_bvh = 1;
-        s->skel = s->bvh_skel;
-        s->clip = s->bvh_clip;
-        mb_motion_info info;
-        s->up = 1;
-        if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
-            s->up = info.up_axis;
-    } else {
-        if ((rc = mb_cli_load_scene(cmd, path, &s->scene)) != MB_EXIT_OK)
-            return rc;
-        s->skel = mb_scene_skeleton(s->scene);
-        s->up = 1; /* glTF is +Y up */
-        int ci = 0;
-        if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
-            fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
-            for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
-                fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(s->scene, i));
-            fprintf(stderr, "%s\n", mb_scene_clip_count(s->scene) ? "" : " none");
-            mb_src_close(s);
-            return MB_EXIT_INPUT;
-        }
-        if (mb_scene_clip_count(s->scene) > 0) {
-            s->clip = mb_scene_clip(s->scene, ci);
-            s->clip_name = mb_scene_clip_name(s->scene, ci);
-        } else if (mb_scene_mesh(s->scene)) {
-            /* a still mesh: one frame of its bind pose (every node of a scene skeleton has
-             * position channels, so every translation is tracked) */
-            int nj = mb_skeleton_joint_count(s->skel), nt;
-            const int *tracked = mb_skeleton_translation_joints(s->skel, &nt);
-            const mb_xform *bind = mb_mesh_bind_pose(mb_scene_mesh(s->scene));
-            float *rot = malloc((size_t)nj * 4 * sizeof(float)), *tr = malloc(((size_t)nt * 3 + 1) * sizeof(float));
-            mb_clip_desc cd;
-            memset(&cd, 0, sizeof cd);
-            cd.joint_count = nj;
-            cd.frame_count = 1;
-            cd.frame_time = 1.0 / 30.0;
-            cd.rotations = rot;
-            cd.translation_joints = tracked;
-            cd.translation_count = nt;
-            cd.translations = nt > 0 ? tr : NULL;
-            mb_status st = MB_NOMEM;
-            if (rot && tr) {
-                for (int j = 0; j < nj; ++j)
-                    memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
-                for (int t = 0; t < nt; ++t)
-                    memcpy(&tr[3 * t], bind[tracked[t]].pos, 3 * sizeof(float));
-                st = mb_clip_create(&cd, &s->mapped);
-            }
-            free(rot);
-            free(tr);
-            if (st != MB_OK) {
-                mb_src_close(s);
-                return mb_cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
-            }
-            s->clip = s->mapped;
-            s->clip_name = "bind";
-        } else {
-            mb_src_close(s);
-            return mb_cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
-        }
-        s->mesh = mb_scene_mesh(s->scene);
-    }
-    if (!s->clip_name) {
-        const char *base = strrchr(path, '/');
+    rc = mb_cli_is_bvh(s->path) ? open_bvh(cmd, spec, clip, o, s) : open_scene(cmd, clip, s);
+    if (rc == MB_EXIT_OK && !s->clip_name) {
+        const char *base = strrchr(s->path, '/');
         s->clip_name = base ? base + 1 : spec;
     }
-
     /* The mesh: --mesh maps the clip onto another file's skeleton by joint name. */
-    if (o->mesh_path && !o->no_mesh) {
-        if ((rc = mb_cli_load_scene(cmd, o->mesh_path, &s->mesh_scene)) != MB_EXIT_OK) {
-            mb_src_close(s);
-            return rc;
-        }
-        const mb_mesh *m = mb_scene_mesh(s->mesh_scene);
-        if (!m) {
-            mb_src_close(s);
-            return mb_cli_input_error(cmd, "%s: the file has no mesh", o->mesh_path);
-        }
-        const mb_skeleton *to = mb_scene_skeleton(s->mesh_scene);
-        mb_clip_map_desc md;
-        memset(&md, 0, sizeof md);
-        md.from = s->skel;
-        md.clip = s->clip;
-        md.to = to;
-        md.to_bind = mb_mesh_bind_pose(m);
-        int nt = mb_skeleton_joint_count(to), unmatched = 0;
-        int *from = malloc((size_t)nt * sizeof *from);
-        mb_clip *mapped = NULL;
-        mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched) : MB_NOMEM;
-        if (st != MB_OK) {
-            free(from);
-            mb_src_close(s);
-            if (st == MB_MISMATCH)
-                return mb_cli_input_error(cmd, "%s: no joint of %s has a name in %s (the clip "
-                                          "is mapped by joint name)", spec, o->mesh_path, spec);
-            return mb_cli_input_error(cmd, "%s: %s", o->mesh_path, mb_status_str(st));
-        }
-        if (unmatched > 0) {
-            fprintf(stderr, "%s: %d of %d joints of %s have no joint of the same name in %s and "
-                    "keep their bind pose:", cmd, unmatched, nt, o->mesh_path, spec);
-            int shown = 0;
-            for (int j = 0; j < nt && shown < 12; ++j)
-                if (from[j] < 0 && !mb_skeleton_is_end_site(to, j)) {
-                    fprintf(stderr, "%s %s", shown ? "," : "", mb_skeleton_name(to, j));
-                    ++shown;
-                }
-            fprintf(stderr, "%s\n", unmatched > shown ? ", ..." : "");
-        }
-        free(from);
-        mb_clip_destroy(s->mapped);
-        s->mapped = mapped;
-        s->skel = to;
-        s->clip = mapped;
-        s->mesh = m;
-        s->up = 1;
-    } else if (o->no_mesh) {
+    if (rc == MB_EXIT_OK && o->mesh_path && !o->no_mesh) {
+        rc = map_onto_mesh(cmd, spec, o->mesh_path, s);
+    } else if (rc == MB_EXIT_OK && o->no_mesh) {
         s->mesh = NULL;
-    } else if (o->auto_mesh || !s->mesh) {
-        mb_status st = mb_skin_generate(s->skel, NULL, &s->gen_mesh);
-        if (st != MB_OK) {
-            mb_src_close(s);
-            return mb_cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
-        }
+    } else if (rc == MB_EXIT_OK && (o->auto_mesh || !s->mesh)) {
+        /* the clip goes along: a bone that stretches over it (a static root above the
+         * moving hips) gets no capsule */
+        mb_skin_gen_desc gd;
+        memset(&gd, 0, sizeof gd);
+        gd.clip = s->clip;
+        mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh);
+        if (st != MB_OK)
+            rc = mb_cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
         s->mesh = s->gen_mesh;
     }
-    find_forward(s);
-    return MB_EXIT_OK;
+    if (rc == MB_EXIT_OK)
+        rc = analyse(cmd, s);
+    if (rc != MB_EXIT_OK)
+        mb_src_close(s);
+    return rc;
 }
 
 int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step)
