@@ -394,79 +394,49 @@ static mb_status scalar_joint(const run_ctx *c, int j)
 
 /* ---------- the SIMD path ---------- */
 
-static int cpu_has_avx2_fma(void)
-{
-#if defined(__AVX2__) && defined(__FMA__)
-    return 1;
-#elif defined(MB_BLEND_HAVE_AVX2_)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
+/* The kernels built in, by ISA (cpu_internal.h's scheme); a gap is an ISA not built. */
+typedef struct blend_impl {
+    mb_blend_kernel_fn_ kernel;
+    mb_blend_check_fn_ check;
+    int lanes;
+} blend_impl;
 
-mb_blend_kernel_fn_ mb_blend_kernel_(mb_blend_isa_ isa, int *out_lanes)
+static const blend_impl impls[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4},
+#ifdef MB_BLEND_HAVE_SSE2_
+    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4},
+#endif
+#ifdef MB_BLEND_HAVE_AVX2_
+    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8},
+#endif
+};
+
+/* The kernel for isa; AUTO: the best built one the CPU runs (never NULL: generic). */
+static const blend_impl *impl_for(mb_isa_ isa)
 {
-    mb_blend_kernel_fn_ fn = NULL;
-    int lanes = 4;
-    switch (isa) {
-    case MB_BLEND_ISA_AUTO_:
-#ifdef MB_BLEND_HAVE_AVX2_
-        if (cpu_has_avx2_fma()) {
-            fn = mb_blend_kernel_avx2_;
-            lanes = 8;
-            break;
-        }
-#endif
-#ifdef MB_BLEND_HAVE_SSE2_
-        fn = mb_blend_kernel_sse2_;
-#else
-        fn = mb_blend_kernel_generic_;
-#endif
-        break;
-    case MB_BLEND_ISA_GENERIC_:
-        fn = mb_blend_kernel_generic_;
-        break;
-    case MB_BLEND_ISA_SSE2_:
-#ifdef MB_BLEND_HAVE_SSE2_
-        fn = mb_blend_kernel_sse2_;
-#endif
-        break;
-    case MB_BLEND_ISA_AVX2_:
-#ifdef MB_BLEND_HAVE_AVX2_
-        if (cpu_has_avx2_fma()) {
-            fn = mb_blend_kernel_avx2_;
-            lanes = 8;
-        }
-#endif
-        break;
-    default:
-        break;
+    if (isa == MB_ISA_AUTO_) {
+        int i = (int)mb_cpu_auto_isa_();
+        while (!impls[i].kernel)
+            --i;
+        return &impls[i];
     }
+    if ((unsigned)isa >= (unsigned)MB_ISA_COUNT_ || !impls[isa].kernel || !mb_cpu_has_(isa))
+        return NULL;
+    return &impls[isa];
+}
+
+mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes)
+{
+    const blend_impl *k = impl_for(isa);
     if (out_lanes)
-        *out_lanes = lanes;
-    return fn;
+        *out_lanes = k ? k->lanes : 4;
+    return k ? k->kernel : NULL;
 }
 
-mb_blend_check_fn_ mb_blend_checker_(mb_blend_isa_ isa)
+mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa)
 {
-    int lanes = 0;
-    mb_blend_kernel_fn_ k = mb_blend_kernel_(isa, &lanes);
-#ifdef MB_BLEND_HAVE_AVX2_
-    if (k == mb_blend_kernel_avx2_)
-        return mb_blend_check_avx2_;
-#endif
-#ifdef MB_BLEND_HAVE_SSE2_
-    if (k == mb_blend_kernel_sse2_)
-        return mb_blend_check_sse2_;
-#endif
-    return k ? mb_blend_check_generic_ : NULL;
-}
-
-const char *mb_blend_isa_name_(mb_blend_isa_ isa)
-{
-    static const char *const names[] = {"auto", "generic", "sse2", "avx2"};
-    return (unsigned)isa < (unsigned)MB_BLEND_ISA_COUNT_ ? names[isa] : NULL;
+    const blend_impl *k = impl_for(isa);
+    return k ? k->check : NULL;
 }
 
 /* Trailing zero bits of a non-zero word. */
@@ -634,13 +604,14 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     return MB_OK;
 }
 
-mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats)
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
 {
     run_ctx c;
     mb_status st = validate_desc(d, &c.wsum);
     if (st != MB_OK)
         return st;
-    mb_blend_check_fn_ check = mb_blend_checker_(isa);
+    const blend_impl *impl = impl_for(isa); /* NULL: that ISA has no kernel here */
+    mb_blend_check_fn_ check = impl ? impl->check : NULL;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
@@ -650,12 +621,9 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_
     /* the locals, not c's fields: GCC tested the two ints with one 8-byte load just after
      * their 4-byte stores, which cannot forward (a stall of about 10 cycles per call) */
     if (d->method == MB_BLEND_LOGEXP && !exact && !want_gap) {
-        int lanes = 4;
-        mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
-        if (kernel)
-            return run_kernel(&c, kernel, lanes, check);
-        if (isa != MB_BLEND_ISA_AUTO_)
-            return MB_INVALID_ARG; /* that ISA is not available here */
+        if (impl)
+            return run_kernel(&c, impl->kernel, impl->lanes, check);
+        return MB_INVALID_ARG; /* that ISA is not available here */
     }
     for (int i = 0; i < d->layer_count; ++i)
         if (!values_ok(d->layers[i].pose->joints, d->out.count, check))
@@ -682,5 +650,5 @@ void mb_blend_prepare(void)
 
 mb_status mb_blend_run(const mb_blend_desc *d)
 {
-    return mb_blend_run_isa_(d, MB_BLEND_ISA_AUTO_, NULL);
+    return mb_blend_run_isa_(d, MB_ISA_AUTO_, NULL);
 }

@@ -77,18 +77,30 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 #define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
 #include "math/euler_sincos.inc"
 
-static int sincos_half_deg(int m, const double *a, double *sn, double *cs)
+mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa)
 {
+    switch (mb_isa_resolve_(isa)) {
+    case MB_ISA_AVX2_:
 #ifdef MB_EULER_HAVE_AVX2_
-    if (__builtin_cpu_supports("avx2"))
-        return mb_euler_sincos_half_deg_avx2_(m, a, sn, cs);
+        if (mb_cpu_has_(MB_ISA_AVX2_))
+            return mb_euler_sincos_half_deg_avx2_;
 #endif
-    return sincos_half_deg_generic(m, a, sn, cs);
+        return isa == MB_ISA_AUTO_ ? sincos_half_deg_generic : NULL;
+    case MB_ISA_GENERIC_:
+        return sincos_half_deg_generic;
+    case MB_ISA_SSE2_: /* no SSE2 kernel: AUTO takes the portable one */
+        return isa == MB_ISA_AUTO_ ? sincos_half_deg_generic : NULL;
+    default:
+        return NULL;
+    }
 }
 
-void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
-                               double *work, double (*out)[4])
+mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const double *deg,
+                                        double *work, mb_isa_ isa, double (*out)[4])
 {
+    mb_euler_sincos_fn_ sincos_half_deg = mb_euler_sincos_kernel_(isa);
+    if (!sincos_half_deg)
+        return MB_INVALID_ARG;
     double *restrict sn = work, *restrict cs = work + 3 * n;
     const double *restrict a = deg;
     if (sincos_half_deg(3 * n, a, sn, cs))
@@ -110,6 +122,13 @@ void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *
         o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
         o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
     }
+    return MB_OK;
+}
+
+void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
+                               double *work, double (*out)[4])
+{
+    (void)mb_quat_from_euler_deg_n_isa_(n, order, deg, work, MB_ISA_AUTO_, out);
 }
 
 void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])
