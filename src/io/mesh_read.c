@@ -859,6 +859,146 @@ static void key_grid(const struct aiAnimation *an, double *grid, double *last)
     }
 }
 
+/* Animation a's channels by node (chan[node]: its channel index, -1 none; the first
+ * channel of a node wins), their keys checked: times finite, >= 0 and in order (glTF
+ * requires increasing inputs; out of order they collapsed the clip to one frame), values
+ * finite; a node whose scale keys leave its static scale is marked in L->scaled. */
+static mb_status map_channels(loader *L, const struct aiAnimation *an, unsigned a, int *chan)
+{
+    for (int i = 0; i < L->nn; ++i)
+        chan[i] = -1;
+    for (unsigned c = 0; c < an->mNumChannels; ++c) {
+        const struct aiNodeAnim *ch = an->mChannels[c];
+        int node = find_node(L, &ch->mNodeName);
+        if (node < 0 || chan[node] >= 0)
+            continue;
+        chan[node] = (int)c;
+        for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
+            if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime) ||
+                ch->mRotationKeys[k].mTime < 0.0 ||
+                (k > 0 && ch->mRotationKeys[k].mTime < ch->mRotationKeys[k - 1].mTime))
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "animation %u, node '%s': bad rotation key %u (a non-finite value, or a "
+                                      "time below 0 or before the previous key's)", a,
+                                      ch->mNodeName.data, k);
+        for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
+            const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
+            if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
+                !isfinite(ch->mPositionKeys[k].mTime) || ch->mPositionKeys[k].mTime < 0.0 ||
+                (k > 0 && ch->mPositionKeys[k].mTime < ch->mPositionKeys[k - 1].mTime))
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "animation %u, node '%s': bad position key %u (a non-finite value, or a "
+                                      "time below 0 or before the previous key's)", a,
+                                      ch->mNodeName.data, k);
+        }
+        /* keys away from the node's static scale (folded when uniform, see sigma; assimp
+         * gives every animated node a key holding it) cannot be carried */
+        double own = L->sigma[node] / sigma_above(L, node);
+        double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
+        for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
+            const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
+            if (fabs(v->x - own) > tol || fabs(v->y - own) > tol || fabs(v->z - own) > tol)
+                L->scaled[node] = 1;
+        }
+    }
+    return MB_OK;
+}
+
+/* How animation a is sampled: its keys' own grid when they have one and no rate is asked
+ * (*grid > 0 ticks), else L->rate or 60 fps (counted as resampled when not asked). */
+typedef struct clip_timing {
+    double tps;  /* ticks per second */
+    double grid; /* ticks between frames on the keys' grid; 0: resampled */
+    double dt;   /* seconds per frame */
+    long long frames;
+} clip_timing;
+
+static mb_status time_clip(loader *L, const struct aiAnimation *an, unsigned a, clip_timing *tm)
+{
+    tm->tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
+    double grid, last;
+    key_grid(an, &grid, &last);
+    tm->grid = L->rate == 0.0 && grid > 0.0 ? grid : 0.0;
+    if (tm->grid > 0.0) {
+        tm->dt = grid / tm->tps;
+        tm->frames = (long long)floor(last / grid + 0.5) + 1;
+    } else {
+        double rate = L->rate > 0.0 ? L->rate : 60.0;
+        if (!(L->rate > 0.0) && last > 0.0)
+            L->scene->info.resampled_clips++;
+        tm->dt = 1.0 / rate;
+        tm->frames = (long long)ceil(last / tm->tps * rate - 1e-9) + 1;
+    }
+    if (tm->frames < 1)
+        tm->frames = 1;
+    if (tm->frames > MB_MAX_FRAMES)
+        return mb_error_set_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
+                              a, tm->frames, MB_MAX_FRAMES);
+    return MB_OK;
+}
+
+/* Every frame of the clip: each node's rotation (its bind rotation where it has no keys)
+ * and the translations of the ntr tracked nodes, scaled by the scale above them (see
+ * sigma); then the rotations made continuous. */
+static void sample_clip(const loader *L, const struct aiAnimation *an, const int *chan,
+                        const int *tracked, int ntr, const clip_timing *tm, mb_clip *clip)
+{
+    float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
+    for (long long f = 0; f < tm->frames; ++f) {
+        double t = (double)f * tm->dt * tm->tps; /* ticks */
+        if (tm->grid > 0.0)
+            t = (double)f * tm->grid;
+        for (int i = 0; i < L->nn; ++i) {
+            float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
+            memcpy(q, L->bind[i].rot, 4 * sizeof(float));
+            if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
+                sample_rot(an->mChannels[chan[i]], t, q);
+        }
+        for (int k = 0; k < ntr; ++k) {
+            float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
+            sample_pos(an->mChannels[chan[tracked[k]]], t, o);
+            double sp = sigma_above(L, tracked[k]); /* see sigma */
+            for (int c = 0; c < 3; ++c)
+                o[c] = (float)(o[c] * sp);
+        }
+    }
+    mb_clip_make_continuous_(rot, L->nn, (int)tm->frames);
+}
+
+/* Animation a as the scene's next clip (named after it, or "clip<a>"); chan and tracked
+ * are L->nn ints of scratch each. */
+static mb_status build_clip(loader *L, unsigned a, int *chan, int *tracked)
+{
+    const struct aiAnimation *an = L->sc->mAnimations[a];
+    mb_scene *S = L->scene;
+    clip_timing tm;
+    mb_status st;
+    if ((st = map_channels(L, an, a, chan)) != MB_OK || (st = time_clip(L, an, a, &tm)) != MB_OK)
+        return st;
+    /* Only nodes with position keys get a translation track: every other node holds
+     * its bind translation, which is its skeleton offset. */
+    int ntr = 0;
+    for (int i = 0; i < L->nn; ++i)
+        if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
+            tracked[ntr++] = i;
+    mb_clip *clip;
+    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip);
+    if (st != MB_OK)
+        return mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
+                              a, tm.frames, mb_status_str(st));
+    S->clips[S->clip_count] = clip;
+    if (an->mName.length > 0)
+        snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "%.*s",
+                 (int)(an->mName.length > MB_MAX_NAME ? MB_MAX_NAME : an->mName.length),
+                 an->mName.data);
+    else
+        snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
+    printable(S->clip_names[S->clip_count]);
+    S->clip_count++;
+    sample_clip(L, an, chan, tracked, ntr, &tm, clip);
+    return MB_OK;
+}
+
 static mb_status build_clips(loader *L)
 {
     const struct aiScene *sc = L->sc;
@@ -874,116 +1014,8 @@ static mb_status build_clips(loader *L)
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     }
     mb_status st = MB_OK;
-    for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
-        const struct aiAnimation *an = sc->mAnimations[a];
-        double tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
-        for (int i = 0; i < L->nn; ++i)
-            chan[i] = -1;
-        for (unsigned c = 0; c < an->mNumChannels; ++c) {
-            const struct aiNodeAnim *ch = an->mChannels[c];
-            int node = find_node(L, &ch->mNodeName);
-            if (node < 0 || chan[node] >= 0)
-                continue;
-            chan[node] = (int)c;
-            /* key times: finite, >= 0 and in order (glTF requires increasing inputs; out of
-             * order they collapsed the clip to one frame) */
-            for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
-                if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime) ||
-                    ch->mRotationKeys[k].mTime < 0.0 ||
-                    (k > 0 && ch->mRotationKeys[k].mTime < ch->mRotationKeys[k - 1].mTime)) {
-                    st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad rotation key %u (a non-finite value, or a "
-                                        "time below 0 or before the previous key's)", a,
-                                        ch->mNodeName.data, k);
-                    goto out;
-                }
-            for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
-                const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
-                if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
-                    !isfinite(ch->mPositionKeys[k].mTime) || ch->mPositionKeys[k].mTime < 0.0 ||
-                    (k > 0 && ch->mPositionKeys[k].mTime < ch->mPositionKeys[k - 1].mTime)) {
-                    st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad position key %u (a non-finite value, or a "
-                                        "time below 0 or before the previous key's)", a,
-                                        ch->mNodeName.data, k);
-                    goto out;
-                }
-            }
-            /* keys away from the node's static scale (folded when uniform, see sigma; assimp
-             * gives every animated node a key holding it) cannot be carried */
-            double own = L->sigma[node] / sigma_above(L, node);
-            double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
-            for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
-                const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
-                if (fabs(v->x - own) > tol || fabs(v->y - own) > tol || fabs(v->z - own) > tol)
-                    L->scaled[node] = 1;
-            }
-        }
-        double grid, last;
-        key_grid(an, &grid, &last);
-        double dt;
-        long long frames;
-        if (L->rate == 0.0 && grid > 0.0) {
-            dt = grid / tps;
-            frames = (long long)floor(last / grid + 0.5) + 1;
-        } else {
-            double rate = L->rate > 0.0 ? L->rate : 60.0;
-            if (!(L->rate > 0.0) && last > 0.0)
-                S->info.resampled_clips++;
-            dt = 1.0 / rate;
-            frames = (long long)ceil(last / tps * rate - 1e-9) + 1;
-        }
-        if (frames < 1)
-            frames = 1;
-        if (frames > MB_MAX_FRAMES) {
-            st = mb_error_set_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
-                                a, frames, MB_MAX_FRAMES);
-            goto out;
-        }
-        /* Only nodes with position keys get a translation track: every other node holds
-         * its bind translation, which is its skeleton offset. */
-        int ntr = 0;
-        for (int i = 0; i < L->nn; ++i)
-            if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
-                tracked[ntr++] = i;
-        mb_clip *clip;
-        st = mb_clip_alloc(L->nn, (int)frames, dt, tracked, ntr, L->al, &clip);
-        if (st != MB_OK) {
-            mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
-                           a, frames, mb_status_str(st));
-            goto out;
-        }
-        S->clips[S->clip_count] = clip;
-        if (an->mName.length > 0)
-            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "%.*s",
-                     (int)(an->mName.length > MB_MAX_NAME ? MB_MAX_NAME : an->mName.length),
-                     an->mName.data);
-        else
-            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
-        printable(S->clip_names[S->clip_count]);
-        S->clip_count++;
-        float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
-        for (long long f = 0; f < frames; ++f) {
-            double t = (double)f * dt * tps; /* ticks */
-            if (L->rate == 0.0 && grid > 0.0)
-                t = (double)f * grid;
-            for (int i = 0; i < L->nn; ++i) {
-                float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
-                memcpy(q, L->bind[i].rot, 4 * sizeof(float));
-                if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
-                    sample_rot(an->mChannels[chan[i]], t, q);
-            }
-            for (int k = 0; k < ntr; ++k) {
-                float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
-                sample_pos(an->mChannels[chan[tracked[k]]], t, o);
-                double sp = sigma_above(L, tracked[k]); /* see sigma */
-                for (int c = 0; c < 3; ++c)
-                    o[c] = (float)(o[c] * sp);
-            }
-        }
-        mb_clip_make_continuous_(rot, L->nn, (int)frames);
-    }
-out:
+    for (unsigned a = 0; a < sc->mNumAnimations && st == MB_OK; ++a)
+        st = build_clip(L, a, chan, tracked);
     mb_free_(L->al, chan);
     return st;
 }
