@@ -473,27 +473,22 @@ static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int do
  * here; the same for 7 KB). The pointer is volatile so that the call stays a call. */
 static void *(*volatile stage_copy_)(void *, const void *, size_t) = memcpy;
 
-/* The SIMD path. Validation: the kernel checks the values it reads (batch.doubt), so the
- * first STAGE_JOINTS joints are blended into a stack buffer and copied out only once the
- * whole job is known to be valid; the joints after them, and layers of weight 0 (which
- * the kernel does not read), are checked before anything is written. Where the kernel
- * doubts, the exact rules decide. The output is written only after all of it. */
-static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes,
-                            mb_blend_check_fn_ check)
+/* The kernel's inputs from the layers of positive weight (weights normalised, the heaviest
+ * moved to input 0, where the kernel starts its power iteration); the values of the others,
+ * and of every layer's joints from ns on (which the kernel reads only after the output is
+ * being written), checked. *k: the inputs; *any_mask: some input has a mask. */
+static inline mb_status take_layers(const run_ctx *c, mb_blend_check_fn_ check, int ns,
+                                    const mb_xform **src, const float **msrc, float *wt, int *k_out,
+                                    int *any_mask_out)
 {
     const mb_blend_desc *d = c->d;
     int n = d->out.count;
-    const mb_xform *src[MB_BLEND_MAX_LAYERS];
-    const float *msrc[MB_BLEND_MAX_LAYERS];
-    float wt[MB_BLEND_MAX_LAYERS];
     int k = 0, any_mask = 0, heaviest = 0;
     float wmax = 0.0f; /* in a register: compared through wt[], the loop waited on its stores */
     /* the total is known (validate_desc), so each weight is normalised as it is taken
      * (normalised in a pass of their own, the weights were read back as pairs just after
      * their single stores, which cannot forward) */
     const double wsum = c->wsum;
-    /* max_angle is an output the kernel writes directly: no stage then */
-    const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
         const mb_blend_layer *l = &d->layers[i];
         if (!(l->weight > 0.0f)) {
@@ -525,6 +520,68 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
         src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
     }
+    *k_out = k;
+    *any_mask_out = any_mask;
+    return MB_OK;
+}
+
+/* Once the job is known valid: the ns staged joints into the output, runs of accepted ones
+ * copied, each rejected one (bit set in rejected[], valid when any_rejected) on the scalar
+ * path. */
+static inline mb_status commit_staged(const run_ctx *c, const mb_xform *stage,
+                                      const uint32_t *rejected, int any_rejected, int ns)
+{
+    const mb_blend_desc *d = c->d;
+    /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
+    if (!any_rejected && ns > 0)
+        stage_copy_(d->out.joints, stage, (size_t)ns * sizeof *stage);
+    for (int j = 0; any_rejected && j < ns;) {
+        /* the run of accepted joints from j: up to the next set bit at or after j */
+        int e = j;
+        for (;;) {
+            uint32_t word = rejected[e / 32] >> (e % 32);
+            if (word) {
+                e += mb_ctz32_(word);
+                break;
+            }
+            e = (e / 32 + 1) * 32;
+            if (e >= ns)
+                break;
+        }
+        if (e > ns)
+            e = ns;
+        if (e > j)
+            memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
+        if (e >= ns)
+            break;
+        mb_status st = scalar_joint(c, e); /* a rejected joint */
+        if (st != MB_OK)
+            return st;
+        j = e + 1;
+    }
+
+    return MB_OK;
+}
+
+/* The SIMD path. Validation: the kernel checks the values it reads (batch.doubt), so the
+ * first STAGE_JOINTS joints are blended into a stack buffer and copied out only once the
+ * whole job is known to be valid; the joints after them, and layers of weight 0 (which
+ * the kernel does not read), are checked before anything is written. Where the kernel
+ * doubts, the exact rules decide. The output is written only after all of it. */
+static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes,
+                            mb_blend_check_fn_ check)
+{
+    const mb_blend_desc *d = c->d;
+    int n = d->out.count;
+    const mb_xform *src[MB_BLEND_MAX_LAYERS];
+    const float *msrc[MB_BLEND_MAX_LAYERS];
+    float wt[MB_BLEND_MAX_LAYERS];
+    int k = 0, any_mask = 0;
+    /* max_angle is an output the kernel writes directly: no stage then */
+    const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
+    mb_status vst = take_layers(c, check, ns, src, msrc, wt, &k, &any_mask);
+    if (vst != MB_OK)
+        return vst;
     /* every field the kernel reads, set one by one: an initialiser would also clear the
      * 64-byte rej array, which the kernel writes (for the groups it returns) */
     mb_blend_batch_ b;
@@ -562,33 +619,9 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
                 return MB_NUMERIC;
     if (d->diag) /* valid: from here on the job writes */
         d->diag->low_gap_joints = 0;
-    /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
-    if (!any_rejected && ns > 0)
-        stage_copy_(d->out.joints, stage, (size_t)ns * sizeof *stage);
-    for (int j = 0; any_rejected && j < ns;) {
-        /* the run of accepted joints from j: up to the next set bit at or after j */
-        int e = j;
-        for (;;) {
-            uint32_t word = rejected[e / 32] >> (e % 32);
-            if (word) {
-                e += mb_ctz32_(word);
-                break;
-            }
-            e = (e / 32 + 1) * 32;
-            if (e >= ns)
-                break;
-        }
-        if (e > ns)
-            e = ns;
-        if (e > j)
-            memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
-        if (e >= ns)
-            break;
-        mb_status st = scalar_joint(c, e); /* a rejected joint */
-        if (st != MB_OK)
-            return st;
-        j = e + 1;
-    }
+    vst = commit_staged(c, stage, rejected, any_rejected, ns);
+    if (vst != MB_OK)
+        return vst;
 
     /* the rest, validated above, straight into the output */
     b.dst = d->out.joints;
