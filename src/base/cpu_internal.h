@@ -2,6 +2,8 @@
  * for, what this CPU runs, and which of them the automatic choice takes.
  *
  * Each SIMD job (blend, skin, the BVH reader's Euler conversion) has the same shape:
+ *   a table of its kernels indexed by mb_isa_ (entry 0 NULL, gaps where it has none) and
+ *   the mask of the ISAs it has, from which mb_isa_select_ picks;
  *   mb_<job>_kernel_(mb_isa_ isa, ...) -> that job's kernel for isa, or NULL when the job
  *       has no kernel for it, it is not built in, or the CPU lacks it; MB_ISA_AUTO_ never
  *       gives NULL;
@@ -87,10 +89,24 @@ static inline mb_isa_ mb_cpu_auto_isa_(void)
     return (mb_isa_)((mb_cpu_state_get_() >> MB_CPU_AUTO_SHIFT_) & 0xfu);
 }
 
-/* isa itself, or what MB_ISA_AUTO_ stands for. */
-static inline mb_isa_ mb_isa_resolve_(mb_isa_ isa)
+/* The one selection rule of every job. built: bit i set when the job has a kernel for ISA
+ * i (MB_ISA_BIT_(MB_ISA_GENERIC_) always). Returns the ISA whose kernel runs for isa: isa
+ * itself when the job has it and the CPU runs it; for MB_ISA_AUTO_ the best the job has at
+ * or below mb_cpu_auto_isa_(); MB_ISA_AUTO_ (0) when there is none, so that a job's table
+ * of kernels indexed by ISA, with a NULL entry 0, gives NULL. */
+#define MB_ISA_BIT_(isa) (1u << (unsigned)(isa))
+static inline mb_isa_ mb_isa_select_(mb_isa_ isa, unsigned built)
 {
-    return isa == MB_ISA_AUTO_ ? mb_cpu_auto_isa_() : isa;
+    if (isa == MB_ISA_AUTO_) {
+        unsigned i = (unsigned)mb_cpu_auto_isa_();
+        while (i > (unsigned)MB_ISA_GENERIC_ && !(built & MB_ISA_BIT_(i)))
+            --i;
+        return (mb_isa_)i;
+    }
+    if ((unsigned)isa >= (unsigned)MB_ISA_COUNT_ || !(built & MB_ISA_BIT_(isa)) ||
+        !mb_cpu_has_(isa))
+        return MB_ISA_AUTO_;
+    return isa;
 }
 
 /* "auto", "generic", "sse2", "avx2"; NULL out of range. */

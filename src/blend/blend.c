@@ -411,18 +411,24 @@ static const blend_impl impls[MB_ISA_COUNT_] = {
 #endif
 };
 
-/* The kernel for isa; AUTO: the best built one the CPU runs (never NULL: generic). */
+#define BUILT_                                                                           \
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_)
+#ifdef MB_BLEND_HAVE_SSE2_
+#define BUILT_SSE2_ MB_ISA_BIT_(MB_ISA_SSE2_)
+#else
+#define BUILT_SSE2_ 0u
+#endif
+#ifdef MB_BLEND_HAVE_AVX2_
+#define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
+#else
+#define BUILT_AVX2_ 0u
+#endif
+
+/* The kernel for isa, NULL when there is none here; AUTO: never NULL. */
 static const blend_impl *impl_for(mb_isa_ isa)
 {
-    if (isa == MB_ISA_AUTO_) {
-        int i = (int)mb_cpu_auto_isa_();
-        while (!impls[i].kernel)
-            --i;
-        return &impls[i];
-    }
-    if ((unsigned)isa >= (unsigned)MB_ISA_COUNT_ || !impls[isa].kernel || !mb_cpu_has_(isa))
-        return NULL;
-    return &impls[isa];
+    const blend_impl *k = &impls[mb_isa_select_(isa, BUILT_)];
+    return k->kernel ? k : NULL;
 }
 
 mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes)

@@ -77,22 +77,23 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 #define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
 #include "math/euler_sincos.inc"
 
+/* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
+ * kernel there. */
+static const mb_euler_sincos_fn_ sincos_kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = sincos_half_deg_generic,
+#ifdef MB_EULER_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_euler_sincos_half_deg_avx2_,
+#endif
+};
+#ifdef MB_EULER_HAVE_AVX2_
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
+#else
+#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
+#endif
+
 mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa)
 {
-    switch (mb_isa_resolve_(isa)) {
-    case MB_ISA_AVX2_:
-#ifdef MB_EULER_HAVE_AVX2_
-        if (mb_cpu_has_(MB_ISA_AVX2_))
-            return mb_euler_sincos_half_deg_avx2_;
-#endif
-        return isa == MB_ISA_AUTO_ ? sincos_half_deg_generic : NULL;
-    case MB_ISA_GENERIC_:
-        return sincos_half_deg_generic;
-    case MB_ISA_SSE2_: /* no SSE2 kernel: AUTO takes the portable one */
-        return isa == MB_ISA_AUTO_ ? sincos_half_deg_generic : NULL;
-    default:
-        return NULL;
-    }
+    return sincos_kernels[mb_isa_select_(isa, BUILT_)];
 }
 
 mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const double *deg,

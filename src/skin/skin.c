@@ -181,22 +181,23 @@ MB_SKIN_DEFINE_ENTRY_(mb_skin_kernel_generic_, lbs_g, dqs_g)
 
 /* ---------- the job ---------- */
 
+/* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
+ * kernel there. */
+static const mb_skin_kernel_fn_ kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = mb_skin_kernel_generic_,
+#ifdef MB_SKIN_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_skin_kernel_avx2_,
+#endif
+};
+#ifdef MB_SKIN_HAVE_AVX2_
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
+#else
+#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
+#endif
+
 mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa)
 {
-    switch (mb_isa_resolve_(isa)) {
-    case MB_ISA_AVX2_:
-#ifdef MB_SKIN_HAVE_AVX2_
-        if (mb_cpu_has_(MB_ISA_AVX2_))
-            return mb_skin_kernel_avx2_;
-#endif
-        return isa == MB_ISA_AUTO_ ? mb_skin_kernel_generic_ : NULL;
-    case MB_ISA_GENERIC_:
-        return mb_skin_kernel_generic_;
-    case MB_ISA_SSE2_: /* no SSE2 kernel: AUTO takes the portable one */
-        return isa == MB_ISA_AUTO_ ? mb_skin_kernel_generic_ : NULL;
-    default:
-        return NULL;
-    }
+    return kernels[mb_isa_select_(isa, BUILT_)];
 }
 
 /* The largest index. Narrow types let the loops vectorise even with SSE2; kept out of line
