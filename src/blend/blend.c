@@ -3,14 +3,15 @@
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
  * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
  * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
- * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C). The kernel
- * validates the values it reads, so the first STAGE_JOINTS joints are blended into a stack
- * buffer and copied to the output only once the whole job is known to be valid (see
- * run_kernel). Joints it cannot certify, the other methods, the exact solver and the gap
- * diagnostics take the scalar double-precision path below, whose reference comes from a
- * certified double power iteration or, where the bound says the relative gap may be below
- * the threshold, from LAPACKE. Nothing allocates; the SIMD path uses about 25 KB of stack
- * (16 KB kernel scratch, the 7 KB stage, the kernel's copy of the layer table). */
+ * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C: the scheme
+ * of src/base/cpu_internal.h). The kernel validates the values it reads, so the first
+ * STAGE_JOINTS joints are blended into a stack buffer and copied to the output only once
+ * the whole job is known to be valid (see run_kernel). Joints it cannot certify, the other
+ * methods, the exact solver and the gap diagnostics take the scalar double-precision path
+ * below, whose reference comes from a certified double power iteration or, where the bound
+ * says the relative gap may be below the threshold, from LAPACKE. Nothing allocates; the
+ * SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB stage, the kernel's
+ * copy of the layer table). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
