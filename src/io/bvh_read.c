@@ -957,6 +957,9 @@ static mb_status fail_no_motion(parser *ps, token t)
                    "expected MOTION after the hierarchy, found '%s'", excerpt(t.s, t.n, b));
 }
 
+/* The MOTION section into a clip. One function on purpose (scripts/lint.sh allows its
+ * length): its frame loop is the reader's hot path (tools/bench/bench_bvh_read), keeps the
+ * read position in a local, and its rare error branches report from the loop's state. */
 static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_error *warning,
                              mb_clip **out_clip)
 {
