@@ -2,10 +2,14 @@
 # Builds and runs the whole test suite three times: a normal build, one with
 # AddressSanitizer + UndefinedBehaviorSanitizer, and one without assimp (the optional
 # dependency: the scene tests skip, everything else must still build and pass). Warnings
-# are errors in all three.
+# are errors in all three. Before the builds, scripts/lint.sh checks function lengths.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
+
+"$here/scripts/setup.sh" --packages-only
+echo "== lint"
+"$here/scripts/lint.sh"
 
 "$here/scripts/setup.sh" "$here/build" -DMB_BUILD_TESTS=ON -DMB_REQUIRE_PYTHON=ON
 echo "== tests (release build, with the Python package's pytest suite)"

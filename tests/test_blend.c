@@ -720,7 +720,7 @@ Test(blend, fast_path_accuracy_100k, .timeout = 120)
         d.layer_count = L;
         d.out = fast.p;
         long before = stats.exact_joints;
-        cr_assert_eq(mb_blend_run_isa_(&d, MB_BLEND_ISA_AUTO_, &stats), MB_OK);
+        cr_assert_eq(mb_blend_run_isa_(&d, MB_ISA_AUTO_, &stats), MB_OK);
         exact_joints += stats.exact_joints - before;
         float gap[ACC_J];
         mb_blend_diag diag = {gap, NULL, ACC_J, 0};
@@ -778,8 +778,8 @@ Test(blend, fast_path_accuracy_100k, .timeout = 120)
  * unnormalised and tiny quaternions, diagnostics, and the output aliasing an input. */
 Test(blend, every_kernel_agrees_with_lapacke)
 {
-    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
             continue;
         for (int trial = 0; trial < 300; ++trial) {
             int n = 1 + trial % 37, L = 1 + trial % 5;
@@ -814,19 +814,19 @@ Test(blend, every_kernel_agrees_with_lapacke)
             d.layer_count = L;
             d.out = fast.p;
             d.diag = &df;
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
             d.out = exact.p;
             d.diag = &de;
             d.solver = MB_EIGEN_LAPACKE;
             cr_assert_eq(mb_blend_run(&d), MB_OK);
             for (int j = 0; j < n; ++j) {
                 double e = qangle(fast.x[j].rot, exact.x[j].rot);
-                cr_assert(e < 1e-5, "%s trial %d joint %d: %g rad", mb_blend_isa_name_(isa),
+                cr_assert(e < 1e-5, "%s trial %d joint %d: %g rad", mb_isa_name_(isa),
                           trial, j, e);
                 for (int k = 0; k < 3; ++k)
                     cr_assert_float_eq(fast.x[j].pos[k], exact.x[j].pos[k], 1e-5f);
                 cr_assert_float_eq(ang_f[j], ang_e[j], 1e-5f, "%s max_angle joint %d",
-                                   mb_blend_isa_name_(isa), j);
+                                   mb_isa_name_(isa), j);
             }
             /* the same job written over one of its inputs */
             memcpy(copy, in, sizeof in);
@@ -837,9 +837,9 @@ Test(blend, every_kernel_agrees_with_lapacke)
             d.out = copy[L / 2].p;
             d.diag = NULL;
             d.solver = MB_EIGEN_AUTO;
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
             cr_assert(memcmp(copy[L / 2].x, fast.x, (size_t)n * sizeof(mb_xform)) == 0,
-                      "%s trial %d: aliased output differs", mb_blend_isa_name_(isa), trial);
+                      "%s trial %d: aliased output differs", mb_isa_name_(isa), trial);
         }
     }
 }
@@ -881,21 +881,21 @@ Test(blend, masked_weights_far_apart_and_subnormal_totals)
         dg.max_angle = want_angle;
         cr_assert_eq(mb_blend_run(&d), MB_OK);
         d.solver = MB_EIGEN_AUTO;
-        for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-            if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_isa_)isa, NULL))
                 continue;
             d.out.joints = got;
             dg.max_angle = got_angle;
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
             for (int j = 0; j < cases[cs].n; ++j) {
                 cr_assert(qangle(got[j].rot, want[j].rot) < 1e-6, "%s case %d joint %d: %g rad",
-                          mb_blend_isa_name_(isa), cs, j, qangle(got[j].rot, want[j].rot));
+                          mb_isa_name_(isa), cs, j, qangle(got[j].rot, want[j].rot));
                 for (int e = 0; e < 3; ++e)
                     cr_assert(fabsf(got[j].pos[e] - want[j].pos[e]) < 1e-5f,
-                              "%s case %d joint %d: position %g vs %g", mb_blend_isa_name_(isa),
+                              "%s case %d joint %d: position %g vs %g", mb_isa_name_(isa),
                               cs, j, got[j].pos[e], want[j].pos[e]);
                 cr_assert(fabsf(got_angle[j] - want_angle[j]) < 1e-5f,
-                          "%s case %d joint %d: max_angle %g vs %g", mb_blend_isa_name_(isa), cs,
+                          "%s case %d joint %d: max_angle %g vs %g", mb_isa_name_(isa), cs,
                           j, got_angle[j], want_angle[j]);
             }
         }
@@ -953,8 +953,8 @@ Test(blend, near_unit_inputs_blend_as_unit)
     }
     pose_init(&ref, n);
     cr_assert_eq(run_blend(unit, w, L, MB_BLEND_LOGEXP, MB_EIGEN_LAPACKE, &ref, NULL), MB_OK);
-    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
             continue;
         for (size_t sc = 0; sc < sizeof scales / sizeof scales[0]; ++sc) {
             mb_blend_layer layers[4];
@@ -972,15 +972,15 @@ Test(blend, near_unit_inputs_blend_as_unit)
             d.layers = layers;
             d.layer_count = L;
             d.out = out.p;
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
             double worst = 0;
             for (int j = 0; j < n; ++j) {
                 double e = qangle(out.x[j].rot, ref.x[j].rot);
                 worst = e > worst ? e : worst;
             }
-            cr_log_info("%s, input 0 scaled by 1%+g: worst %.2g rad", mb_blend_isa_name_(isa),
+            cr_log_info("%s, input 0 scaled by 1%+g: worst %.2g rad", mb_isa_name_(isa),
                         scales[sc] - 1, worst);
-            cr_assert(worst < 1e-6, "%s scale 1%+g: %g rad", mb_blend_isa_name_(isa),
+            cr_assert(worst < 1e-6, "%s scale 1%+g: %g rad", mb_isa_name_(isa),
                       scales[sc] - 1, worst);
         }
     }
@@ -1008,15 +1008,15 @@ static int kernels_vs_lapacke(const mb_blend_layer *layers, int L, int n, kernel
     cr_assert_eq(mb_blend_run(&d), MB_OK);
     d.solver = MB_EIGEN_AUTO;
     int nr = 0;
-    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
             continue;
         pose_init(&out, n);
         d.out = out.p;
         mb_blend_kstats_ st = {0};
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, &st), MB_OK);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
         kernel_result *r = &res[nr++];
-        r->name = mb_blend_isa_name_((mb_blend_isa_)isa);
+        r->name = mb_isa_name_((mb_isa_)isa);
         r->worst = 0;
         for (int j = 0; j < n; ++j) {
             double e = qangle(out.x[j].rot, exact.x[j].rot);
@@ -1090,7 +1090,7 @@ Test(blend, log_polynomials_agree_across_their_switch)
             far += tmin < 0.69;
         }
         cr_assert(near >= 8 && far >= 8, "L=%d: %d joints near, %d far", L, near, far);
-        kernel_result res[MB_BLEND_ISA_COUNT_];
+        kernel_result res[MB_ISA_COUNT_];
         for (int r = 0, nr = kernels_vs_lapacke(layers, L, n, res); r < nr; ++r) {
             cr_assert_eq(res[r].rejected, 0, "%s L=%d: %ld lanes left the kernel", res[r].name,
                          L, res[r].rejected);
@@ -1165,7 +1165,7 @@ Test(blend, input_half_a_turn_away_agrees_with_exact)
     mb_blend_layer layers[4];
     for (int i = 0; i < L; ++i)
         layers[i] = (mb_blend_layer){&in[i].p, w[i], NULL};
-    kernel_result res[MB_BLEND_ISA_COUNT_];
+    kernel_result res[MB_ISA_COUNT_];
     for (int r = 0, nr = kernels_vs_lapacke(layers, L, n, res); r < nr; ++r) {
         cr_log_info("%s: worst %.2g rad, %ld of %d joints to the double path (%d to %d expected)",
                     res[r].name, res[r].worst, res[r].rejected, n, below, near);
@@ -1202,8 +1202,8 @@ Test(blend, long_jobs_validate_before_writing)
             for (int c = 0; c < 3; ++c)
                 in[i][j].pos[c] = (float)(urand() - 0.5);
         }
-    for (int isa = MB_BLEND_ISA_GENERIC_; isa < MB_BLEND_ISA_COUNT_; ++isa) {
-        if (!mb_blend_kernel_((mb_blend_isa_)isa, NULL))
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
             continue;
         mb_pose poses[3];
         mb_blend_layer layers[3];
@@ -1215,7 +1215,7 @@ Test(blend, long_jobs_validate_before_writing)
         d.layers = layers;
         d.layer_count = 3;
         d.out = (mb_pose){ref, LONG_J};
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
         /* a bad value in the staged joints, after them, in a rotation or a translation */
         const int where[4] = {3, 255, 256, LONG_J - 1};
         for (int t = 0; t < 8; ++t) {
@@ -1226,22 +1226,22 @@ Test(blend, long_jobs_validate_before_writing)
             memset(out, 0x5a, sizeof out);
             memcpy(before, out, sizeof out);
             d.out = (mb_pose){out, LONG_J};
-            cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC,
-                         "%s case %d", mb_blend_isa_name_((mb_blend_isa_)isa), t);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_NUMERIC,
+                         "%s case %d", mb_isa_name_((mb_isa_)isa), t);
             cr_assert(memcmp(out, before, sizeof out) == 0, "%s case %d: output written",
-                      mb_blend_isa_name_((mb_blend_isa_)isa), t);
+                      mb_isa_name_((mb_isa_)isa), t);
             *f = keep;
         }
         /* a zero rotation in the staged part; a layer of weight 0 with a bad value */
         float keep[4];
         memcpy(keep, in[1][100].rot, sizeof keep);
         memset(in[1][100].rot, 0, sizeof keep);
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_NUMERIC);
         memcpy(in[1][100].rot, keep, sizeof keep);
         float w2 = layers[2].weight, p2 = in[2][7].pos[1];
         layers[2].weight = 0.0f;
         in[2][7].pos[1] = NAN;
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_NUMERIC);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_NUMERIC);
         in[2][7].pos[1] = p2;
         layers[2].weight = w2;
         cr_assert(memcmp(out, before, sizeof out) == 0);
@@ -1250,9 +1250,9 @@ Test(blend, long_jobs_validate_before_writing)
         for (int i = 0; i < 3; ++i)
             poses[i].joints = copy[i];
         d.out = (mb_pose){copy[1], LONG_J};
-        cr_assert_eq(mb_blend_run_isa_(&d, (mb_blend_isa_)isa, NULL), MB_OK);
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
         cr_assert(memcmp(copy[1], ref, sizeof ref) == 0, "%s: aliased long job differs",
-                  mb_blend_isa_name_((mb_blend_isa_)isa));
+                  mb_isa_name_((mb_isa_)isa));
         /* and against LAPACKE */
         for (int i = 0; i < 3; ++i)
             poses[i].joints = in[i];
@@ -1261,7 +1261,7 @@ Test(blend, long_jobs_validate_before_writing)
         cr_assert_eq(mb_blend_run(&d), MB_OK);
         for (int j = 0; j < LONG_J; ++j)
             cr_assert(qangle(out[j].rot, ref[j].rot) < 1e-5, "%s joint %d",
-                      mb_blend_isa_name_((mb_blend_isa_)isa), j);
+                      mb_isa_name_((mb_isa_)isa), j);
     }
 }
 

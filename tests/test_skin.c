@@ -317,10 +317,12 @@ Test(skin, job_rejects_bad_descs)
 
 /* ---------- the kernels against a double reference ---------- */
 
-static void check_against_reference(int kernel)
+static void check_against_reference(mb_isa_ isa)
 {
-    int got = mb_skin_force_kernel_(kernel);
-    cr_log_info("kernel %s", got == 2 ? "avx2" : "generic");
+    if (!mb_skin_kernel_(isa)) { /* test_cpu asserts that a CPU with AVX2 gets here */
+        cr_log_info("no %s skinning kernel on this machine", mb_isa_name_(isa));
+        return;
+    }
     for (int inf = 1; inf <= 4; ++inf) {
         vset s;
         vset_make(&s, 300, 20, inf);
@@ -342,7 +344,7 @@ static void check_against_reference(int kernel)
                 }
                 if (!withn)
                     d.normals = d.out_normals = NULL;
-                cr_assert_eq(mb_skin_run(&d), MB_OK);
+                cr_assert_eq(mb_skin_run_isa_(&d, isa), MB_OK);
                 for (int v = 0; v < s.nv; ++v) {
                     int idx[4];
                     double w[4];
@@ -359,7 +361,7 @@ static void check_against_reference(int kernel)
                 }
                 /* DQS: compare with a double DQ blend done here */
                 d.method = MB_SKIN_DQS;
-                cr_assert_eq(mb_skin_run(&d), MB_OK);
+                cr_assert_eq(mb_skin_run_isa_(&d, isa), MB_OK);
                 for (int v = 0; v < s.nv; ++v) {
                     double b[8] = {0};
                     const float *q0 = dq[s.idx[v * inf]];
@@ -397,16 +399,18 @@ static void check_against_reference(int kernel)
             }
         vset_free(&s);
     }
-    mb_skin_force_kernel_(0);
 }
 
-Test(skin, generic_kernel_matches_double_reference) { check_against_reference(1); }
-Test(skin, fast_kernel_matches_double_reference) { check_against_reference(2); }
+Test(skin, generic_kernel_matches_double_reference) { check_against_reference(MB_ISA_GENERIC_); }
+Test(skin, fast_kernel_matches_double_reference) { check_against_reference(MB_ISA_AVX2_); }
 
 Test(skin, strides_and_in_place)
 {
-    for (int kernel = 1; kernel <= 2; ++kernel) {
-        mb_skin_force_kernel_(kernel);
+    static const mb_isa_ isas[2] = {MB_ISA_GENERIC_, MB_ISA_AVX2_};
+    for (int ki = 0; ki < 2; ++ki) {
+        const mb_isa_ isa = isas[ki];
+        if (!mb_skin_kernel_(isa))
+            continue; /* test_cpu asserts that a CPU with AVX2 gets here */
         vset s;
         vset_make(&s, 64, 8, 3);
         float pal[8][16], dq[8][8];
@@ -419,7 +423,7 @@ Test(skin, strides_and_in_place)
         for (int m = 0; m < 2; ++m) {
             mb_skin_desc d;
             desc_for(&s, &d, (mb_skin_method)m, (const float(*)[16])pal, (const float(*)[8])dq);
-            cr_assert_eq(mb_skin_run(&d), MB_OK);
+            cr_assert_eq(mb_skin_run_isa_(&d, isa), MB_OK);
             /* interleaved: [pos | nrm] per vertex, 24-byte stride, skinned in place */
             float *il = malloc((size_t)s.nv * 6 * sizeof(float));
             for (int v = 0; v < s.nv; ++v)
@@ -433,7 +437,7 @@ Test(skin, strides_and_in_place)
             e.out_positions = il;
             e.out_normals = il + 3;
             e.positions_stride = e.normals_stride = e.out_positions_stride = e.out_normals_stride = 24;
-            cr_assert_eq(mb_skin_run(&e), MB_OK);
+            cr_assert_eq(mb_skin_run_isa_(&e, isa), MB_OK);
             for (int v = 0; v < s.nv; ++v)
                 for (int c = 0; c < 3; ++c) {
                     cr_assert_float_eq(il[6 * v + c], s.outp[3 * v + c], 1e-6);
@@ -443,7 +447,6 @@ Test(skin, strides_and_in_place)
         }
         vset_free(&s);
     }
-    mb_skin_force_kernel_(0);
 }
 
 Test(skin, zero_weights_follow_the_first_index)
@@ -454,9 +457,9 @@ Test(skin, zero_weights_follow_the_first_index)
     mb_skin_dq_palette((const float(*)[16])pal, 2, dq);
     uint16_t idx[2] = {1, 0};
     float w[2] = {0, 0}, p[3] = {1, 1, 1}, out[3];
-    for (int kernel = 1; kernel <= 2; ++kernel)
-        for (int m = 0; m < 2; ++m) {
-            mb_skin_force_kernel_(kernel);
+    static const mb_isa_ isas[2] = {MB_ISA_GENERIC_, MB_ISA_AVX2_};
+    for (int ki = 0; ki < 2; ++ki)
+        for (int m = 0; m < 2 && mb_skin_kernel_(isas[ki]); ++m) {
             mb_skin_desc d;
             memset(&d, 0, sizeof d);
             d.method = (mb_skin_method)m;
@@ -469,12 +472,11 @@ Test(skin, zero_weights_follow_the_first_index)
             d.joint_weights = w;
             d.positions = p;
             d.out_positions = out;
-            cr_assert_eq(mb_skin_run(&d), MB_OK);
+            cr_assert_eq(mb_skin_run_isa_(&d, isas[ki]), MB_OK);
             double ref[3];
             apply(pal[1], p, 1, ref);
             cr_assert(dist3(ref, out) < 1e-5);
         }
-    mb_skin_force_kernel_(0);
 }
 
 /* ---------- the invariants on meshes ---------- */
@@ -1066,8 +1068,8 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
  * weights summing to less than 65535, give exactly what the weights divided by their sum
  * give, for LBS and DQS, with and without normals, on every kernel the tests can select;
  * 37 vertices make whole groups of 8 and a tail. */
-static void skin_pair(const vset *s, const mb_skin_desc *base, const void *w_raw, mb_skin_format fmt,
-                      const float *w_unit, float *ref_p, float *ref_n)
+static void skin_pair(mb_isa_ isa, const vset *s, const mb_skin_desc *base, const void *w_raw,
+                      mb_skin_format fmt, const float *w_unit, float *ref_p, float *ref_n)
 {
     mb_skin_desc d = *base;
     d.format = MB_SKIN_U16_FLOAT;
@@ -1075,19 +1077,21 @@ static void skin_pair(const vset *s, const mb_skin_desc *base, const void *w_raw
     d.joint_weights = w_unit;
     d.out_positions = ref_p;
     d.out_normals = d.normals ? ref_n : NULL;
-    cr_assert_eq(mb_skin_run(&d), MB_OK);
+    cr_assert_eq(mb_skin_run_isa_(&d, isa), MB_OK);
     d = *base;
     d.format = fmt;
     d.joint_indices = fmt == MB_SKIN_U8_UNORM16 ? (const void *)s->idx8 : (const void *)s->idx;
     d.joint_weights = w_raw;
-    cr_assert_eq(mb_skin_run(&d), MB_OK);
+    cr_assert_eq(mb_skin_run_isa_(&d, isa), MB_OK);
 }
 
 Test(skin, unnormalised_weights_give_the_normalised_result)
 {
-    for (int kernel = 1; kernel <= 2; ++kernel) {
-        int got = mb_skin_force_kernel_(kernel);
-        cr_log_info("kernel %s", got == 2 ? "avx2" : "generic");
+    static const mb_isa_ isas[2] = {MB_ISA_GENERIC_, MB_ISA_AVX2_};
+    for (int kernel = 0; kernel < 2; ++kernel) {
+        const mb_isa_ isa = isas[kernel];
+        if (!mb_skin_kernel_(isa))
+            continue; /* test_cpu asserts that a CPU with AVX2 gets here */
         for (int inf = 1; inf <= 4; ++inf) {
             vset s;
             vset_make(&s, 37, 12, inf);
@@ -1127,13 +1131,13 @@ Test(skin, unnormalised_weights_give_the_normalised_result)
                         desc_for(&s, &d, (mb_skin_method)m, (const float(*)[16])pal, (const float(*)[8])dq);
                         if (!withn)
                             d.normals = d.out_normals = NULL;
-                        skin_pair(&s, &d, fmt ? (const void *)w16 : (const void *)wf,
+                        skin_pair(isa, &s, &d, fmt ? (const void *)w16 : (const void *)wf,
                                   fmt ? MB_SKIN_U8_UNORM16 : MB_SKIN_U16_FLOAT, fmt ? unit_16 : unit_f, rp, rn);
                         for (int v = 0; v < s.nv; ++v) {
                             double ref[3] = {rp[3 * v], rp[3 * v + 1], rp[3 * v + 2]};
                             cr_assert(dist3(ref, &s.outp[3 * v]) < 2e-5,
-                                      "kernel %d %s inf %d fmt %d v %d: %g from the normalised weights' result",
-                                      got, m ? "dqs" : "lbs", inf, fmt, v, dist3(ref, &s.outp[3 * v]));
+                                      "kernel %s %s inf %d fmt %d v %d: %g from the normalised weights' result",
+                                      mb_isa_name_(isa), m ? "dqs" : "lbs", inf, fmt, v, dist3(ref, &s.outp[3 * v]));
                             if (withn) {
                                 double refn[3] = {rn[3 * v], rn[3 * v + 1], rn[3 * v + 2]};
                                 cr_assert(dist3(refn, &s.outn[3 * v]) < 2e-5, "normal, v %d", v);
@@ -1149,7 +1153,6 @@ Test(skin, unnormalised_weights_give_the_normalised_result)
             vset_free(&s);
         }
     }
-    mb_skin_force_kernel_(0);
 }
 
 /* ---------- bones that stretch over the clip (a static root above the hips) ---------- */

@@ -35,6 +35,40 @@ static mb_euler_order order_of(const mb_channel *ch, int n)
     return mb_euler_order_from_axes_(axes[0], axes[1], axes[2]);
 }
 
+/* The validated joints of d into skeleton s (arrays laid out, counts zero): parents,
+ * offsets, names (copied to np), channels and per-joint info; tjoints receives the joints
+ * with translation channels. */
+static void copy_joints(mb_skeleton *s, const mb_skeleton_desc *d, char *np, int *tjoints)
+{
+    for (int i = 0; i < d->joint_count; ++i) {
+        const mb_joint_desc *j = &d->joints[i];
+        s->parents[i] = j->parent;
+        memcpy(&s->offsets[3 * i], j->offset, sizeof j->offset);
+        size_t len = strlen(j->name);
+        memcpy(np, j->name, len + 1);
+        s->names[i] = np;
+        np += len + 1;
+        mb_joint_info_ *inf = &s->info[i];
+        inf->end_site = (uint8_t)(j->end_site != 0);
+        inf->roots_group = (uint8_t)(j->roots_group != 0);
+        inf->channel_count = (uint8_t)j->channel_count;
+        inf->channel_start = s->channel_count;
+        for (int k = 0; k < j->channel_count; ++k) {
+            s->channels[6 * i + k] = j->channels[k];
+            if (j->channels[k] <= MB_CH_ZPOS)
+                inf->has_translation = 1;
+            else
+                inf->rot_channels++;
+        }
+        if (inf->has_translation)
+            tjoints[s->translation_count++] = i;
+        inf->order = (uint8_t)order_of(j->channels, j->channel_count);
+        s->channel_count += j->channel_count;
+        if (inf->end_site)
+            s->end_site_count++;
+    }
+}
+
 mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
 {
     if (!out)
@@ -104,34 +138,7 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
     s->channels = (mb_channel *)(mem + off_channels);
     s->info = (mb_joint_info_ *)(mem + off_flags);
     int *tjoints = (int *)(mem + off_tjoints);
-    char *np = mem + off_names;
-    for (int i = 0; i < n; ++i) {
-        const mb_joint_desc *j = &d->joints[i];
-        s->parents[i] = j->parent;
-        memcpy(&s->offsets[3 * i], j->offset, sizeof j->offset);
-        size_t len = strlen(j->name);
-        memcpy(np, j->name, len + 1);
-        s->names[i] = np;
-        np += len + 1;
-        mb_joint_info_ *inf = &s->info[i];
-        inf->end_site = (uint8_t)(j->end_site != 0);
-        inf->roots_group = (uint8_t)(j->roots_group != 0);
-        inf->channel_count = (uint8_t)j->channel_count;
-        inf->channel_start = s->channel_count;
-        for (int k = 0; k < j->channel_count; ++k) {
-            s->channels[6 * i + k] = j->channels[k];
-            if (j->channels[k] <= MB_CH_ZPOS)
-                inf->has_translation = 1;
-            else
-                inf->rot_channels++;
-        }
-        if (inf->has_translation)
-            tjoints[s->translation_count++] = i;
-        inf->order = (uint8_t)order_of(j->channels, j->channel_count);
-        s->channel_count += j->channel_count;
-        if (inf->end_site)
-            s->end_site_count++;
-    }
+    copy_joints(s, d, mem + off_names, tjoints);
     s->translation_joints = s->translation_count > 0 ? tjoints : NULL;
     *out = s;
     return MB_OK;

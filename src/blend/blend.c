@@ -3,14 +3,15 @@
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
  * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
  * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
- * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C). The kernel
- * validates the values it reads, so the first STAGE_JOINTS joints are blended into a stack
- * buffer and copied to the output only once the whole job is known to be valid (see
- * run_kernel). Joints it cannot certify, the other methods, the exact solver and the gap
- * diagnostics take the scalar double-precision path below, whose reference comes from a
- * certified double power iteration or, where the bound says the relative gap may be below
- * the threshold, from LAPACKE. Nothing allocates; the SIMD path uses about 25 KB of stack
- * (16 KB kernel scratch, the 7 KB stage, the kernel's copy of the layer table). */
+ * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C: the scheme
+ * of src/base/cpu_internal.h). The kernel validates the values it reads, so the first
+ * STAGE_JOINTS joints are blended into a stack buffer and copied to the output only once
+ * the whole job is known to be valid (see run_kernel). Joints it cannot certify, the other
+ * methods, the exact solver and the gap diagnostics take the scalar double-precision path
+ * below, whose reference comes from a certified double power iteration or, where the bound
+ * says the relative gap may be below the threshold, from LAPACKE. Nothing allocates; the
+ * SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB stage, the kernel's
+ * copy of the layer table). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -394,79 +395,55 @@ static mb_status scalar_joint(const run_ctx *c, int j)
 
 /* ---------- the SIMD path ---------- */
 
-static int cpu_has_avx2_fma(void)
-{
-#if defined(__AVX2__) && defined(__FMA__)
-    return 1;
-#elif defined(MB_BLEND_HAVE_AVX2_)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
+/* The kernels built in, by ISA (cpu_internal.h's scheme); a gap is an ISA not built. */
+typedef struct blend_impl {
+    mb_blend_kernel_fn_ kernel;
+    mb_blend_check_fn_ check;
+    int lanes;
+} blend_impl;
+
+static const blend_impl impls[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4},
+#ifdef MB_BLEND_HAVE_SSE2_
+    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4},
 #endif
+#ifdef MB_BLEND_HAVE_AVX2_
+    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8},
+#endif
+};
+
+#define BUILT_                                                                           \
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_)
+#ifdef MB_BLEND_HAVE_SSE2_
+#define BUILT_SSE2_ MB_ISA_BIT_(MB_ISA_SSE2_)
+#else
+#define BUILT_SSE2_ 0u
+#endif
+#ifdef MB_BLEND_HAVE_AVX2_
+#define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
+#else
+#define BUILT_AVX2_ 0u
+#endif
+
+/* The kernel for isa, NULL when there is none here; AUTO: never NULL. */
+static const blend_impl *impl_for(mb_isa_ isa)
+{
+    const blend_impl *k = &impls[mb_isa_select_(isa, BUILT_)];
+    return k->kernel ? k : NULL;
 }
 
-mb_blend_kernel_fn_ mb_blend_kernel_(mb_blend_isa_ isa, int *out_lanes)
+mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes)
 {
-    mb_blend_kernel_fn_ fn = NULL;
-    int lanes = 4;
-    switch (isa) {
-    case MB_BLEND_ISA_AUTO_:
-#ifdef MB_BLEND_HAVE_AVX2_
-        if (cpu_has_avx2_fma()) {
-            fn = mb_blend_kernel_avx2_;
-            lanes = 8;
-            break;
-        }
-#endif
-#ifdef MB_BLEND_HAVE_SSE2_
-        fn = mb_blend_kernel_sse2_;
-#else
-        fn = mb_blend_kernel_generic_;
-#endif
-        break;
-    case MB_BLEND_ISA_GENERIC_:
-        fn = mb_blend_kernel_generic_;
-        break;
-    case MB_BLEND_ISA_SSE2_:
-#ifdef MB_BLEND_HAVE_SSE2_
-        fn = mb_blend_kernel_sse2_;
-#endif
-        break;
-    case MB_BLEND_ISA_AVX2_:
-#ifdef MB_BLEND_HAVE_AVX2_
-        if (cpu_has_avx2_fma()) {
-            fn = mb_blend_kernel_avx2_;
-            lanes = 8;
-        }
-#endif
-        break;
-    default:
-        break;
-    }
+    const blend_impl *k = impl_for(isa);
     if (out_lanes)
-        *out_lanes = lanes;
-    return fn;
+        *out_lanes = k ? k->lanes : 4;
+    return k ? k->kernel : NULL;
 }
 
-mb_blend_check_fn_ mb_blend_checker_(mb_blend_isa_ isa)
+mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa)
 {
-    int lanes = 0;
-    mb_blend_kernel_fn_ k = mb_blend_kernel_(isa, &lanes);
-#ifdef MB_BLEND_HAVE_AVX2_
-    if (k == mb_blend_kernel_avx2_)
-        return mb_blend_check_avx2_;
-#endif
-#ifdef MB_BLEND_HAVE_SSE2_
-    if (k == mb_blend_kernel_sse2_)
-        return mb_blend_check_sse2_;
-#endif
-    return k ? mb_blend_check_generic_ : NULL;
-}
-
-const char *mb_blend_isa_name_(mb_blend_isa_ isa)
-{
-    static const char *const names[] = {"auto", "generic", "sse2", "avx2"};
-    return (unsigned)isa < (unsigned)MB_BLEND_ISA_COUNT_ ? names[isa] : NULL;
+    const blend_impl *k = impl_for(isa);
+    return k ? k->check : NULL;
 }
 
 /* Trailing zero bits of a non-zero word. */
@@ -503,27 +480,22 @@ static mb_status run_rejected(const run_ctx *c, const mb_blend_batch_ *b, int do
  * here; the same for 7 KB). The pointer is volatile so that the call stays a call. */
 static void *(*volatile stage_copy_)(void *, const void *, size_t) = memcpy;
 
-/* The SIMD path. Validation: the kernel checks the values it reads (batch.doubt), so the
- * first STAGE_JOINTS joints are blended into a stack buffer and copied out only once the
- * whole job is known to be valid; the joints after them, and layers of weight 0 (which
- * the kernel does not read), are checked before anything is written. Where the kernel
- * doubts, the exact rules decide. The output is written only after all of it. */
-static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes,
-                            mb_blend_check_fn_ check)
+/* The kernel's inputs from the layers of positive weight (weights normalised, the heaviest
+ * moved to input 0, where the kernel starts its power iteration); the values of the others,
+ * and of every layer's joints from ns on (which the kernel reads only after the output is
+ * being written), checked. *k: the inputs; *any_mask: some input has a mask. */
+static inline mb_status take_layers(const run_ctx *c, mb_blend_check_fn_ check, int ns,
+                                    const mb_xform **src, const float **msrc, float *wt, int *k_out,
+                                    int *any_mask_out)
 {
     const mb_blend_desc *d = c->d;
     int n = d->out.count;
-    const mb_xform *src[MB_BLEND_MAX_LAYERS];
-    const float *msrc[MB_BLEND_MAX_LAYERS];
-    float wt[MB_BLEND_MAX_LAYERS];
     int k = 0, any_mask = 0, heaviest = 0;
     float wmax = 0.0f; /* in a register: compared through wt[], the loop waited on its stores */
     /* the total is known (validate_desc), so each weight is normalised as it is taken
      * (normalised in a pass of their own, the weights were read back as pairs just after
      * their single stores, which cannot forward) */
     const double wsum = c->wsum;
-    /* max_angle is an output the kernel writes directly: no stage then */
-    const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
     for (int i = 0; i < d->layer_count; ++i) {
         const mb_blend_layer *l = &d->layers[i];
         if (!(l->weight > 0.0f)) {
@@ -555,6 +527,68 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
         src[0] = src[heaviest], msrc[0] = msrc[heaviest], wt[0] = wt[heaviest];
         src[heaviest] = ts, msrc[heaviest] = tm, wt[heaviest] = tw;
     }
+    *k_out = k;
+    *any_mask_out = any_mask;
+    return MB_OK;
+}
+
+/* Once the job is known valid: the ns staged joints into the output, runs of accepted ones
+ * copied, each rejected one (bit set in rejected[], valid when any_rejected) on the scalar
+ * path. */
+static inline mb_status commit_staged(const run_ctx *c, const mb_xform *stage,
+                                      const uint32_t *rejected, int any_rejected, int ns)
+{
+    const mb_blend_desc *d = c->d;
+    /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
+    if (!any_rejected && ns > 0)
+        stage_copy_(d->out.joints, stage, (size_t)ns * sizeof *stage);
+    for (int j = 0; any_rejected && j < ns;) {
+        /* the run of accepted joints from j: up to the next set bit at or after j */
+        int e = j;
+        for (;;) {
+            uint32_t word = rejected[e / 32] >> (e % 32);
+            if (word) {
+                e += mb_ctz32_(word);
+                break;
+            }
+            e = (e / 32 + 1) * 32;
+            if (e >= ns)
+                break;
+        }
+        if (e > ns)
+            e = ns;
+        if (e > j)
+            memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
+        if (e >= ns)
+            break;
+        mb_status st = scalar_joint(c, e); /* a rejected joint */
+        if (st != MB_OK)
+            return st;
+        j = e + 1;
+    }
+
+    return MB_OK;
+}
+
+/* The SIMD path. Validation: the kernel checks the values it reads (batch.doubt), so the
+ * first STAGE_JOINTS joints are blended into a stack buffer and copied out only once the
+ * whole job is known to be valid; the joints after them, and layers of weight 0 (which
+ * the kernel does not read), are checked before anything is written. Where the kernel
+ * doubts, the exact rules decide. The output is written only after all of it. */
+static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int lanes,
+                            mb_blend_check_fn_ check)
+{
+    const mb_blend_desc *d = c->d;
+    int n = d->out.count;
+    const mb_xform *src[MB_BLEND_MAX_LAYERS];
+    const float *msrc[MB_BLEND_MAX_LAYERS];
+    float wt[MB_BLEND_MAX_LAYERS];
+    int k = 0, any_mask = 0;
+    /* max_angle is an output the kernel writes directly: no stage then */
+    const int ns = d->diag && d->diag->max_angle ? 0 : (n < STAGE_JOINTS ? n : STAGE_JOINTS);
+    mb_status vst = take_layers(c, check, ns, src, msrc, wt, &k, &any_mask);
+    if (vst != MB_OK)
+        return vst;
     /* every field the kernel reads, set one by one: an initialiser would also clear the
      * 64-byte rej array, which the kernel writes (for the groups it returns) */
     mb_blend_batch_ b;
@@ -592,33 +626,9 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
                 return MB_NUMERIC;
     if (d->diag) /* valid: from here on the job writes */
         d->diag->low_gap_joints = 0;
-    /* valid: commit the staged joints (runs of accepted ones), then the rejected ones */
-    if (!any_rejected && ns > 0)
-        stage_copy_(d->out.joints, stage, (size_t)ns * sizeof *stage);
-    for (int j = 0; any_rejected && j < ns;) {
-        /* the run of accepted joints from j: up to the next set bit at or after j */
-        int e = j;
-        for (;;) {
-            uint32_t word = rejected[e / 32] >> (e % 32);
-            if (word) {
-                e += mb_ctz32_(word);
-                break;
-            }
-            e = (e / 32 + 1) * 32;
-            if (e >= ns)
-                break;
-        }
-        if (e > ns)
-            e = ns;
-        if (e > j)
-            memcpy(&d->out.joints[j], &stage[j], (size_t)(e - j) * sizeof *stage);
-        if (e >= ns)
-            break;
-        mb_status st = scalar_joint(c, e); /* a rejected joint */
-        if (st != MB_OK)
-            return st;
-        j = e + 1;
-    }
+    vst = commit_staged(c, stage, rejected, any_rejected, ns);
+    if (vst != MB_OK)
+        return vst;
 
     /* the rest, validated above, straight into the output */
     b.dst = d->out.joints;
@@ -634,13 +644,14 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     return MB_OK;
 }
 
-mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats)
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
 {
     run_ctx c;
     mb_status st = validate_desc(d, &c.wsum);
     if (st != MB_OK)
         return st;
-    mb_blend_check_fn_ check = mb_blend_checker_(isa);
+    const blend_impl *impl = impl_for(isa); /* NULL: that ISA has no kernel here */
+    mb_blend_check_fn_ check = impl ? impl->check : NULL;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
@@ -650,12 +661,9 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_
     /* the locals, not c's fields: GCC tested the two ints with one 8-byte load just after
      * their 4-byte stores, which cannot forward (a stall of about 10 cycles per call) */
     if (d->method == MB_BLEND_LOGEXP && !exact && !want_gap) {
-        int lanes = 4;
-        mb_blend_kernel_fn_ kernel = mb_blend_kernel_(isa, &lanes);
-        if (kernel)
-            return run_kernel(&c, kernel, lanes, check);
-        if (isa != MB_BLEND_ISA_AUTO_)
-            return MB_INVALID_ARG; /* that ISA is not available here */
+        if (impl)
+            return run_kernel(&c, impl->kernel, impl->lanes, check);
+        return MB_INVALID_ARG; /* that ISA is not available here */
     }
     for (int i = 0; i < d->layer_count; ++i)
         if (!values_ok(d->layers[i].pose->joints, d->out.count, check))
@@ -682,5 +690,5 @@ void mb_blend_prepare(void)
 
 mb_status mb_blend_run(const mb_blend_desc *d)
 {
-    return mb_blend_run_isa_(d, MB_BLEND_ISA_AUTO_, NULL);
+    return mb_blend_run_isa_(d, MB_ISA_AUTO_, NULL);
 }

@@ -13,6 +13,7 @@
 #ifndef MB_BLEND_INTERNAL_H
 #define MB_BLEND_INTERNAL_H
 
+#include "base/cpu_internal.h"
 #include "mblend/blend.h"
 
 #define MB_BLEND_BATCH_MAX_GROUPS 16
@@ -58,36 +59,29 @@ typedef struct mb_blend_kstats_ {
 /* Runs a batch; returns the number of joints handled (>= 1); stats may be NULL. */
 typedef int (*mb_blend_kernel_fn_)(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 
-typedef enum mb_blend_isa_ {
-    MB_BLEND_ISA_AUTO_ = 0, /* best available on this CPU */
-    MB_BLEND_ISA_GENERIC_,  /* portable C, 4 lanes */
-    MB_BLEND_ISA_SSE2_,     /* 4 lanes */
-    MB_BLEND_ISA_AVX2_,     /* 8 lanes with FMA (runtime-dispatched under GCC on x86-64) */
-    MB_BLEND_ISA_COUNT_
-} mb_blend_isa_;
-
 /* A fast pre-check of pose values: 1 when every float of x[0..n) is finite and every
  * rotation has 1e-30 < |q|^2 < 3e38 in float; 0 means "re-check exactly". */
 typedef int (*mb_blend_check_fn_)(const mb_xform *x, int n);
 
-/* The kernel for an ISA and its lane count (and its pre-check, out_check nullable); NULL
- * when the ISA is not built in or the CPU lacks it (AUTO never returns NULL). */
-mb_blend_kernel_fn_ mb_blend_kernel_(mb_blend_isa_ isa, int *out_lanes);
-mb_blend_check_fn_ mb_blend_checker_(mb_blend_isa_ isa);
-const char *mb_blend_isa_name_(mb_blend_isa_ isa);
+/* The kernel for an ISA and its lane count; NULL when the ISA is not built in or the CPU
+ * lacks it (MB_ISA_AUTO_ never gives NULL). The dispatch scheme is cpu_internal.h's. */
+mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes);
+/* The pre-check that goes with mb_blend_kernel_(isa) (NULL when that is NULL). */
+mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa);
 
-/* mb_blend_run with a chosen kernel ISA (AUTO = what mb_blend_run uses); stats may be NULL. */
-mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_blend_isa_ isa, mb_blend_kstats_ *stats);
+/* mb_blend_run with a chosen kernel ISA (MB_ISA_AUTO_ = what mb_blend_run uses; an ISA
+ * without a kernel here gives MB_INVALID_ARG on the kernel path); stats may be NULL. */
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats);
 
 /* The instantiations (blend_kernel_*.c). */
 int mb_blend_kernel_generic_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_generic_(const mb_xform *x, int n);
-#if defined(__x86_64__) || defined(_M_X64) || (defined(__i386__) && defined(__SSE2__))
+#ifdef MB_CPU_BUILD_SSE2_
 #define MB_BLEND_HAVE_SSE2_ 1
 int mb_blend_kernel_sse2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_sse2_(const mb_xform *x, int n);
 #endif
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#ifdef MB_CPU_BUILD_AVX2_
 #define MB_BLEND_HAVE_AVX2_ 1
 int mb_blend_kernel_avx2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_avx2_(const mb_xform *x, int n);

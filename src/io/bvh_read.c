@@ -541,6 +541,77 @@ static mb_status check_unique_name(parser *ps, token kw, int name_col)
     return MB_OK;
 }
 
+/* A JOINT or End Site line inside joint parent, from its keyword t: the new node (an End
+ * Site named "<parent>_End", then "_End2", ... for a joint with several), its name checked
+ * unique, and its '{'. */
+static mb_status read_child_header(parser *ps, token t, int parent)
+{
+    char b[48];
+    mb_status st;
+    int is_end = tok_is(t, "End");
+    if (is_end) {
+        token site = next_token(ps);
+        if (!tok_is(site, "Site"))
+            return fail_at(ps, MB_PARSE, site.line, site.column,
+                           "expected 'Site' after 'End', found '%s'", excerpt(site.s, site.n, b));
+    }
+    tmp_joint *nj;
+    if ((st = add_joint(ps, t, &nj)) != MB_OK)
+        return st;
+    tmp_joint *cur = &ps->joints[parent]; /* add_joint may have moved the array */
+    nj->d.parent = parent;
+    if (is_end) {
+        nj->d.end_site = 1;
+        int k = cur->end_site_children++;
+        char suffix[16] = "_End";
+        if (k > 0)
+            snprintf(suffix, sizeof suffix, "_End%d", k + 1);
+        size_t pn = strlen(cur->name), sn = strlen(suffix);
+        if (pn + sn > MB_MAX_NAME)
+            return fail_at(ps, MB_LIMIT, t.line, t.column,
+                           "End Site of '%s' would be named '%s%s', longer than %d bytes",
+                           cur->name, cur->name, suffix, MB_MAX_NAME);
+        memcpy(nj->name, cur->name, pn);
+        memcpy(nj->name + pn, suffix, sn + 1);
+    }
+    int name_col = t.column;
+    if (!is_end && (st = read_name(ps, t, nj->name, &name_col)) != MB_OK)
+        return st;
+    if ((st = check_unique_name(ps, t, name_col)) != MB_OK)
+        return st;
+    return expect_open_brace(ps, is_end ? "End Site of" : "joint", is_end ? cur->name : nj->name);
+}
+
+/* The error for token t inside node cur where none of OFFSET, CHANNELS, JOINT, End Site or
+ * '}' is: a stray channel name, a MOTION or ROOT before the '}', a '{', anything else. */
+static mb_status fail_unexpected(parser *ps, token t, const tmp_joint *cur)
+{
+    char b[48], who[160];
+    if (channel_of(t) >= 0) {
+        if (cur->has_channels)
+            return fail_at(ps, MB_PARSE, t.line, t.column,
+                           "more channel names than the CHANNELS count (%d) of joint '%s': "
+                           "found '%s'",
+                           cur->d.channel_count, cur->name, excerpt(t.s, t.n, b));
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "channel name '%s' outside a CHANNELS line in %s", excerpt(t.s, t.n, b),
+                       node_label(ps, cur, who, sizeof who));
+    }
+    if (tok_is(t, "MOTION") || tok_is(t, "ROOT"))
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "%s reached inside %s (opened at line %d): missing '}'",
+                       tok_is(t, "ROOT") ? "ROOT" : "MOTION", node_label(ps, cur, who, sizeof who),
+                       cur->line);
+    if (t.n == 1 && t.s[0] == '{')
+        return fail_at(ps, MB_PARSE, t.line, t.column,
+                       "unexpected '{' inside %s (a JOINT or End Site line must precede it)",
+                       node_label(ps, cur, who, sizeof who));
+    return fail_at(ps, MB_PARSE, t.line, t.column,
+                   "unexpected '%s' in %s (expected OFFSET, CHANNELS, JOINT, "
+                   "End Site or '}')",
+                   excerpt(t.s, t.n, b), node_label(ps, cur, who, sizeof who));
+}
+
 /* Parses from just after "ROOT" to the closing brace of the root (one of several in a
  * multi-ROOT file). Iterative, with an explicit stack of open joints, so deep hierarchies
  * cannot overflow the C stack. */
@@ -549,7 +620,7 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
     int stack[MB_MAX_JOINTS];
     int had_child[MB_MAX_JOINTS];
     int depth = 0;
-    char b[48], who[160];
+    char who[160];
 
     tmp_joint *j;
     mb_status st = add_joint(ps, root_kw, &j);
@@ -597,70 +668,14 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
             if (cur->d.end_site)
                 return fail_tok(ps, MB_PARSE, t, "End Site of '%s' cannot have children",
                                 ps->joints[cur->d.parent].name);
-            int parent = stack[depth - 1];
-            int is_end = tok_is(t, "End");
-            if (is_end) {
-                token site = next_token(ps);
-                if (!tok_is(site, "Site"))
-                    return fail_at(ps, MB_PARSE, site.line, site.column,
-                                   "expected 'Site' after 'End', found '%s'",
-                                   excerpt(site.s, site.n, b));
-            }
-            tmp_joint *nj;
-            if ((st = add_joint(ps, t, &nj)) != MB_OK)
-                return st;
-            cur = &ps->joints[parent]; /* add_joint may have moved the array */
-            nj->d.parent = parent;
-            if (is_end) {
-                nj->d.end_site = 1;
-                /* "<parent>_End", then "_End2", ... for a joint with several End Sites. */
-                int k = cur->end_site_children++;
-                char suffix[16] = "_End";
-                if (k > 0)
-                    snprintf(suffix, sizeof suffix, "_End%d", k + 1);
-                size_t pn = strlen(cur->name), sn = strlen(suffix);
-                if (pn + sn > MB_MAX_NAME)
-                    return fail_at(ps, MB_LIMIT, t.line, t.column,
-                                   "End Site of '%s' would be named '%s%s', longer than %d bytes",
-                                   cur->name, cur->name, suffix, MB_MAX_NAME);
-                memcpy(nj->name, cur->name, pn);
-                memcpy(nj->name + pn, suffix, sn + 1);
-            }
-            int name_col = t.column;
-            if (!is_end && (st = read_name(ps, t, nj->name, &name_col)) != MB_OK)
-                return st;
-            if ((st = check_unique_name(ps, t, name_col)) != MB_OK)
-                return st;
-            if ((st = expect_open_brace(ps, is_end ? "End Site of" : "joint",
-                                        is_end ? cur->name : nj->name)) != MB_OK)
+            if ((st = read_child_header(ps, t, stack[depth - 1])) != MB_OK)
                 return st;
             had_child[depth - 1] = 1;
             stack[depth] = ps->joint_count - 1;
             had_child[depth] = 0;
             ++depth;
-        } else if (channel_of(t) >= 0) {
-            if (cur->has_channels)
-                return fail_at(ps, MB_PARSE, t.line, t.column,
-                               "more channel names than the CHANNELS count (%d) of joint '%s': "
-                               "found '%s'",
-                               cur->d.channel_count, cur->name, excerpt(t.s, t.n, b));
-            return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "channel name '%s' outside a CHANNELS line in %s", excerpt(t.s, t.n, b),
-                           node_label(ps, cur, who, sizeof who));
-        } else if (tok_is(t, "MOTION") || tok_is(t, "ROOT")) {
-            return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "%s reached inside %s (opened at line %d): missing '}'",
-                           tok_is(t, "ROOT") ? "ROOT" : "MOTION",
-                           node_label(ps, cur, who, sizeof who), cur->line);
-        } else if (t.n == 1 && t.s[0] == '{') {
-            return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "unexpected '{' inside %s (a JOINT or End Site line must precede it)",
-                           node_label(ps, cur, who, sizeof who));
         } else {
-            return fail_at(ps, MB_PARSE, t.line, t.column,
-                           "unexpected '%s' in %s (expected OFFSET, CHANNELS, JOINT, "
-                           "End Site or '}')",
-                           excerpt(t.s, t.n, b), node_label(ps, cur, who, sizeof who));
+            return fail_unexpected(ps, t, cur);
         }
         if (st != MB_OK)
             return st;
@@ -942,6 +957,9 @@ static mb_status fail_no_motion(parser *ps, token t)
                    "expected MOTION after the hierarchy, found '%s'", excerpt(t.s, t.n, b));
 }
 
+/* The MOTION section into a clip. One function on purpose (scripts/lint.sh allows its
+ * length): its frame loop is the reader's hot path (tools/bench/bench_bvh_read), keeps the
+ * read position in a local, and its rare error branches report from the loop's state. */
 static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_error *warning,
                              mb_clip **out_clip)
 {
@@ -1144,6 +1162,83 @@ done:
 
 /* ---------- entry points ---------- */
 
+/* HIERARCHY and every ROOT's hierarchy into ps->joints; *group is set when there are
+ * several ROOTs (Blender reads them; some exporters write one per actor): each one is read
+ * like the first, and node 0 of the skeleton becomes a group that holds them. */
+static mb_status read_roots(parser *ps, int *group)
+{
+    mb_status st;
+    char b[48];
+    token t = next_token(ps);
+    if (!tok_is(t, "HIERARCHY"))
+        return t.n == 0 ? fail_at(ps, MB_PARSE, t.line, t.column, "empty file: expected HIERARCHY")
+                        : fail_at(ps, MB_PARSE, t.line, t.column,
+                                  "expected HIERARCHY at the start of a BVH file, found '%s'%s",
+                                  excerpt(t.s, t.n, b), not_bvh_hint(ps->p - t.n, ps->end));
+    t = next_token(ps);
+    if (!tok_is(t, "ROOT"))
+        return t.n == 0 ? fail_at(ps, MB_PARSE, t.line, t.column, "file ends before the ROOT joint")
+                        : fail_at(ps, MB_PARSE, t.line, t.column,
+                                  "expected ROOT after HIERARCHY, found '%s'", excerpt(t.s, t.n, b));
+    if ((st = read_hierarchy(ps, t)) != MB_OK)
+        return st;
+    int roots = 1;
+    token second_root = {0};
+    while (tok_is(peek_token(ps), "ROOT")) {
+        t = next_token(ps);
+        if (roots++ == 1)
+            second_root = t;
+        if ((st = read_hierarchy(ps, t)) != MB_OK)
+            return st;
+    }
+    *group = roots > 1;
+    if (*group && ps->joint_count + 1 > MB_MAX_JOINTS)
+        return fail_at(ps, MB_LIMIT, second_root.line, second_root.column,
+                       "%d joints and End Sites under %d ROOTs, plus the node that groups the "
+                       "ROOTs, are more than the limit MB_MAX_JOINTS (%d)",
+                       ps->joint_count, roots, MB_MAX_JOINTS);
+    return MB_OK;
+}
+
+/* The skeleton of the joints read, under a "ROOTS" group node when group is set. */
+static mb_status create_skeleton(parser *ps, int group, const mb_bvh_read_desc *d,
+                                 mb_skeleton **skel)
+{
+    const int n = ps->joint_count + group;
+    mb_joint_desc *descs = mb_alloc_(ps->alloc, (size_t)n * sizeof *descs);
+    if (!descs)
+        return fail_at(ps, MB_NOMEM, ps->line, 1, "out of memory");
+    char group_name[24] = "ROOTS";
+    if (group) {
+        /* named after what it holds, unless a joint has that name */
+        for (int k = 2; find_joint(ps, group_name, ps->joint_count) >= 0; ++k)
+            snprintf(group_name, sizeof group_name, "ROOTS_%d", k);
+        memset(&descs[0], 0, sizeof descs[0]);
+        descs[0].name = group_name;
+        descs[0].parent = -1;
+        descs[0].roots_group = 1;
+    }
+    for (int i = 0; i < ps->joint_count; ++i) {
+        mb_joint_desc *jd = &descs[i + group];
+        *jd = ps->joints[i].d;
+        jd->name = ps->joints[i].name;
+        if (group)
+            jd->parent = jd->parent < 0 ? 0 : jd->parent + 1;
+    }
+    mb_skeleton_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.joints = descs;
+    sd.joint_count = n;
+    sd.allocator = d->allocator;
+    mb_status st = mb_skeleton_create(&sd, skel);
+    mb_free_(ps->alloc, descs);
+    if (st != MB_OK) /* the parser checks everything create checks; this is a safety net */
+        return st == MB_NOMEM
+                   ? fail_at(ps, st, ps->line, 1, "out of memory creating the skeleton")
+                   : fail_at(ps, st, ps->line, 1, "invalid skeleton: %s", mb_status_str(st));
+    return MB_OK;
+}
+
 mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
                           const mb_bvh_read_desc *d, mb_skeleton **out_skel, mb_clip **out_clip,
                           mb_error *err)
@@ -1187,83 +1282,9 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
     mb_status st;
     mb_skeleton *skel = NULL;
     mb_clip *clip = NULL;
-    char b[48];
-    token t = next_token(&ps);
-    if (!tok_is(t, "HIERARCHY")) {
-        st = t.n == 0 ? fail_at(&ps, MB_PARSE, t.line, t.column, "empty file: expected HIERARCHY")
-                      : fail_at(&ps, MB_PARSE, t.line, t.column,
-                                "expected HIERARCHY at the start of a BVH file, found '%s'%s",
-                                excerpt(t.s, t.n, b), not_bvh_hint(ps.p - t.n, ps.end));
+    int group = 0;
+    if ((st = read_roots(&ps, &group)) != MB_OK || (st = create_skeleton(&ps, group, d, &skel)) != MB_OK)
         goto out;
-    }
-    t = next_token(&ps);
-    if (!tok_is(t, "ROOT")) {
-        st = t.n == 0 ? fail_at(&ps, MB_PARSE, t.line, t.column, "file ends before the ROOT joint")
-                      : fail_at(&ps, MB_PARSE, t.line, t.column,
-                                "expected ROOT after HIERARCHY, found '%s'", excerpt(t.s, t.n, b));
-        goto out;
-    }
-    if ((st = read_hierarchy(&ps, t)) != MB_OK)
-        goto out;
-    /* More ROOTs (Blender reads them; some exporters write one per actor): each one is
-     * read like the first, and node 0 of the skeleton becomes a group that holds them. */
-    int roots = 1;
-    token second_root = {0};
-    while (tok_is(peek_token(&ps), "ROOT")) {
-        t = next_token(&ps);
-        if (roots++ == 1)
-            second_root = t;
-        if ((st = read_hierarchy(&ps, t)) != MB_OK)
-            goto out;
-    }
-    const int group = roots > 1;
-    if (group && ps.joint_count + 1 > MB_MAX_JOINTS) {
-        st = fail_at(&ps, MB_LIMIT, second_root.line, second_root.column,
-                     "%d joints and End Sites under %d ROOTs, plus the node that groups the "
-                     "ROOTs, are more than the limit MB_MAX_JOINTS (%d)",
-                     ps.joint_count, roots, MB_MAX_JOINTS);
-        goto out;
-    }
-
-    {
-        const int n = ps.joint_count + group;
-        mb_joint_desc *descs = mb_alloc_(ps.alloc, (size_t)n * sizeof *descs);
-        if (!descs) {
-            st = fail_at(&ps, MB_NOMEM, ps.line, 1, "out of memory");
-            goto out;
-        }
-        char group_name[24] = "ROOTS";
-        if (group) {
-            /* named after what it holds, unless a joint has that name */
-            for (int k = 2; find_joint(&ps, group_name, ps.joint_count) >= 0; ++k)
-                snprintf(group_name, sizeof group_name, "ROOTS_%d", k);
-            memset(&descs[0], 0, sizeof descs[0]);
-            descs[0].name = group_name;
-            descs[0].parent = -1;
-            descs[0].roots_group = 1;
-        }
-        for (int i = 0; i < ps.joint_count; ++i) {
-            mb_joint_desc *jd = &descs[i + group];
-            *jd = ps.joints[i].d;
-            jd->name = ps.joints[i].name;
-            if (group)
-                jd->parent = jd->parent < 0 ? 0 : jd->parent + 1;
-        }
-        mb_skeleton_desc sd;
-        memset(&sd, 0, sizeof sd);
-        sd.joints = descs;
-        sd.joint_count = n;
-        sd.allocator = d->allocator;
-        st = mb_skeleton_create(&sd, &skel);
-        mb_free_(ps.alloc, descs);
-        if (st != MB_OK) {
-            /* The parser checks everything create checks; this is a safety net. */
-            st = st == MB_NOMEM
-                     ? fail_at(&ps, st, ps.line, 1, "out of memory creating the skeleton")
-                     : fail_at(&ps, st, ps.line, 1, "invalid skeleton: %s", mb_status_str(st));
-            goto out;
-        }
-    }
     if ((st = read_motion(&ps, skel, d->lenient, d->warning, &clip)) != MB_OK)
         goto out;
 
@@ -1279,6 +1300,73 @@ out:
         *out_clip = clip;
     else
         mb_clip_destroy(clip);
+    return MB_OK;
+}
+
+/* Regular file f of st_size bytes into *buf (allocated with a, one spare byte), *size
+ * bytes. On failure the status and *why; *buf may hold memory for the caller to free. */
+static mb_status slurp_regular(FILE *f, long long st_size, const mb_allocator *a, char **buf,
+                               long long *size, const char **why)
+{
+    *size = st_size;
+    if ((unsigned long long)st_size > MB_BVH_MAX_FILE_BYTES) {
+        *why = "file larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+        return MB_LIMIT;
+    }
+    *buf = mb_alloc_(a, (size_t)st_size + 1);
+    if (!*buf) {
+        *why = "out of memory reading the file";
+        return MB_NOMEM;
+    }
+    if (st_size > 0 && fread(*buf, 1, (size_t)st_size, f) != (size_t)st_size) {
+        *why = ferror(f) ? strerror(errno) : "file shrank while reading";
+        return MB_IO;
+    }
+    return MB_OK;
+}
+
+/* A pipe or device: no size up front, so read in growing chunks (the allocator hooks have
+ * no realloc: copy on growth, doubling keeps it linear) into *buf, *size bytes. Failure as
+ * slurp_regular. */
+static mb_status slurp_stream(FILE *f, const mb_allocator *a, char **buf, long long *size,
+                              const char **why)
+{
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            if (ncap > MB_BVH_MAX_FILE_BYTES + 1)
+                ncap = (size_t)MB_BVH_MAX_FILE_BYTES + 1;
+            if (ncap <= cap) {
+                *why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+                return MB_LIMIT;
+            }
+            char *nb = mb_alloc_(a, ncap);
+            if (!nb) {
+                *why = "out of memory reading the file";
+                return MB_NOMEM;
+            }
+            if (n)
+                memcpy(nb, *buf, n);
+            mb_free_(a, *buf);
+            *buf = nb;
+            cap = ncap;
+        }
+        size_t r = fread(*buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) {
+            if (ferror(f)) {
+                *why = strerror(errno);
+                return MB_IO;
+            }
+            break;
+        }
+    }
+    if (n > MB_BVH_MAX_FILE_BYTES) {
+        *why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
+        return MB_LIMIT;
+    }
+    *size = (long long)n;
     return MB_OK;
 }
 
@@ -1318,66 +1406,10 @@ mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d, mb_skele
         why = "it is a directory";
         goto fail;
     }
-    if (S_ISREG(sb.st_mode)) {
-        size = (long long)sb.st_size;
-        if ((unsigned long long)size > MB_BVH_MAX_FILE_BYTES) {
-            st = MB_LIMIT;
-            why = "file larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
-            goto fail;
-        }
-        buf = mb_alloc_(a, (size_t)size + 1);
-        if (!buf) {
-            st = MB_NOMEM;
-            why = "out of memory reading the file";
-            goto fail;
-        }
-        if (size > 0 && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            why = ferror(f) ? strerror(errno) : "file shrank while reading";
-            goto fail;
-        }
-    } else {
-        /* A pipe or device: no size up front, so read in growing chunks (the allocator
-         * hooks have no realloc: copy on growth, doubling keeps it linear). */
-        size_t cap = 0, n = 0;
-        for (;;) {
-            if (n == cap) {
-                size_t ncap = cap ? 2 * cap : 65536;
-                if (ncap > MB_BVH_MAX_FILE_BYTES + 1)
-                    ncap = (size_t)MB_BVH_MAX_FILE_BYTES + 1;
-                if (ncap <= cap) {
-                    st = MB_LIMIT;
-                    why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
-                    goto fail;
-                }
-                char *nb = mb_alloc_(a, ncap);
-                if (!nb) {
-                    st = MB_NOMEM;
-                    why = "out of memory reading the file";
-                    goto fail;
-                }
-                if (n)
-                    memcpy(nb, buf, n);
-                mb_free_(a, buf);
-                buf = nb;
-                cap = ncap;
-            }
-            size_t r = fread(buf + n, 1, cap - n, f);
-            n += r;
-            if (r == 0) {
-                if (ferror(f)) {
-                    why = strerror(errno);
-                    goto fail;
-                }
-                break;
-            }
-        }
-        if (n > MB_BVH_MAX_FILE_BYTES) {
-            st = MB_LIMIT;
-            why = "input larger than the 8 GiB limit (MB_BVH_MAX_FILE_BYTES)";
-            goto fail;
-        }
-        size = (long long)n;
-    }
+    st = S_ISREG(sb.st_mode) ? slurp_regular(f, (long long)sb.st_size, a, &buf, &size, &why)
+                             : slurp_stream(f, a, &buf, &size, &why);
+    if (st != MB_OK)
+        goto fail;
     fclose(f);
     f = NULL;
     st = mb_bvh_read_mem(buf, (size_t)size, path, d, out_skel, out_clip, err);

@@ -544,7 +544,10 @@ static mb_status check_attribute(const gcheck *g, const char *name, const cJSON 
     return MB_OK;
 }
 
-static mb_status check_uses(gcheck *g)
+/* The scenes: their node lists index nodes, each a root node listed once (assimp copies
+ * the subtree of every entry, so one root listed thousands of times asks for gigabytes);
+ * and "scene" indexes them. */
+static mb_status check_scene_uses(gcheck *g)
 {
     mb_status st = MB_OK;
     char path[96];
@@ -554,8 +557,6 @@ static mb_status check_uses(gcheck *g)
         snprintf(path, sizeof path, "scenes[%d]", i++);
         if ((st = check_index_array(g, it, "nodes", g->nnodes, "nodes", path, 0)) != MB_OK)
             return st;
-        /* Root nodes, each once: assimp copies the subtree of every entry, so one root
-         * listed thousands of times asks for gigabytes. */
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "nodes"), *e;
         cJSON_ArrayForEach(e, a) {
             int k = (int)e->valuedouble;
@@ -571,7 +572,16 @@ static mb_status check_uses(gcheck *g)
     }
     if (opt_index(g, g->root, "scene", array_size(g->root, "scenes"), "scenes", "", &st) == -2)
         return st;
-    i = 0;
+    return MB_OK;
+}
+
+/* Every mesh primitive's indices, mode and attribute accessors. */
+static mb_status check_mesh_uses(gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[96];
+    int i = 0;
+    const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "meshes")) {
         int p = 0;
         const cJSON *prim;
@@ -594,7 +604,18 @@ static mb_status check_uses(gcheck *g)
         }
         ++i;
     }
-    i = 0;
+    return MB_OK;
+}
+
+/* Every skin's joints (nodes, at least one) and inverse bind matrices (float MAT4, one per
+ * joint; optional in glTF (identity), but assimp 5.2 dereferences it unchecked: counted
+ * here, the asset is patched for it in gltf_patch.c). */
+static mb_status check_skin_uses(gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[96];
+    int i = 0;
+    const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "skins")) {
         snprintf(path, sizeof path, "skins[%d]", i++);
         if ((st = check_index_array(g, it, "joints", g->nnodes, "nodes", path, 1)) != MB_OK)
@@ -604,8 +625,6 @@ static mb_status check_uses(gcheck *g)
         long long ibm = opt_index(g, it, "inverseBindMatrices", g->naccessors, "accessors", path, &st);
         if (ibm == -2)
             return st;
-        /* Optional in glTF (identity), but assimp 5.2 dereferences it unchecked: the
-         * asset is patched for it (gltf_patch.c). */
         if (ibm < 0) {
             ++g->skins_without_binds;
             continue;
@@ -620,7 +639,17 @@ static mb_status check_uses(gcheck *g)
             return fail(g, "%s.inverseBindMatrices: accessors[%lld] is not %d float MAT4",
                         path, ibm, joints);
     }
-    i = 0;
+    return MB_OK;
+}
+
+/* Every animation's samplers (input and output accessors, a known interpolation) and
+ * channels (a sampler, a target node). */
+static mb_status check_animation_uses(gcheck *g)
+{
+    mb_status st = MB_OK;
+    char path[96];
+    int i = 0;
+    const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g->root, "animations")) {
         int ns = array_size(it, "samplers"), k = 0;
         const cJSON *e;
@@ -647,6 +676,17 @@ static mb_status check_uses(gcheck *g)
         }
         ++i;
     }
+    return MB_OK;
+}
+
+/* The references between the top-level arrays: scenes, meshes, skins, animations, in that
+ * order (the first error found is the one reported). */
+static mb_status check_uses(gcheck *g)
+{
+    mb_status st;
+    if ((st = check_scene_uses(g)) != MB_OK || (st = check_mesh_uses(g)) != MB_OK ||
+        (st = check_skin_uses(g)) != MB_OK || (st = check_animation_uses(g)) != MB_OK)
+        return st;
     return MB_OK;
 }
 

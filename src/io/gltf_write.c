@@ -167,15 +167,20 @@ static int track_moves(const mb_xform *poses, const mb_xform *rest, int nj, int 
     return 0;
 }
 
-mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
+/* The root node's rotation that turns the skeleton's up axis to glTF's +Y, by up_axis
+ * (0..3, checked): -90 degrees about X for +Z (y' = z, z' = -y), +90 degrees about Z for +X
+ * (y' = x), none for +Y. */
+static const double *up_turn(int up_axis)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
-    if (!d || !out || !out_len || !d->skeleton)
-        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
-                              "skeleton or output)");
-    *out = NULL;
-    *out_len = 0;
+#define H_ 0.70710678118654752
+    static const double up_rot[4][4] = {{0, 0, 0, 1}, {0, 0, H_, H_}, {0, 0, 0, 1}, {-H_, 0, 0, H_}};
+#undef H_
+    return up_rot[up_axis];
+}
+
+/* The arguments mb_gltf_write_mem checks before it allocates anything. */
+static mb_status check_desc(const mb_gltf_write_desc *d, mb_error *err)
+{
     const mb_skeleton *s = d->skeleton;
     const mb_mesh *m = d->mesh;
     int nj = mb_skeleton_joint_count(s);
@@ -187,16 +192,8 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
                               "skeleton %d", mb_clip_joint_count(d->clip), nj);
     if (!(d->scale >= 0.0f) || !isfinite(d->scale))
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
-    float scale = d->scale > 0.0f ? d->scale : 1.0f;
     if (d->up_axis < 0 || d->up_axis > 3)
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", d->up_axis);
-    /* the root node's rotation that turns the skeleton's up axis to glTF's +Y: -90 degrees
-     * about X for +Z (y' = z, z' = -y), +90 degrees about Z for +X (y' = x) */
-    const double h = 0.70710678118654752;
-    const double up_rot[4][4] = {{0, 0, 0, 1}, {0, 0, h, h}, {0, 0, 0, 1}, {-h, 0, 0, h}};
-    const double *turn = up_rot[d->up_axis];
-    int turned = turn[3] != 1.0;
-    const int *parents = mb_skeleton_parents(s);
     if (m) {
         const int *sj = mb_mesh_skin_joints(m);
         int ns = mb_mesh_skin_joint_count(m);
@@ -208,132 +205,193 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
                                           "(glTF skins list each joint once)",
                                           a, b, mb_skeleton_name(s, sj[a]));
     }
+    return MB_OK;
+}
 
-    ctx c;
-    memset(&c, 0, sizeof c);
-    buf json = {NULL, 0, 0, 0};
-    mb_status st = MB_NOMEM;
-    mb_xform *rest = malloc((size_t)nj * sizeof *rest);
-    mb_xform *poses = NULL;
-    float *tmp = NULL;
-    if (!rest)
-        goto done;
-    if (d->rest) {
-        memcpy(rest, d->rest, (size_t)nj * sizeof *rest);
-    } else if (m) {
-        memcpy(rest, mb_mesh_bind_pose(m), (size_t)nj * sizeof *rest);
+/* Everything one export builds; zeroed, then filled step by step by mb_gltf_write_mem. */
+typedef struct writer {
+    const mb_gltf_write_desc *d;
+    const mb_skeleton *s;
+    const mb_mesh *m; /* NULL: no mesh */
+    int nj, frames;
+    mb_xform *rest;  /* nj local rest transforms: the nodes' TRS */
+    mb_xform *poses; /* frames * nj, frame-major; NULL without frames */
+    ctx c;           /* the binary chunk with its views and accessors */
+    /* the mesh's accessors (POSITION, NORMAL, JOINTS_0, WEIGHTS_0), indices, inverse binds */
+    int mesh_acc[4], index_acc, ibm_acc;
+    /* the animation: its time accessor (-1 until written), samplers and channels */
+    int time_acc, anim_channels, root_animated;
+    buf samplers, channels;
+    buf json;
+} writer;
+
+/* The rest pose (the desc's, the mesh's bind pose or the skeleton's rest pose) and every
+ * frame of the clip, checked finite. MB_NOMEM without an error message (the caller sets
+ * it). */
+static mb_status load_poses(writer *w, mb_error *err)
+{
+    const int nj = w->nj;
+    w->rest = malloc((size_t)nj * sizeof *w->rest);
+    if (!w->rest)
+        return MB_NOMEM;
+    if (w->d->rest) {
+        memcpy(w->rest, w->d->rest, (size_t)nj * sizeof *w->rest);
+    } else if (w->m) {
+        memcpy(w->rest, mb_mesh_bind_pose(w->m), (size_t)nj * sizeof *w->rest);
     } else {
-        mb_pose rp = {rest, nj};
-        mb_skeleton_rest_pose(s, rp);
+        mb_pose rp = {w->rest, nj};
+        mb_skeleton_rest_pose(w->s, rp);
     }
-    if (!finite_pose(rest, nj)) {
-        st = mb_error_set_(err, MB_NUMERIC, "glTF", "the rest pose is not finite");
-        goto done;
+    if (!finite_pose(w->rest, nj))
+        return mb_error_set_(err, MB_NUMERIC, "glTF", "the rest pose is not finite");
+    if (w->frames <= 0)
+        return MB_OK;
+    w->poses = malloc((size_t)w->frames * (size_t)nj * sizeof *w->poses);
+    if (!w->poses)
+        return MB_NOMEM;
+    for (int f = 0; f < w->frames; ++f) {
+        mb_pose fp = {&w->poses[(size_t)f * (size_t)nj], nj};
+        mb_status st = mb_clip_frame_pose(w->s, w->d->clip, f, fp);
+        if (st != MB_OK)
+            return mb_error_set_(err, st, "glTF", "frame %d: %s", f, mb_status_str(st));
+        if (!finite_pose(fp.joints, nj))
+            return mb_error_set_(err, MB_NUMERIC, "glTF", "frame %d is not finite", f);
     }
+    return MB_OK;
+}
 
-    int frames = d->clip ? mb_clip_frame_count(d->clip) : 0;
-    if (frames > 0) {
-        poses = malloc((size_t)frames * (size_t)nj * sizeof *poses);
-        if (!poses)
-            goto done;
-        for (int f = 0; f < frames; ++f) {
-            mb_pose fp = {&poses[(size_t)f * (size_t)nj], nj};
-            if ((st = mb_clip_frame_pose(s, d->clip, f, fp)) != MB_OK) {
-                mb_error_set_(err, st, "glTF", "frame %d: %s", f, mb_status_str(st));
-                goto done;
-            }
-            if (!finite_pose(fp.joints, nj)) {
-                st = mb_error_set_(err, MB_NUMERIC, "glTF", "frame %d is not finite", f);
-                goto done;
-            }
-        }
-        st = MB_NOMEM;
+/* The mesh's binary data and accessors: positions (with min/max, which glTF requires),
+ * unit normals, joint indices, weights, triangles and inverse bind matrices. 0 when out of
+ * memory. */
+static int write_mesh_data(writer *w)
+{
+    const mb_mesh *m = w->m;
+    ctx *c = &w->c;
+    size_t nv = (size_t)mb_mesh_vertex_count(m), nt = (size_t)mb_mesh_triangle_count(m);
+    float lo[3], hi[3];
+    const float *p = mb_mesh_positions(m);
+    minmax(p, nv, 3, lo, hi);
+    int v = add_view(c, p, nv * 12, 34962);
+    w->mesh_acc[0] = add_accessor(c, v, CT_FLOAT, nv, "VEC3", 3, lo, hi);
+    float *tmp = malloc(nv * 4 * sizeof(float) + 64);
+    if (!tmp)
+        return 0;
+    const float *n = mb_mesh_normals(m);
+    for (size_t i = 0; i < nv; ++i) {
+        double len = sqrt((double)n[3 * i] * n[3 * i] + (double)n[3 * i + 1] * n[3 * i + 1] +
+                          (double)n[3 * i + 2] * n[3 * i + 2]);
+        for (int k = 0; k < 3; ++k) /* glTF normals must be unit: a vertex without faces gets +z */
+            tmp[3 * i + (size_t)k] = len > 0.5 ? (float)(n[3 * i + (size_t)k] / len) : (k == 2 ? 1.0f : 0.0f);
     }
+    v = add_view(c, tmp, nv * 12, 34962);
+    w->mesh_acc[1] = add_accessor(c, v, CT_FLOAT, nv, "VEC3", 0, NULL, NULL);
+    /* zero-weight slots point at joint 0, as the spec recommends */
+    uint16_t *j16 = (uint16_t *)tmp;
+    const uint16_t *ji = mb_mesh_joint_indices(m);
+    const float *jw = mb_mesh_joint_weights(m);
+    for (size_t i = 0; i < 4 * nv; ++i)
+        j16[i] = jw[i] > 0.0f ? ji[i] : 0;
+    v = add_view(c, j16, nv * 8, 34962);
+    w->mesh_acc[2] = add_accessor(c, v, CT_USHORT, nv, "VEC4", 0, NULL, NULL);
+    free(tmp); /* add_view copied it */
+    v = add_view(c, jw, nv * 16, 34962);
+    w->mesh_acc[3] = add_accessor(c, v, CT_FLOAT, nv, "VEC4", 0, NULL, NULL);
+    if (nt > 0) {
+        v = add_view(c, mb_mesh_triangles(m), nt * 12, 34963);
+        w->index_acc = add_accessor(c, v, CT_UINT, nt * 3, "SCALAR", 0, NULL, NULL);
+    }
+    size_t ns = (size_t)mb_mesh_skin_joint_count(m);
+    v = add_view(c, mb_mesh_inverse_binds(m), ns * 64, 0);
+    w->ibm_acc = add_accessor(c, v, CT_FLOAT, ns, "MAT4", 0, NULL, NULL);
+    return 1;
+}
 
-    /* ---- binary data ---- */
-    int mesh_acc[4] = {-1, -1, -1, -1}, index_acc = -1, ibm_acc = -1;
-    if (m) {
-        size_t nv = (size_t)mb_mesh_vertex_count(m), nt = (size_t)mb_mesh_triangle_count(m);
-        float lo[3], hi[3];
-        const float *p = mb_mesh_positions(m);
-        minmax(p, nv, 3, lo, hi);
-        int v = add_view(&c, p, nv * 12, 34962);
-        mesh_acc[0] = add_accessor(&c, v, CT_FLOAT, nv, "VEC3", 3, lo, hi);
-        tmp = malloc(nv * 4 * sizeof(float) + 64);
-        if (!tmp)
-            goto done;
-        const float *n = mb_mesh_normals(m);
-        for (size_t i = 0; i < nv; ++i) {
-            double len = sqrt((double)n[3 * i] * n[3 * i] + (double)n[3 * i + 1] * n[3 * i + 1] +
-                              (double)n[3 * i + 2] * n[3 * i + 2]);
-            for (int k = 0; k < 3; ++k) /* glTF normals must be unit: a vertex without faces gets +z */
-                tmp[3 * i + (size_t)k] = len > 0.5 ? (float)(n[3 * i + (size_t)k] / len) : (k == 2 ? 1.0f : 0.0f);
-        }
-        v = add_view(&c, tmp, nv * 12, 34962);
-        mesh_acc[1] = add_accessor(&c, v, CT_FLOAT, nv, "VEC3", 0, NULL, NULL);
-        /* zero-weight slots point at joint 0, as the spec recommends */
-        uint16_t *j16 = (uint16_t *)tmp;
-        const uint16_t *ji = mb_mesh_joint_indices(m);
-        const float *jw = mb_mesh_joint_weights(m);
-        for (size_t i = 0; i < 4 * nv; ++i)
-            j16[i] = jw[i] > 0.0f ? ji[i] : 0;
-        v = add_view(&c, j16, nv * 8, 34962);
-        mesh_acc[2] = add_accessor(&c, v, CT_USHORT, nv, "VEC4", 0, NULL, NULL);
-        v = add_view(&c, jw, nv * 16, 34962);
-        mesh_acc[3] = add_accessor(&c, v, CT_FLOAT, nv, "VEC4", 0, NULL, NULL);
-        if (nt > 0) {
-            v = add_view(&c, mb_mesh_triangles(m), nt * 12, 34963);
-            index_acc = add_accessor(&c, v, CT_UINT, nt * 3, "SCALAR", 0, NULL, NULL);
-        }
-        size_t ns = (size_t)mb_mesh_skin_joint_count(m);
-        v = add_view(&c, mb_mesh_inverse_binds(m), ns * 64, 0);
-        ibm_acc = add_accessor(&c, v, CT_FLOAT, ns, "MAT4", 0, NULL, NULL);
-    }
-    /* animation: one time accessor, a rotation and a translation track per joint that moves */
-    int time_acc = -1, anim_channels = 0, root_animated = 0;
-    buf samplers = {NULL, 0, 0, 0}, channels = {NULL, 0, 0, 0};
-    if (frames > 0) {
-        float *t = malloc((size_t)frames * 4 * sizeof(float));
-        if (!t)
-            goto anim_done;
-        double dt = mb_clip_frame_time(d->clip);
-        for (int f = 0; f < frames; ++f)
-            t[f] = (float)(f * dt);
-        float lo = 0.0f, hi = t[frames - 1];
-        int v = add_view(&c, t, (size_t)frames * 4, 0);
-        time_acc = add_accessor(&c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
-        /* a clip that never leaves the rest pose still gets an animation, the root's
-         * rotation held (it is no motion: root_animated stays 0), so that it reads back
-         * with its frames */
-        int any = 0;
-        for (int j = 0; j < nj && !any; ++j)
-            any = track_moves(poses, rest, nj, frames, j, 0) || track_moves(poses, rest, nj, frames, j, 1);
-        for (int j = 0; j < nj; ++j) {
-            for (int kind = 0; kind < 2; ++kind) { /* 0 rotation, 1 translation */
-                int comps = kind ? 3 : 4, moves = track_moves(poses, rest, nj, frames, j, kind);
-                if (!moves && (any || j != 0 || kind != 0))
-                    continue;
-                root_animated |= j == 0 && moves;
-                for (int f = 0; f < frames; ++f) {
-                    const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
-                    memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
-                           (size_t)comps * sizeof(float));
-                }
-                v = add_view(&c, t, (size_t)frames * (size_t)comps * 4, 0);
-                int a = add_accessor(&c, v, CT_FLOAT, (size_t)frames, kind ? "VEC3" : "VEC4", 0,
-                                     NULL, NULL);
-                jp(&samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
-                   anim_channels ? "," : "", time_acc, a);
-                jp(&channels, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
-                   anim_channels ? "," : "", anim_channels, j, kind ? "translation" : "rotation");
-                ++anim_channels;
+/* The animation's binary data: one time accessor, then a rotation and a translation track
+ * per joint that moves, each with its sampler and channel. Out of memory leaves time_acc
+ * at -1 (the caller fails on that). */
+static void write_animation_data(writer *w)
+{
+    const int nj = w->nj, frames = w->frames;
+    const mb_xform *poses = w->poses, *rest = w->rest;
+    float *t = malloc((size_t)frames * 4 * sizeof(float));
+    if (!t)
+        return;
+    double dt = mb_clip_frame_time(w->d->clip);
+    for (int f = 0; f < frames; ++f)
+        t[f] = (float)(f * dt);
+    float lo = 0.0f, hi = t[frames - 1];
+    int v = add_view(&w->c, t, (size_t)frames * 4, 0);
+    w->time_acc = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
+    /* a clip that never leaves the rest pose still gets an animation, the root's
+     * rotation held (it is no motion: root_animated stays 0), so that it reads back
+     * with its frames */
+    int any = 0;
+    for (int j = 0; j < nj && !any; ++j)
+        any = track_moves(poses, rest, nj, frames, j, 0) || track_moves(poses, rest, nj, frames, j, 1);
+    for (int j = 0; j < nj; ++j) {
+        for (int kind = 0; kind < 2; ++kind) { /* 0 rotation, 1 translation */
+            int comps = kind ? 3 : 4, moves = track_moves(poses, rest, nj, frames, j, kind);
+            if (!moves && (any || j != 0 || kind != 0))
+                continue;
+            w->root_animated |= j == 0 && moves;
+            for (int f = 0; f < frames; ++f) {
+                const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
+                memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
+                       (size_t)comps * sizeof(float));
             }
+            v = add_view(&w->c, t, (size_t)frames * (size_t)comps * 4, 0);
+            int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, kind ? "VEC3" : "VEC4", 0,
+                                 NULL, NULL);
+            jp(&w->samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
+               w->anim_channels ? "," : "", w->time_acc, a);
+            jp(&w->channels, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
+               w->anim_channels ? "," : "", w->anim_channels, j, kind ? "translation" : "rotation");
+            ++w->anim_channels;
         }
-        free(t);
     }
-anim_done:;
+    free(t);
+}
 
-    /* ---- JSON ---- */
+/* The JSON of joint j's node: name, rest TRS, children, and on the root the mesh (when it
+ * hangs there) and the roots-group mark. */
+static void json_joint_node(writer *w, int j, int mesh_node)
+{
+    buf *json = &w->json;
+    const mb_xform *rest = w->rest;
+    const int *parents = mb_skeleton_parents(w->s);
+    jp(json, "%s{\"name\":", j ? "," : "");
+    jstr(json, mb_skeleton_name(w->s, j));
+    jp(json, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
+       (double)rest[j].pos[0], (double)rest[j].pos[1], (double)rest[j].pos[2],
+       (double)rest[j].rot[0], (double)rest[j].rot[1], (double)rest[j].rot[2],
+       (double)rest[j].rot[3]);
+    int first = 1;
+    for (int k = j + 1; k < w->nj; ++k)
+        if (parents[k] == j) {
+            jp(json, "%s%d", first ? ",\"children\":[" : ",", k);
+            first = 0;
+        }
+    if (!first)
+        jp(json, "]");
+    if (j == 0 && mesh_node == 0)
+        jp(json, ",\"mesh\":0,\"skin\":0");
+    /* glTF has no multi-ROOT group: marked, so that mblend reads it back as one
+     * (mesh_read.c, finish_skeleton) and a user's joint named like it stays a joint */
+    if (j == 0 && mb_skeleton_is_roots_group(w->s, 0))
+        jp(json, ",\"extras\":{\"mblend\":\"roots group\"}");
+    jp(json, "}");
+}
+
+/* The JSON from its start through the scene and the node list: the joints, then the scale
+ * (and up-axis turn) node and the mesh's own node where there are. */
+static void json_scene_and_nodes(writer *w)
+{
+    const mb_xform *rest = w->rest;
+    buf *json = &w->json;
+    float scale = w->d->scale > 0.0f ? w->d->scale : 1.0f;
+    const double *turn = up_turn(w->d->up_axis);
+    int turned = turn[3] != 1.0;
+    const int nj = w->nj;
     /* The skinned mesh hangs on the skeleton's root node when that node neither moves nor
      * is offset (a skinned mesh ignores its node's transform, and validators warn where
      * the node has one), so the scene has one root and reading the file back gives the
@@ -341,108 +399,143 @@ anim_done:;
      * in a new "ROOT" node, so each round trip grew the skeleton by two nodes. Otherwise
      * (a BVH's moving root, a scale node) the mesh keeps a root node of its own. */
     int scale_node = scale != 1.0f || turned ? nj : -1;
-    int root_still = !root_animated && fabsf(rest[0].pos[0]) + fabsf(rest[0].pos[1]) +
-                                               fabsf(rest[0].pos[2]) == 0.0f &&
+    int root_still = !w->root_animated && fabsf(rest[0].pos[0]) + fabsf(rest[0].pos[1]) +
+                                                  fabsf(rest[0].pos[2]) == 0.0f &&
                      fabsf(rest[0].rot[3]) == 1.0f;
-    int mesh_node = !m ? -1 : scale_node < 0 && root_still ? 0 : nj + (scale_node >= 0);
-    jp(&json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"mblend\"},\"scene\":0,");
-    jp(&json, "\"scenes\":[{\"nodes\":[%d", scale_node >= 0 ? scale_node : 0);
+    int mesh_node = !w->m ? -1 : scale_node < 0 && root_still ? 0 : nj + (scale_node >= 0);
+    jp(json, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"mblend\"},\"scene\":0,");
+    jp(json, "\"scenes\":[{\"nodes\":[%d", scale_node >= 0 ? scale_node : 0);
     if (mesh_node > 0)
-        jp(&json, ",%d", mesh_node);
-    jp(&json, "]}],\"nodes\":[");
-    for (int j = 0; j < nj; ++j) {
-        jp(&json, "%s{\"name\":", j ? "," : "");
-        jstr(&json, mb_skeleton_name(s, j));
-        jp(&json, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
-           (double)rest[j].pos[0], (double)rest[j].pos[1], (double)rest[j].pos[2],
-           (double)rest[j].rot[0], (double)rest[j].rot[1], (double)rest[j].rot[2],
-           (double)rest[j].rot[3]);
-        int first = 1;
-        for (int k = j + 1; k < nj; ++k)
-            if (parents[k] == j) {
-                jp(&json, "%s%d", first ? ",\"children\":[" : ",", k);
-                first = 0;
-            }
-        if (!first)
-            jp(&json, "]");
-        if (j == 0 && mesh_node == 0)
-            jp(&json, ",\"mesh\":0,\"skin\":0");
-        /* glTF has no multi-ROOT group: marked, so that mblend reads it back as one
-         * (mesh_read.c, finish_skeleton) and a user's joint named like it stays a joint */
-        if (j == 0 && mb_skeleton_is_roots_group(s, 0))
-            jp(&json, ",\"extras\":{\"mblend\":\"roots group\"}");
-        jp(&json, "}");
-    }
+        jp(json, ",%d", mesh_node);
+    jp(json, "]}],\"nodes\":[");
+    for (int j = 0; j < nj; ++j)
+        json_joint_node(w, j, mesh_node);
     if (scale_node >= 0) {
-        jp(&json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g]", (double)scale,
+        jp(json, ",{\"name\":\"mblend_scale\",\"scale\":[%.9g,%.9g,%.9g]", (double)scale,
            (double)scale, (double)scale);
         if (turned)
-            jp(&json, ",\"rotation\":[%.17g,%.17g,%.17g,%.17g]", turn[0], turn[1], turn[2], turn[3]);
-        jp(&json, ",\"children\":[0]}");
+            jp(json, ",\"rotation\":[%.17g,%.17g,%.17g,%.17g]", turn[0], turn[1], turn[2], turn[3]);
+        jp(json, ",\"children\":[0]}");
     }
     if (mesh_node > 0)
-        jp(&json, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
-    jp(&json, "]");
-    if (m) {
-        jp(&json, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,"
-           "\"NORMAL\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d}",
-           mesh_acc[0], mesh_acc[1], mesh_acc[2], mesh_acc[3]);
-        if (index_acc >= 0)
-            jp(&json, ",\"indices\":%d", index_acc);
-        jp(&json, ",\"mode\":%d,\"material\":0}]}]", index_acc >= 0 ? 4 : 0);
-        jp(&json, ",\"materials\":[{\"name\":\"mblend\",\"pbrMetallicRoughness\":{\"baseColorFactor\":"
-           "[0.8,0.55,0.35,1],\"metallicFactor\":0,\"roughnessFactor\":0.8}}]");
-        jp(&json, ",\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[", ibm_acc);
-        const int *sj = mb_mesh_skin_joints(m);
-        for (int e = 0; e < mb_mesh_skin_joint_count(m); ++e)
-            jp(&json, "%s%d", e ? "," : "", sj[e]);
-        jp(&json, "]}]");
+        jp(json, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
+    jp(json, "]");
+}
+
+/* The JSON of the mesh, its material and its skin. */
+static void json_mesh(writer *w)
+{
+    buf *json = &w->json;
+    jp(json, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,"
+       "\"NORMAL\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d}",
+       w->mesh_acc[0], w->mesh_acc[1], w->mesh_acc[2], w->mesh_acc[3]);
+    if (w->index_acc >= 0)
+        jp(json, ",\"indices\":%d", w->index_acc);
+    jp(json, ",\"mode\":%d,\"material\":0}]}]", w->index_acc >= 0 ? 4 : 0);
+    jp(json, ",\"materials\":[{\"name\":\"mblend\",\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+       "[0.8,0.55,0.35,1],\"metallicFactor\":0,\"roughnessFactor\":0.8}}]");
+    jp(json, ",\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[", w->ibm_acc);
+    const int *sj = mb_mesh_skin_joints(w->m);
+    for (int e = 0; e < mb_mesh_skin_joint_count(w->m); ++e)
+        jp(json, "%s%d", e ? "," : "", sj[e]);
+    jp(json, "]}]");
+}
+
+/* The rest of the JSON: the animation, the views, accessors and buffer; the JSON and the
+ * binary chunk are padded to 4 bytes. */
+static void json_animation_and_buffers(writer *w)
+{
+    buf *json = &w->json;
+    ctx *c = &w->c;
+    if (w->anim_channels > 0 && !w->samplers.failed && !w->channels.failed) {
+        jp(json, ",\"animations\":[{\"name\":");
+        jstr(json, w->d->clip_name ? w->d->clip_name : "clip");
+        jp(json, ",\"samplers\":[%.*s],\"channels\":[%.*s]}]", (int)w->samplers.len,
+           w->samplers.p ? w->samplers.p : "", (int)w->channels.len,
+           w->channels.p ? w->channels.p : "");
     }
-    if (anim_channels > 0 && !samplers.failed && !channels.failed) {
-        jp(&json, ",\"animations\":[{\"name\":");
-        jstr(&json, d->clip_name ? d->clip_name : "clip");
-        jp(&json, ",\"samplers\":[%.*s],\"channels\":[%.*s]}]", (int)samplers.len,
-           samplers.p ? samplers.p : "", (int)channels.len, channels.p ? channels.p : "");
-    }
-    while (c.bin.len % 4)
-        bytes(&c.bin, "\0", 1);
-    if (c.bin.len > 0) /* a skeleton alone has no binary data (and declares no buffer) */
-        jp(&json, ",\"bufferViews\":[%.*s],\"accessors\":[%.*s],\"buffers\":[{\"byteLength\":%zu}]",
-           (int)c.views.len, c.views.p ? c.views.p : "", (int)c.accessors.len,
-           c.accessors.p ? c.accessors.p : "", c.bin.len);
-    jp(&json, "}");
-    while (json.len % 4)
-        jp(&json, " ");
-    int failed = json.failed || c.bin.failed || c.views.failed || c.accessors.failed ||
-                 samplers.failed || channels.failed || (frames > 0 && time_acc < 0);
-    free(samplers.p);
-    free(channels.p);
-    if (failed)
-        goto done;
-    {
-        size_t total = mb_glb_pack_(json.p, json.len, c.bin.p, c.bin.len, NULL);
-        if (total == 0) {
-            st = mb_error_set_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
-            goto done;
+    while (c->bin.len % 4)
+        bytes(&c->bin, "\0", 1);
+    if (c->bin.len > 0) /* a skeleton alone has no binary data (and declares no buffer) */
+        jp(json, ",\"bufferViews\":[%.*s],\"accessors\":[%.*s],\"buffers\":[{\"byteLength\":%zu}]",
+           (int)c->views.len, c->views.p ? c->views.p : "", (int)c->accessors.len,
+           c->accessors.p ? c->accessors.p : "", c->bin.len);
+    jp(json, "}");
+    while (json->len % 4)
+        jp(json, " ");
+}
+
+/* The .glb container around the finished JSON and binary chunk, in the desc's allocator. */
+static mb_status pack_glb(writer *w, void **out, size_t *out_len, mb_error *err)
+{
+    size_t total = mb_glb_pack_(w->json.p, w->json.len, w->c.bin.p, w->c.bin.len, NULL);
+    if (total == 0)
+        return mb_error_set_(err, MB_LIMIT, "glTF", "the file would exceed 4 GiB");
+    unsigned char *o = mb_alloc_(&w->d->allocator, total);
+    if (!o)
+        return MB_NOMEM;
+    mb_glb_pack_(w->json.p, w->json.len, w->c.bin.p, w->c.bin.len, o);
+    *out = o;
+    *out_len = total;
+    return MB_OK;
+}
+
+static void writer_free(writer *w)
+{
+    free(w->rest);
+    free(w->poses);
+    free(w->json.p);
+    free(w->c.bin.p);
+    free(w->c.views.p);
+    free(w->c.accessors.p);
+    free(w->samplers.p);
+    free(w->channels.p);
+}
+
+mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!d || !out || !out_len || !d->skeleton)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
+                              "skeleton or output)");
+    *out = NULL;
+    *out_len = 0;
+    mb_status st = check_desc(d, err);
+    if (st != MB_OK)
+        return st;
+
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.d = d;
+    w.s = d->skeleton;
+    w.m = d->mesh;
+    w.nj = mb_skeleton_joint_count(w.s);
+    w.frames = d->clip ? mb_clip_frame_count(d->clip) : 0;
+    w.index_acc = w.ibm_acc = w.time_acc = -1;
+    for (int k = 0; k < 4; ++k)
+        w.mesh_acc[k] = -1;
+    st = load_poses(&w, err);
+    if (st == MB_OK) {
+        st = MB_NOMEM; /* until the file is packed */
+        int ok = !w.m || write_mesh_data(&w);
+        if (ok && w.frames > 0)
+            write_animation_data(&w);
+        if (ok) {
+            json_scene_and_nodes(&w);
+            if (w.m)
+                json_mesh(&w);
+            json_animation_and_buffers(&w);
+            int failed = w.json.failed || w.c.bin.failed || w.c.views.failed ||
+                         w.c.accessors.failed || w.samplers.failed || w.channels.failed ||
+                         (w.frames > 0 && w.time_acc < 0);
+            if (!failed)
+                st = pack_glb(&w, out, out_len, err);
         }
-        unsigned char *o = mb_alloc_(&d->allocator, total);
-        if (!o)
-            goto done;
-        mb_glb_pack_(json.p, json.len, c.bin.p, c.bin.len, o);
-        *out = o;
-        *out_len = total;
-        st = MB_OK;
     }
-done:
     if (st == MB_NOMEM)
         mb_error_set_(err, MB_NOMEM, "glTF", "out of memory");
-    free(rest);
-    free(poses);
-    free(tmp);
-    free(json.p);
-    free(c.bin.p);
-    free(c.views.p);
-    free(c.accessors.p);
+    writer_free(&w);
     return st;
 }
 

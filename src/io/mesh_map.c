@@ -16,6 +16,36 @@ static int takes_clip_translation(const mb_clip_map_desc *d, const int *parents,
     return k >= 0 && (top || moves[k] || d->all_translations);
 }
 
+/* moves[k] (one per source joint): joint k's translation track changes over the clip
+ * (assimp gives every animated node of a glTF a track, constant where only its rotation
+ * is keyed). */
+static void find_moving_joints(const mb_clip_map_desc *d, unsigned char *moves)
+{
+    memset(moves, 0, (size_t)mb_skeleton_joint_count(d->from));
+    for (int t = 0; t < mb_clip_translation_count(d->clip); ++t) {
+        int k = mb_clip_translation_joints(d->clip)[t];
+        const float *p0 = mb_clip_joint_translation(d->from, d->clip, 0, k);
+        for (int f = 1; f < mb_clip_frame_count(d->clip) && !moves[k]; ++f)
+            moves[k] = memcmp(mb_clip_joint_translation(d->from, d->clip, f, k), p0, 3 * sizeof *p0) != 0;
+    }
+}
+
+/* from_of[j]: the source joint of target joint j by name, -1 none; *matched counts the
+ * matched joints; returns the unmatched ones that are not End Sites. */
+static int match_joints(const mb_clip_map_desc *d, int *from_of, int *matched)
+{
+    int unmatched = 0;
+    *matched = 0;
+    for (int j = 0; j < mb_skeleton_joint_count(d->to); ++j) {
+        from_of[j] = mb_skeleton_find(d->from, mb_skeleton_name(d->to, j));
+        if (from_of[j] >= 0)
+            ++*matched;
+        else if (!mb_skeleton_is_end_site(d->to, j))
+            ++unmatched;
+    }
+    return unmatched;
+}
+
 mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, int *out_unmatched)
 {
     if (!out)
@@ -37,23 +67,8 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     mb_clip *c = NULL;
     if (!from_of || !tracked || !bind || !src || !moves)
         goto done;
-    /* a joint moves when its translation track changes over the clip (assimp gives every
-     * animated node of a glTF a track, constant where only its rotation is keyed) */
-    memset(moves, 0, (size_t)nf);
-    for (int t = 0; t < mb_clip_translation_count(d->clip); ++t) {
-        int k = mb_clip_translation_joints(d->clip)[t];
-        const float *p0 = mb_clip_joint_translation(d->from, d->clip, 0, k);
-        for (int f = 1; f < mb_clip_frame_count(d->clip) && !moves[k]; ++f)
-            moves[k] = memcmp(mb_clip_joint_translation(d->from, d->clip, f, k), p0, 3 * sizeof *p0) != 0;
-    }
-    int matched = 0, unmatched = 0;
-    for (int j = 0; j < nt; ++j) {
-        from_of[j] = mb_skeleton_find(d->from, mb_skeleton_name(d->to, j));
-        if (from_of[j] >= 0)
-            ++matched;
-        else if (!mb_skeleton_is_end_site(d->to, j))
-            ++unmatched;
-    }
+    find_moving_joints(d, moves);
+    int matched, unmatched = match_joints(d, from_of, &matched);
     if (out_from)
         memcpy(out_from, from_of, (size_t)nt * sizeof *from_of);
     if (out_unmatched)

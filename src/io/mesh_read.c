@@ -428,232 +428,276 @@ static int mesh_bind_space(const loader *L, const struct aiMesh *m, int node, do
     return !raw_ok && moved_ok;
 }
 
-static mb_status build_mesh(loader *L)
+/* What the counting pass of build_mesh finds over the instances (see instance_mesh). */
+typedef struct mesh_totals {
+    long long nv, nt, bones, instances;
+    int inf; /* the most positive weights on one vertex (at least 1) */
+} mesh_totals;
+
+/* The most positive weights on one vertex of skinned mesh m, raised into *inf. 0 when out
+ * of memory. */
+static int max_vertex_weights(loader *L, const struct aiMesh *m, int *inf)
+{
+    int *cnt = zalloc(L, m->mNumVertices * sizeof(int));
+    if (!cnt)
+        return 0;
+    for (unsigned bi = 0; bi < m->mNumBones; ++bi)
+        for (unsigned wi = 0; wi < m->mBones[bi]->mNumWeights; ++wi) {
+            unsigned v = m->mBones[bi]->mWeights[wi].mVertexId;
+            if (v < m->mNumVertices && m->mBones[bi]->mWeights[wi].mWeight > 0.0f &&
+                ++cnt[v] > *inf)
+                *inf = cnt[v];
+        }
+    mb_free_(L->al, cnt);
+    return 1;
+}
+
+/* The counting pass: vertices, triangles, bones and instances of every mesh instance
+ * (marked in used). 0 when out of memory. */
+static int count_instances(loader *L, unsigned char *used, mesh_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->inf = 1;
+    for (int i = 0; i < L->nn; ++i) {
+        const struct aiNode *nd = L->nodes[i];
+        for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
+            const struct aiMesh *m = instance_mesh(L->sc, nd, k, used);
+            if (!m)
+                continue;
+            ++t->instances;
+            t->nv += m->mNumVertices;
+            for (unsigned f = 0; f < m->mNumFaces; ++f)
+                t->nt += m->mFaces[f].mNumIndices == 3;
+            t->bones += m->mNumBones;
+            if (m->mNumBones > 0 && !max_vertex_weights(L, m, &t->inf))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The build's arrays, sized by the counting pass (zeroed); 0 when out of memory (what was
+ * allocated is freed by mesh_build_free). */
+static int mesh_build_alloc(loader *L, const mesh_totals *t, mesh_build *b)
+{
+    int inf = t->inf > MB_MESH_MAX_INPUT_INFLUENCES ? MB_MESH_MAX_INPUT_INFLUENCES : t->inf;
+    long long nv = t->nv, nt = t->nt;
+    b->inf = inf;
+    b->ne_cap = (int)(t->bones + t->instances);
+    if (b->ne_cap > 65536)
+        b->ne_cap = 65536;
+    b->pos = zalloc(L, (size_t)nv * 3 * sizeof(float));
+    b->nrm = zalloc(L, (size_t)nv * 3 * sizeof(float));
+    b->w = zalloc(L, (size_t)nv * (size_t)inf * sizeof(float));
+    b->jt = zalloc(L, (size_t)nv * (size_t)inf * sizeof(int));
+    b->count = zalloc(L, (size_t)nv * sizeof(int));
+    b->tri = zalloc(L, (size_t)nt * 3 * sizeof(uint32_t));
+    b->skin_joints = zalloc(L, (size_t)b->ne_cap * sizeof(int));
+    b->ibm = zalloc(L, (size_t)b->ne_cap * sizeof *b->ibm);
+    return b->pos && b->nrm && b->w && b->jt && b->count && b->tri && b->skin_joints && b->ibm;
+}
+
+static void mesh_build_free(loader *L, mesh_build *b)
+{
+    mb_free_(L->al, b->pos);
+    mb_free_(L->al, b->nrm);
+    mb_free_(L->al, b->w);
+    mb_free_(L->al, b->jt);
+    mb_free_(L->al, b->count);
+    mb_free_(L->al, b->tri);
+    mb_free_(L->al, b->skin_joints);
+    mb_free_(L->al, b->ibm);
+}
+
+/* Skinned mesh m's bones as palette entries (inverse bind, scale folded, see sigma) and
+ * their positive weights as influences of its vertices, numbered from base. Minv (nullable):
+ * the inverse of the transform that moved the mesh into bind space (mesh_bind_space). */
+static mb_status add_bones(loader *L, mesh_build *b, const struct aiMesh *m, int base,
+                           const double *Minv)
+{
+    for (unsigned bi = 0; bi < m->mNumBones; ++bi) {
+        const struct aiBone *bone = m->mBones[bi];
+        int node = find_node(L, &bone->mName);
+        if (node < 0)
+            return mb_error_set_(L->err, MB_PARSE, L->source,
+                                  "bone '%s' of mesh '%s' names no node", bone->mName.data,
+                                  m->mName.data);
+        double ib[16], ibm[16];
+        float ibf[16];
+        to_colmajor(&bone->mOffsetMatrix, ib);
+        if (Minv) /* the mesh moved into bind space: see mesh_bind_space */
+            mul4(ib, Minv, ibm);
+        else
+            memcpy(ibm, ib, sizeof ib);
+        for (int c = 0; c < 16; ++c)
+            ibf[c] = (float)ibm[c];
+        fold_scale(ibf, L->sigma[node]);
+        int e = add_entry(b, node, ibf);
+        if (e < 0)
+            return mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+        for (unsigned wi = 0; wi < bone->mNumWeights; ++wi) {
+            const struct aiVertexWeight *vw = &bone->mWeights[wi];
+            if (vw->mVertexId >= m->mNumVertices || !isfinite(vw->mWeight) || vw->mWeight < 0.0f)
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "bone '%s' of mesh '%s' has a bad weight (vertex %u, "
+                                      "weight %g)",
+                                      bone->mName.data, m->mName.data, vw->mVertexId,
+                                      (double)vw->mWeight);
+            if (vw->mWeight > 0.0f)
+                add_influence(b, base + (int)vw->mVertexId, e, vw->mWeight);
+        }
+    }
+    return MB_OK;
+}
+
+/* Mesh m's vertices (of node i, numbered from base): a weighted vertex as it is, in bind
+ * space (moved there by M when M is not NULL, see mesh_bind_space); a rigid one (a rigid mesh, or a skinned mesh's unweighted vertex) carried by its
+ * node's bind world (inverse iwb), which becomes a palette entry of its own. */
+static mb_status add_vertices(loader *L, mesh_build *b, int i, const struct aiMesh *m, int base,
+                              const float iwb[16], const double *M, const double *Minv)
+{
+    int rigid_entry = -1;
+    for (unsigned v = 0; v < m->mNumVertices; ++v) {
+        int gv = base + (int)v;
+        float *p = &b->pos[3 * (size_t)gv], *n = &b->nrm[3 * (size_t)gv];
+        struct aiVector3D zero = {0, 0, 0};
+        const struct aiVector3D *nv3 = m->mNormals ? &m->mNormals[v] : &zero;
+        if (m->mNumBones > 0 && b->count[gv] > 0 && M) {
+            /* into bind space: M v, the normal by M^-T (renormalised) */
+            xform_point(M, &m->mVertices[v], 1.0, p);
+            double nn = 0.0;
+            for (int r = 0; r < 3; ++r) {
+                n[r] = (float)(Minv[4 * r] * nv3->x + Minv[4 * r + 1] * nv3->y + Minv[4 * r + 2] * nv3->z);
+                nn += (double)n[r] * n[r];
+            }
+            for (int r = 0; nn > 0.0 && r < 3; ++r)
+                n[r] = (float)(n[r] / sqrt(nn));
+            continue;
+        }
+        if (m->mNumBones > 0 && b->count[gv] > 0) {
+            p[0] = (float)m->mVertices[v].x;
+            p[1] = (float)m->mVertices[v].y;
+            p[2] = (float)m->mVertices[v].z;
+            n[0] = (float)nv3->x;
+            n[1] = (float)nv3->y;
+            n[2] = (float)nv3->z;
+            continue;
+        }
+        /* rigid: bind-space position = node bind world * local position */
+        if (m->mNumBones > 0)
+            L->scene->info.unweighted_vertices++;
+        if (rigid_entry < 0 && (rigid_entry = add_entry(b, i, iwb)) < 0)
+            return mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
+        xform_point(L->world[i], &m->mVertices[v], 1.0, p);
+        xform_point(L->world[i], nv3, 0.0, n);
+        add_influence(b, gv, rigid_entry, 1.0f);
+    }
+    return MB_OK;
+}
+
+/* Mesh m's triangles (other faces skipped), their indices offset by base. */
+static mb_status add_faces(loader *L, mesh_build *b, const struct aiMesh *m, int base)
+{
+    for (unsigned f = 0; f < m->mNumFaces; ++f) {
+        const struct aiFace *fc = &m->mFaces[f];
+        if (fc->mNumIndices != 3)
+            continue;
+        for (int c = 0; c < 3; ++c) {
+            if (fc->mIndices[c] >= m->mNumVertices)
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "mesh '%s' face %u has a vertex index out of range",
+                                      m->mName.data, f);
+            b->tri[3 * (size_t)b->nt + (size_t)c] = (uint32_t)base + fc->mIndices[c];
+        }
+        b->nt++;
+    }
+    return MB_OK;
+}
+
+/* One instance: mesh m held by node i, appended to the build. */
+static mb_status add_instance(loader *L, mesh_build *b, int i, const struct aiMesh *m)
+{
+    mb_scene_info *info = &L->scene->info;
+    info->meshes++;
+    /* The node's bind world carries rigid meshes and unweighted vertices. */
+    float wb[16], iwb[16];
+    for (int c = 0; c < 16; ++c)
+        wb[c] = (float)L->world[i][c];
+    if (!mb_mesh_invert4_(wb, iwb))
+        return mb_error_set_(L->err, MB_PARSE, L->source,
+                              "node '%s' of mesh '%s' has a singular transform",
+                              L->nodes[i]->mName.data, m->mName.data);
+    fold_scale(iwb, L->sigma[i]); /* as for the bones */
+    double M[16], Minv[16];
+    int moved = mesh_bind_space(L, m, i, M, Minv);
+    mb_status st;
+    if (m->mNumBones > 0) {
+        info->skinned_meshes++;
+        if ((st = add_bones(L, b, m, b->nv, moved ? Minv : NULL)) != MB_OK)
+            return st;
+    }
+    if ((st = add_vertices(L, b, i, m, b->nv, iwb, moved ? M : NULL, moved ? Minv : NULL)) != MB_OK ||
+        (st = add_faces(L, b, m, b->nv)) != MB_OK)
+        return st;
+    b->nv += (int)m->mNumVertices;
+    return MB_OK;
+}
+
+/* The filling pass over the instances (used cleared first), then the finite check. */
+static mb_status fill_instances(loader *L, mesh_build *b, unsigned char *used, int *have_normals)
 {
     const struct aiScene *sc = L->sc;
-    mesh_build b;
-    memset(&b, 0, sizeof b);
-    mb_status st = MB_NOMEM;
-    mb_xform *mesh_bind = NULL;
-    double(*wbind)[16] = NULL;
-    /* instances, see instance_mesh */
-    unsigned char *used = zalloc(L, sc->mNumMeshes ? sc->mNumMeshes : 1);
-    if (!used)
-        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
-    long long nv = 0, nt = 0, bones = 0, instances = 0;
-    int inf = 1;
-    for (int i = 0; i < L->nn; ++i) {
-        const struct aiNode *nd = L->nodes[i];
-        for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
-            const struct aiMesh *m = instance_mesh(sc, nd, k, used);
-            if (!m)
-                continue;
-            ++instances;
-            nv += m->mNumVertices;
-            for (unsigned f = 0; f < m->mNumFaces; ++f)
-                nt += m->mFaces[f].mNumIndices == 3;
-            bones += m->mNumBones;
-            if (m->mNumBones > 0) {
-                /* the most weights on one vertex */
-                int *cnt = zalloc(L, m->mNumVertices * sizeof(int));
-                if (!cnt)
-                    goto nomem;
-                for (unsigned bi = 0; bi < m->mNumBones; ++bi)
-                    for (unsigned wi = 0; wi < m->mBones[bi]->mNumWeights; ++wi) {
-                        unsigned v = m->mBones[bi]->mWeights[wi].mVertexId;
-                        if (v < m->mNumVertices && m->mBones[bi]->mWeights[wi].mWeight > 0.0f &&
-                            ++cnt[v] > inf)
-                            inf = cnt[v];
-                    }
-                mb_free_(L->al, cnt);
-            }
-        }
-    }
-    if (instances == 0) {
-        mb_free_(L->al, used);
-        return MB_OK; /* no mesh: skeleton and clips only */
-    }
-    if (nv > MB_MESH_MAX_VERTICES || nt > MB_MESH_MAX_TRIANGLES) {
-        mb_free_(L->al, used);
-        return mb_error_set_(L->err, MB_LIMIT, L->source,
-                              "%lld vertices and %lld triangles are past the mesh limits (%d, %d)",
-                              nv, nt, MB_MESH_MAX_VERTICES, MB_MESH_MAX_TRIANGLES);
-    }
-    if (inf > MB_MESH_MAX_INPUT_INFLUENCES)
-        inf = MB_MESH_MAX_INPUT_INFLUENCES;
-    b.inf = inf;
-    b.ne_cap = (int)(bones + instances);
-    if (b.ne_cap > 65536)
-        b.ne_cap = 65536;
-    b.pos = zalloc(L, (size_t)nv * 3 * sizeof(float));
-    b.nrm = zalloc(L, (size_t)nv * 3 * sizeof(float));
-    b.w = zalloc(L, (size_t)nv * (size_t)inf * sizeof(float));
-    b.jt = zalloc(L, (size_t)nv * (size_t)inf * sizeof(int));
-    b.count = zalloc(L, (size_t)nv * sizeof(int));
-    b.tri = zalloc(L, (size_t)nt * 3 * sizeof(uint32_t));
-    b.skin_joints = zalloc(L, (size_t)b.ne_cap * sizeof(int));
-    b.ibm = zalloc(L, (size_t)b.ne_cap * sizeof *b.ibm);
-    if (!b.pos || !b.nrm || !b.w || !b.jt || !b.count || !b.tri || !b.skin_joints || !b.ibm)
-        goto nomem;
     memset(used, 0, sc->mNumMeshes ? sc->mNumMeshes : 1);
-    mb_scene_info *info = &L->scene->info;
-    int have_normals = 1;
+    *have_normals = 1;
     for (int i = 0; i < L->nn; ++i) {
         const struct aiNode *nd = L->nodes[i];
         for (unsigned k = 0; k < nd->mNumMeshes; ++k) {
             const struct aiMesh *m = instance_mesh(sc, nd, k, used);
             if (!m)
                 continue;
-            info->meshes++;
-            int base = b.nv;
             if (!m->mNormals)
-                have_normals = 0;
-            /* The node's bind world carries rigid meshes and unweighted vertices. */
-            float wb[16], iwb[16];
-            for (int c = 0; c < 16; ++c)
-                wb[c] = (float)L->world[i][c];
-            if (!mb_mesh_invert4_(wb, iwb)) {
-                st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                    "node '%s' of mesh '%s' has a singular transform",
-                                    nd->mName.data, m->mName.data);
-                goto fail;
-            }
-            fold_scale(iwb, L->sigma[i]); /* as for the bones */
-            int rigid_entry = -1;
-            double M[16], Minv[16];
-            int moved = mesh_bind_space(L, m, i, M, Minv);
-            if (m->mNumBones > 0) {
-                info->skinned_meshes++;
-                for (unsigned bi = 0; bi < m->mNumBones; ++bi) {
-                    const struct aiBone *bone = m->mBones[bi];
-                    int node = find_node(L, &bone->mName);
-                    if (node < 0) {
-                        st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                            "bone '%s' of mesh '%s' names no node",
-                                            bone->mName.data, m->mName.data);
-                        goto fail;
-                    }
-                    double ib[16], ibm[16];
-                    float ibf[16];
-                    to_colmajor(&bone->mOffsetMatrix, ib);
-                    if (moved) /* see mesh_bind_space */
-                        mul4(ib, Minv, ibm);
-                    else
-                        memcpy(ibm, ib, sizeof ib);
-                    for (int c = 0; c < 16; ++c)
-                        ibf[c] = (float)ibm[c];
-                    fold_scale(ibf, L->sigma[node]);
-                    int e = add_entry(&b, node, ibf);
-                    if (e < 0) {
-                        st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
-                        goto fail;
-                    }
-                    for (unsigned wi = 0; wi < bone->mNumWeights; ++wi) {
-                        const struct aiVertexWeight *vw = &bone->mWeights[wi];
-                        if (vw->mVertexId >= m->mNumVertices || !isfinite(vw->mWeight) ||
-                            vw->mWeight < 0.0f) {
-                            st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                                "bone '%s' of mesh '%s' has a bad weight "
-                                                "(vertex %u, weight %g)",
-                                                bone->mName.data, m->mName.data, vw->mVertexId,
-                                                (double)vw->mWeight);
-                            goto fail;
-                        }
-                        if (vw->mWeight > 0.0f)
-                            add_influence(&b, base + (int)vw->mVertexId, e, vw->mWeight);
-                    }
-                }
-            }
-            for (unsigned v = 0; v < m->mNumVertices; ++v) {
-                int gv = base + (int)v;
-                float *p = &b.pos[3 * (size_t)gv], *n = &b.nrm[3 * (size_t)gv];
-                struct aiVector3D zero = {0, 0, 0};
-                const struct aiVector3D *nv3 = m->mNormals ? &m->mNormals[v] : &zero;
-                if (m->mNumBones > 0 && b.count[gv] > 0 && moved) {
-                    /* into bind space: M v, the normal by M^-T (renormalised) */
-                    xform_point(M, &m->mVertices[v], 1.0, p);
-                    double nn = 0.0;
-                    for (int r = 0; r < 3; ++r) {
-                        n[r] = (float)(Minv[4 * r] * nv3->x + Minv[4 * r + 1] * nv3->y + Minv[4 * r + 2] * nv3->z);
-                        nn += (double)n[r] * n[r];
-                    }
-                    for (int r = 0; nn > 0.0 && r < 3; ++r)
-                        n[r] = (float)(n[r] / sqrt(nn));
-                    continue;
-                }
-                if (m->mNumBones > 0 && b.count[gv] > 0) {
-                    p[0] = (float)m->mVertices[v].x;
-                    p[1] = (float)m->mVertices[v].y;
-                    p[2] = (float)m->mVertices[v].z;
-                    n[0] = (float)nv3->x;
-                    n[1] = (float)nv3->y;
-                    n[2] = (float)nv3->z;
-                    continue;
-                }
-                /* rigid: bind-space position = node bind world * local position */
-                if (m->mNumBones > 0)
-                    info->unweighted_vertices++;
-                if (rigid_entry < 0 && (rigid_entry = add_entry(&b, i, iwb)) < 0) {
-                    st = mb_error_set_(L->err, MB_LIMIT, L->source, "more than 65536 bones");
-                    goto fail;
-                }
-                xform_point(L->world[i], &m->mVertices[v], 1.0, p);
-                xform_point(L->world[i], nv3, 0.0, n);
-                add_influence(&b, gv, rigid_entry, 1.0f);
-            }
-            for (unsigned f = 0; f < m->mNumFaces; ++f) {
-                const struct aiFace *fc = &m->mFaces[f];
-                if (fc->mNumIndices != 3)
-                    continue;
-                for (int c = 0; c < 3; ++c) {
-                    if (fc->mIndices[c] >= m->mNumVertices) {
-                        st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                            "mesh '%s' face %u has a vertex index out of range",
-                                            m->mName.data, f);
-                        goto fail;
-                    }
-                    b.tri[3 * (size_t)b.nt + (size_t)c] = (uint32_t)base + fc->mIndices[c];
-                }
-                b.nt++;
-            }
-            b.nv += (int)m->mNumVertices;
+                *have_normals = 0;
+            mb_status st = add_instance(L, b, i, m);
+            if (st != MB_OK)
+                return st;
         }
     }
-    for (int v = 0; v < b.nv; ++v)
+    for (int v = 0; v < b->nv; ++v)
         for (int c = 0; c < 3; ++c)
-            if (!isfinite(b.pos[3 * (size_t)v + (size_t)c]) || !isfinite(b.nrm[3 * (size_t)v + (size_t)c])) {
-                st = mb_error_set_(L->err, MB_PARSE, L->source, "vertex %d is not finite", v);
-                goto fail;
-            }
-    /* The mesh's bind pose: the pose in which every palette entry is the identity. A skin
-     * joint's bind world is the inverse of its (first) inverse bind matrix; other nodes
-     * follow their parent with their own transform. Exporters (COLLADA2GLTF among them)
-     * often leave the nodes' rest transforms away from the bind pose, so it is derived
-     * here rather than taken from the nodes. */
-    mesh_bind = zalloc(L, (size_t)L->nn * sizeof *mesh_bind);
-    wbind = zalloc(L, (size_t)L->nn * sizeof *wbind);
-    if (!mesh_bind || !wbind)
-        goto nomem;
-    for (int i = 0; i < L->nn; ++i) {
+            if (!isfinite(b->pos[3 * (size_t)v + (size_t)c]) || !isfinite(b->nrm[3 * (size_t)v + (size_t)c]))
+                return mb_error_set_(L->err, MB_PARSE, L->source, "vertex %d is not finite", v);
+    return MB_OK;
+}
+
+/* The mesh's bind pose: the pose in which every palette entry is the identity. A skin
+ * joint's bind world is the inverse of its (first) inverse bind matrix; other nodes
+ * follow their parent with their own transform. Exporters (COLLADA2GLTF among them)
+ * often leave the nodes' rest transforms away from the bind pose, so it is derived
+ * here rather than taken from the nodes. mesh_bind receives L->nn local transforms. */
+static mb_status derive_bind_pose(loader *L, const mesh_build *b, mb_xform *mesh_bind)
+{
+    double(*wbind)[16] = zalloc(L, (size_t)L->nn * sizeof *wbind);
+    if (!wbind)
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    mb_status st = MB_OK;
+    for (int i = 0; i < L->nn && st == MB_OK; ++i) {
         int e = 0;
-        while (e < b.ne && b.skin_joints[e] != i)
+        while (e < b->ne && b->skin_joints[e] != i)
             ++e;
         int p = L->parent[i];
         double local[16];
-        if (e < b.ne) {
-            double ib[16];
+        if (e < b->ne) {
+            double ib[16], ip[16];
             for (int c = 0; c < 16; ++c)
-                ib[c] = b.ibm[e][c];
-            if (!mb_mesh_invert4d_(ib, wbind[i]))
-                goto singular;
-            if (p >= 0) {
-                double ip[16];
-                if (!mb_mesh_invert4d_(wbind[p], ip))
-                    goto singular;
-                mul4(ip, wbind[i], local);
-            } else {
-                memcpy(local, wbind[i], sizeof local);
+                ib[c] = b->ibm[e][c];
+            if (!mb_mesh_invert4d_(ib, wbind[i]) || (p >= 0 && !mb_mesh_invert4d_(wbind[p], ip))) {
+                st = mb_error_set_(L->err, MB_PARSE, L->source, "a bone's offset matrix is singular");
+                break;
             }
+            if (p >= 0)
+                mul4(ip, wbind[i], local);
+            else
+                memcpy(local, wbind[i], sizeof local);
         } else {
             /* the node's rest transform, scale folded away (see sigma) */
             mb_mesh_matrix_from_xform_(&L->bind[i], local);
@@ -669,51 +713,76 @@ static mb_status build_mesh(loader *L)
         for (int c = 0; c < 3; ++c)
             mesh_bind[i].pos[c] = (float)local[12 + c];
     }
-    {
-        mb_mesh_desc md;
-        memset(&md, 0, sizeof md);
-        md.vertex_count = b.nv;
-        md.positions = b.pos;
-        md.normals = have_normals ? b.nrm : NULL;
-        md.triangle_count = b.nt;
-        md.triangles = b.tri;
-        md.influences = b.inf;
-        md.joints = b.jt;
-        md.weights = b.w;
-        md.skin_joint_count = b.ne;
-        md.skin_joints = b.skin_joints;
-        md.inverse_bind = (const float(*)[16])b.ibm;
-        md.skeleton_joint_count = L->nn;
-        md.bind_pose = mesh_bind;
-        md.allocator = *L->al;
-        st = mb_mesh_create(&md, &L->scene->mesh);
-        if (st != MB_OK) {
-            mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s%s", mb_status_str(st),
-                           st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
-            goto fail;
-        }
-        mb_mesh_info mi = mb_mesh_get_info(L->scene->mesh);
-        info->cut_vertices = mi.cut_vertices;
-        info->max_influences = mi.max_influences;
-    }
-    goto fail; /* success: the same cleanup */
-singular:
-    st = mb_error_set_(L->err, MB_PARSE, L->source, "a bone's offset matrix is singular");
-    goto fail;
-nomem:
-    st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
-fail:
-    mb_free_(L->al, mesh_bind);
     mb_free_(L->al, wbind);
+    return st;
+}
+
+/* The scene's mb_mesh from the finished build. */
+static mb_status create_mesh(loader *L, const mesh_build *b, int have_normals,
+                             const mb_xform *mesh_bind)
+{
+    mb_mesh_desc md;
+    memset(&md, 0, sizeof md);
+    md.vertex_count = b->nv;
+    md.positions = b->pos;
+    md.normals = have_normals ? b->nrm : NULL;
+    md.triangle_count = b->nt;
+    md.triangles = b->tri;
+    md.influences = b->inf;
+    md.joints = b->jt;
+    md.weights = b->w;
+    md.skin_joint_count = b->ne;
+    md.skin_joints = b->skin_joints;
+    md.inverse_bind = (const float(*)[16])b->ibm;
+    md.skeleton_joint_count = L->nn;
+    md.bind_pose = mesh_bind;
+    md.allocator = *L->al;
+    mb_status st = mb_mesh_create(&md, &L->scene->mesh);
+    if (st != MB_OK)
+        return mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s%s",
+                              mb_status_str(st),
+                              st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
+    mb_mesh_info mi = mb_mesh_get_info(L->scene->mesh);
+    L->scene->info.cut_vertices = mi.cut_vertices;
+    L->scene->info.max_influences = mi.max_influences;
+    return MB_OK;
+}
+
+/* Every mesh instance of the scene as one mb_mesh on the node skeleton: count, allocate,
+ * fill, derive the bind pose, create. No mesh instance: no mesh, MB_OK. */
+static mb_status build_mesh(loader *L)
+{
+    const struct aiScene *sc = L->sc;
+    /* instances, see instance_mesh */
+    unsigned char *used = zalloc(L, sc->mNumMeshes ? sc->mNumMeshes : 1);
+    if (!used)
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    mesh_totals t;
+    mesh_build b;
+    memset(&b, 0, sizeof b);
+    mb_xform *mesh_bind = NULL;
+    int have_normals = 1;
+    mb_status st = MB_OK;
+    if (!count_instances(L, used, &t)) {
+        st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    } else if (t.instances == 0) {
+        /* no mesh: skeleton and clips only */
+    } else if (t.nv > MB_MESH_MAX_VERTICES || t.nt > MB_MESH_MAX_TRIANGLES) {
+        st = mb_error_set_(L->err, MB_LIMIT, L->source,
+                            "%lld vertices and %lld triangles are past the mesh limits (%d, %d)",
+                            t.nv, t.nt, MB_MESH_MAX_VERTICES, MB_MESH_MAX_TRIANGLES);
+    } else if (!mesh_build_alloc(L, &t, &b)) {
+        st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    } else if ((st = fill_instances(L, &b, used, &have_normals)) == MB_OK) {
+        mesh_bind = zalloc(L, (size_t)L->nn * sizeof *mesh_bind);
+        if (!mesh_bind)
+            st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+        else if ((st = derive_bind_pose(L, &b, mesh_bind)) == MB_OK)
+            st = create_mesh(L, &b, have_normals, mesh_bind);
+    }
+    mb_free_(L->al, mesh_bind);
     mb_free_(L->al, used);
-    mb_free_(L->al, b.pos);
-    mb_free_(L->al, b.nrm);
-    mb_free_(L->al, b.w);
-    mb_free_(L->al, b.jt);
-    mb_free_(L->al, b.count);
-    mb_free_(L->al, b.tri);
-    mb_free_(L->al, b.skin_joints);
-    mb_free_(L->al, b.ibm);
+    mesh_build_free(L, &b);
     return st;
 }
 
@@ -853,6 +922,146 @@ static void key_grid(const struct aiAnimation *an, double *grid, double *last)
     }
 }
 
+/* Animation a's channels by node (chan[node]: its channel index, -1 none; the first
+ * channel of a node wins), their keys checked: times finite, >= 0 and in order (glTF
+ * requires increasing inputs; out of order they collapsed the clip to one frame), values
+ * finite; a node whose scale keys leave its static scale is marked in L->scaled. */
+static mb_status map_channels(loader *L, const struct aiAnimation *an, unsigned a, int *chan)
+{
+    for (int i = 0; i < L->nn; ++i)
+        chan[i] = -1;
+    for (unsigned c = 0; c < an->mNumChannels; ++c) {
+        const struct aiNodeAnim *ch = an->mChannels[c];
+        int node = find_node(L, &ch->mNodeName);
+        if (node < 0 || chan[node] >= 0)
+            continue;
+        chan[node] = (int)c;
+        for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
+            if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime) ||
+                ch->mRotationKeys[k].mTime < 0.0 ||
+                (k > 0 && ch->mRotationKeys[k].mTime < ch->mRotationKeys[k - 1].mTime))
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "animation %u, node '%s': bad rotation key %u (a non-finite value, or a "
+                                      "time below 0 or before the previous key's)", a,
+                                      ch->mNodeName.data, k);
+        for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
+            const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
+            if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
+                !isfinite(ch->mPositionKeys[k].mTime) || ch->mPositionKeys[k].mTime < 0.0 ||
+                (k > 0 && ch->mPositionKeys[k].mTime < ch->mPositionKeys[k - 1].mTime))
+                return mb_error_set_(L->err, MB_PARSE, L->source,
+                                      "animation %u, node '%s': bad position key %u (a non-finite value, or a "
+                                      "time below 0 or before the previous key's)", a,
+                                      ch->mNodeName.data, k);
+        }
+        /* keys away from the node's static scale (folded when uniform, see sigma; assimp
+         * gives every animated node a key holding it) cannot be carried */
+        double own = L->sigma[node] / sigma_above(L, node);
+        double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
+        for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
+            const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
+            if (fabs(v->x - own) > tol || fabs(v->y - own) > tol || fabs(v->z - own) > tol)
+                L->scaled[node] = 1;
+        }
+    }
+    return MB_OK;
+}
+
+/* How animation a is sampled: its keys' own grid when they have one and no rate is asked
+ * (*grid > 0 ticks), else L->rate or 60 fps (counted as resampled when not asked). */
+typedef struct clip_timing {
+    double tps;  /* ticks per second */
+    double grid; /* ticks between frames on the keys' grid; 0: resampled */
+    double dt;   /* seconds per frame */
+    long long frames;
+} clip_timing;
+
+static mb_status time_clip(loader *L, const struct aiAnimation *an, unsigned a, clip_timing *tm)
+{
+    tm->tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
+    double grid, last;
+    key_grid(an, &grid, &last);
+    tm->grid = L->rate == 0.0 && grid > 0.0 ? grid : 0.0;
+    if (tm->grid > 0.0) {
+        tm->dt = grid / tm->tps;
+        tm->frames = (long long)floor(last / grid + 0.5) + 1;
+    } else {
+        double rate = L->rate > 0.0 ? L->rate : 60.0;
+        if (!(L->rate > 0.0) && last > 0.0)
+            L->scene->info.resampled_clips++;
+        tm->dt = 1.0 / rate;
+        tm->frames = (long long)ceil(last / tm->tps * rate - 1e-9) + 1;
+    }
+    if (tm->frames < 1)
+        tm->frames = 1;
+    if (tm->frames > MB_MAX_FRAMES)
+        return mb_error_set_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
+                              a, tm->frames, MB_MAX_FRAMES);
+    return MB_OK;
+}
+
+/* Every frame of the clip: each node's rotation (its bind rotation where it has no keys)
+ * and the translations of the ntr tracked nodes, scaled by the scale above them (see
+ * sigma); then the rotations made continuous. */
+static void sample_clip(const loader *L, const struct aiAnimation *an, const int *chan,
+                        const int *tracked, int ntr, const clip_timing *tm, mb_clip *clip)
+{
+    float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
+    for (long long f = 0; f < tm->frames; ++f) {
+        double t = (double)f * tm->dt * tm->tps; /* ticks */
+        if (tm->grid > 0.0)
+            t = (double)f * tm->grid;
+        for (int i = 0; i < L->nn; ++i) {
+            float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
+            memcpy(q, L->bind[i].rot, 4 * sizeof(float));
+            if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
+                sample_rot(an->mChannels[chan[i]], t, q);
+        }
+        for (int k = 0; k < ntr; ++k) {
+            float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
+            sample_pos(an->mChannels[chan[tracked[k]]], t, o);
+            double sp = sigma_above(L, tracked[k]); /* see sigma */
+            for (int c = 0; c < 3; ++c)
+                o[c] = (float)(o[c] * sp);
+        }
+    }
+    mb_clip_make_continuous_(rot, L->nn, (int)tm->frames);
+}
+
+/* Animation a as the scene's next clip (named after it, or "clip<a>"); chan and tracked
+ * are L->nn ints of scratch each. */
+static mb_status build_clip(loader *L, unsigned a, int *chan, int *tracked)
+{
+    const struct aiAnimation *an = L->sc->mAnimations[a];
+    mb_scene *S = L->scene;
+    clip_timing tm;
+    mb_status st;
+    if ((st = map_channels(L, an, a, chan)) != MB_OK || (st = time_clip(L, an, a, &tm)) != MB_OK)
+        return st;
+    /* Only nodes with position keys get a translation track: every other node holds
+     * its bind translation, which is its skeleton offset. */
+    int ntr = 0;
+    for (int i = 0; i < L->nn; ++i)
+        if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
+            tracked[ntr++] = i;
+    mb_clip *clip;
+    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip);
+    if (st != MB_OK)
+        return mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
+                              a, tm.frames, mb_status_str(st));
+    S->clips[S->clip_count] = clip;
+    if (an->mName.length > 0)
+        snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "%.*s",
+                 (int)(an->mName.length > MB_MAX_NAME ? MB_MAX_NAME : an->mName.length),
+                 an->mName.data);
+    else
+        snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
+    printable(S->clip_names[S->clip_count]);
+    S->clip_count++;
+    sample_clip(L, an, chan, tracked, ntr, &tm, clip);
+    return MB_OK;
+}
+
 static mb_status build_clips(loader *L)
 {
     const struct aiScene *sc = L->sc;
@@ -868,116 +1077,8 @@ static mb_status build_clips(loader *L)
         return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
     }
     mb_status st = MB_OK;
-    for (unsigned a = 0; a < sc->mNumAnimations; ++a) {
-        const struct aiAnimation *an = sc->mAnimations[a];
-        double tps = an->mTicksPerSecond > 0.0 ? an->mTicksPerSecond : 25.0;
-        for (int i = 0; i < L->nn; ++i)
-            chan[i] = -1;
-        for (unsigned c = 0; c < an->mNumChannels; ++c) {
-            const struct aiNodeAnim *ch = an->mChannels[c];
-            int node = find_node(L, &ch->mNodeName);
-            if (node < 0 || chan[node] >= 0)
-                continue;
-            chan[node] = (int)c;
-            /* key times: finite, >= 0 and in order (glTF requires increasing inputs; out of
-             * order they collapsed the clip to one frame) */
-            for (unsigned k = 0; k < ch->mNumRotationKeys; ++k)
-                if (!finite_quat(&ch->mRotationKeys[k].mValue) || !isfinite(ch->mRotationKeys[k].mTime) ||
-                    ch->mRotationKeys[k].mTime < 0.0 ||
-                    (k > 0 && ch->mRotationKeys[k].mTime < ch->mRotationKeys[k - 1].mTime)) {
-                    st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad rotation key %u (a non-finite value, or a "
-                                        "time below 0 or before the previous key's)", a,
-                                        ch->mNodeName.data, k);
-                    goto out;
-                }
-            for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
-                const struct aiVector3D *v = &ch->mPositionKeys[k].mValue;
-                if (!isfinite(v->x) || !isfinite(v->y) || !isfinite(v->z) ||
-                    !isfinite(ch->mPositionKeys[k].mTime) || ch->mPositionKeys[k].mTime < 0.0 ||
-                    (k > 0 && ch->mPositionKeys[k].mTime < ch->mPositionKeys[k - 1].mTime)) {
-                    st = mb_error_set_(L->err, MB_PARSE, L->source,
-                                        "animation %u, node '%s': bad position key %u (a non-finite value, or a "
-                                        "time below 0 or before the previous key's)", a,
-                                        ch->mNodeName.data, k);
-                    goto out;
-                }
-            }
-            /* keys away from the node's static scale (folded when uniform, see sigma; assimp
-             * gives every animated node a key holding it) cannot be carried */
-            double own = L->sigma[node] / sigma_above(L, node);
-            double tol = SCALE_TOL * (own > 1.0 ? own : 1.0);
-            for (unsigned k = 0; k < ch->mNumScalingKeys; ++k) {
-                const struct aiVector3D *v = &ch->mScalingKeys[k].mValue;
-                if (fabs(v->x - own) > tol || fabs(v->y - own) > tol || fabs(v->z - own) > tol)
-                    L->scaled[node] = 1;
-            }
-        }
-        double grid, last;
-        key_grid(an, &grid, &last);
-        double dt;
-        long long frames;
-        if (L->rate == 0.0 && grid > 0.0) {
-            dt = grid / tps;
-            frames = (long long)floor(last / grid + 0.5) + 1;
-        } else {
-            double rate = L->rate > 0.0 ? L->rate : 60.0;
-            if (!(L->rate > 0.0) && last > 0.0)
-                S->info.resampled_clips++;
-            dt = 1.0 / rate;
-            frames = (long long)ceil(last / tps * rate - 1e-9) + 1;
-        }
-        if (frames < 1)
-            frames = 1;
-        if (frames > MB_MAX_FRAMES) {
-            st = mb_error_set_(L->err, MB_LIMIT, L->source, "animation %u: %lld frames (limit %d)",
-                                a, frames, MB_MAX_FRAMES);
-            goto out;
-        }
-        /* Only nodes with position keys get a translation track: every other node holds
-         * its bind translation, which is its skeleton offset. */
-        int ntr = 0;
-        for (int i = 0; i < L->nn; ++i)
-            if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
-                tracked[ntr++] = i;
-        mb_clip *clip;
-        st = mb_clip_alloc(L->nn, (int)frames, dt, tracked, ntr, L->al, &clip);
-        if (st != MB_OK) {
-            mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
-                           a, frames, mb_status_str(st));
-            goto out;
-        }
-        S->clips[S->clip_count] = clip;
-        if (an->mName.length > 0)
-            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "%.*s",
-                     (int)(an->mName.length > MB_MAX_NAME ? MB_MAX_NAME : an->mName.length),
-                     an->mName.data);
-        else
-            snprintf(S->clip_names[S->clip_count], MB_MAX_NAME + 1, "clip%u", a);
-        printable(S->clip_names[S->clip_count]);
-        S->clip_count++;
-        float *rot = mb_clip_rotations_mut(clip), *tr = mb_clip_translations_mut(clip);
-        for (long long f = 0; f < frames; ++f) {
-            double t = (double)f * dt * tps; /* ticks */
-            if (L->rate == 0.0 && grid > 0.0)
-                t = (double)f * grid;
-            for (int i = 0; i < L->nn; ++i) {
-                float *q = &rot[((size_t)f * (size_t)L->nn + (size_t)i) * 4];
-                memcpy(q, L->bind[i].rot, 4 * sizeof(float));
-                if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumRotationKeys > 0)
-                    sample_rot(an->mChannels[chan[i]], t, q);
-            }
-            for (int k = 0; k < ntr; ++k) {
-                float *o = &tr[((size_t)f * (size_t)ntr + (size_t)k) * 3];
-                sample_pos(an->mChannels[chan[tracked[k]]], t, o);
-                double sp = sigma_above(L, tracked[k]); /* see sigma */
-                for (int c = 0; c < 3; ++c)
-                    o[c] = (float)(o[c] * sp);
-            }
-        }
-        mb_clip_make_continuous_(rot, L->nn, (int)frames);
-    }
-out:
+    for (unsigned a = 0; a < sc->mNumAnimations && st == MB_OK; ++a)
+        st = build_clip(L, a, chan, tracked);
     mb_free_(L->al, chan);
     return st;
 }

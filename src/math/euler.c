@@ -77,18 +77,31 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 #define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
 #include "math/euler_sincos.inc"
 
-static int sincos_half_deg(int m, const double *a, double *sn, double *cs)
-{
+/* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
+ * kernel there. */
+static const mb_euler_sincos_fn_ sincos_kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = sincos_half_deg_generic,
 #ifdef MB_EULER_HAVE_AVX2_
-    if (__builtin_cpu_supports("avx2"))
-        return mb_euler_sincos_half_deg_avx2_(m, a, sn, cs);
+    [MB_ISA_AVX2_] = mb_euler_sincos_half_deg_avx2_,
 #endif
-    return sincos_half_deg_generic(m, a, sn, cs);
+};
+#ifdef MB_EULER_HAVE_AVX2_
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
+#else
+#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
+#endif
+
+mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa)
+{
+    return sincos_kernels[mb_isa_select_(isa, BUILT_)];
 }
 
-void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
-                               double *work, double (*out)[4])
+mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const double *deg,
+                                        double *work, mb_isa_ isa, double (*out)[4])
 {
+    mb_euler_sincos_fn_ sincos_half_deg = mb_euler_sincos_kernel_(isa);
+    if (!sincos_half_deg)
+        return MB_INVALID_ARG;
     double *restrict sn = work, *restrict cs = work + 3 * n;
     const double *restrict a = deg;
     if (sincos_half_deg(3 * n, a, sn, cs))
@@ -110,6 +123,13 @@ void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *
         o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
         o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
     }
+    return MB_OK;
+}
+
+void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
+                               double *work, double (*out)[4])
+{
+    (void)mb_quat_from_euler_deg_n_isa_(n, order, deg, work, MB_ISA_AUTO_, out);
 }
 
 void mb_quat_to_euler(mb_euler_order o, const double q_in[4], double out[3])

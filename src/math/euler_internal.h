@@ -2,6 +2,7 @@
 #ifndef MB_EULER_INTERNAL_H
 #define MB_EULER_INTERNAL_H
 
+#include "base/cpu_internal.h"
 #include "mblend/math.h"
 
 /* The order whose axes are (a0, a1, a2), each 0..2 and distinct; XYZ otherwise. */
@@ -17,9 +18,25 @@ mb_euler_order mb_euler_order_from_axes_(int a0, int a1, int a2);
 void mb_quat_from_euler_deg_n_(int n, const unsigned char *order, const double *deg,
                                double *work, double (*out)[4]);
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* The sin/cos kernel: m angles a[] in degrees -> sn[], cs[] of half of each; returns 1
+ * when some |a| >= MB_EULER_LIBM_DEG_ (the caller redoes those with libm). */
+typedef int (*mb_euler_sincos_fn_)(int m, const double *restrict a, double *restrict sn,
+                                   double *restrict cs);
+
+/* The sin/cos kernel for an ISA (cpu_internal.h's scheme): the portable one for
+ * MB_ISA_GENERIC_, the AVX2 one for MB_ISA_AVX2_ where built and the CPU has it, NULL
+ * otherwise (there is no SSE2 kernel); MB_ISA_AUTO_: the best the CPU runs, never NULL.
+ * Every kernel gives bit-identical results (no FMA). */
+mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa);
+
+/* mb_quat_from_euler_deg_n_ with the kernel of isa (MB_ISA_AUTO_ = what the reader uses);
+ * MB_INVALID_ARG, nothing written, for an ISA without a kernel here. For tests. */
+mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const double *deg,
+                                        double *work, mb_isa_ isa, double (*out)[4]);
+
+#ifdef MB_CPU_BUILD_AVX2_
 /* The sin/cos kernel of mb_quat_from_euler_deg_n_ for AVX2 (euler_avx2.c): call only when
- * the CPU has AVX2. See euler_sincos.inc. */
+ * the CPU has it (mb_euler_sincos_kernel_). See euler_sincos.inc. */
 #define MB_EULER_HAVE_AVX2_ 1
 int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *restrict sn,
                                    double *restrict cs);

@@ -250,12 +250,55 @@ static int frame_span(mclip *m, double from, double to, double window)
     return m->f1 > m->f0;
 }
 
-mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity, int *out_count,
-                        mb_match_stats *stats, mb_error *err)
+/* The search's working state, built step by step by mb_match_find (zeroed first; every
+ * array is owned and freed by match_work_free). */
+typedef struct match_work {
+    const mb_match_desc *d;
+    mclip A, B;
+    mparams mp;
+    double window;
+    int n, K3;  /* points per cloud, A's feature row length (3 n) */
+    int NA, NB; /* candidate frames of A and B */
+    int dbl;    /* features and products in double (d->use_double) */
+    /* feature rows of A and B, B's rotated copy, in float or double (see build_features) */
+    float *FA, *FB, *FS;
+    double *DA, *DB, *DS;
+    double *na, *nb;  /* the rows' squared norms */
+    double *scratch;  /* 6 n doubles */
+    /* cost blocks: the three products (C or DC) and the costs of rows c0 .. c1 */
+    long R; /* rows of A per block */
+    float *C, *cost;
+    double *DC;
+    cand *heap; /* the candidates: local minima of the cost */
+    int hn, hcap;
+    double t_blas; /* seconds in the products */
+} match_work;
+
+static void match_work_free(match_work *w)
 {
-    double t_start = now_s(), t_blas = 0.0;
-    if (out_count)
-        *out_count = 0;
+    free(w->A.pos);
+    free(w->B.pos);
+    free(w->mp.joints);
+    free(w->FA);
+    free(w->FB);
+    free(w->FS);
+    free(w->C);
+    free(w->DA);
+    free(w->DB);
+    free(w->DS);
+    free(w->DC);
+    free(w->scratch);
+    free(w->na);
+    free(w->nb);
+    free(w->cost);
+    free(w->heap);
+}
+
+/* The desc's arguments; *window and *samples receive the window (seconds, 0 for one
+ * sample) and the samples per window, defaults applied. */
+static mb_status check_match_desc(const mb_match_desc *d, mb_match_pair *out, int capacity,
+                                  int *out_count, double *window, int *samples, mb_error *err)
+{
     if (!d || !out || !out_count || capacity < 1 || !d->a || !d->b || !d->skeleton_a)
         return mfail(err, MB_INVALID_ARG, "match needs two clips, a skeleton and an output array");
     const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
@@ -270,217 +313,248 @@ mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity
     if (!(d->window >= 0.0) || d->window_samples < 0)
         return mfail(err, MB_INVALID_ARG, "bad window (%g s) or window samples (%d)", d->window,
                      d->window_samples);
-    double window = d->window > 0.0 ? d->window : 0.25;
+    double win = d->window > 0.0 ? d->window : 0.25;
     int S = d->window_samples > 0 ? d->window_samples : 8;
-    if (!isfinite(window) || S > 256 || !isfinite(d->a_from) || !isfinite(d->a_to) || !isfinite(d->b_from) ||
+    if (!isfinite(win) || S > 256 || !isfinite(d->a_from) || !isfinite(d->a_to) || !isfinite(d->b_from) ||
         !isfinite(d->b_to) || d->a_from < 0 || d->a_to < 0 || d->b_from < 0 || d->b_to < 0 || d->min_separation < 0)
         return mfail(err, MB_INVALID_ARG, "bad window, samples, ranges or separation");
-    if (S == 1)
-        window = 0.0;
+    *window = S == 1 ? 0.0 : win;
+    *samples = S;
+    return MB_OK;
+}
 
-    mclip A, B;
-    memset(&B, 0, sizeof B);
-    mparams mp;
-    memset(&mp, 0, sizeof mp);
-    float *FA = NULL, *FB = NULL, *FS = NULL, *C = NULL;
-    double *DA = NULL, *DB = NULL, *DS = NULL, *DC = NULL, *scratch = NULL;
-    double *na = NULL, *nb = NULL;
-    float *cost = NULL;
-    cand *heap = NULL;
-    mb_match_pair *pairs = NULL;
-    mb_status rc = mclip_init(sa, d->a, d->info_a, 0, &A, err, "A");
+/* Both clips' positions and analysis (B's up axis taken from A's), their candidate frames,
+ * and the cloud parameters: the axes, the samples and the joints of the root's subtree (a
+ * static dummy above it would anchor the cloud). */
+static mb_status prepare_clips(match_work *w, int S, mb_error *err)
+{
+    const mb_match_desc *d = w->d;
+    const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
+    mb_status rc = mclip_init(sa, d->a, d->info_a, 0, &w->A, err, "A");
     if (rc == MB_OK)
-        rc = mclip_init(sb, d->b, d->info_b, A.info.up_axis + 1, &B, err, "B");
+        rc = mclip_init(sb, d->b, d->info_b, w->A.info.up_axis + 1, &w->B, err, "B");
     if (rc != MB_OK)
-        goto done;
+        return rc;
     for (int side = 0; side < 2; ++side) {
-        mclip *m = side ? &B : &A;
-        if (!frame_span(m, side ? d->b_from : d->a_from, side ? d->b_to : d->a_to, window)) {
-            rc = mfail(err, MB_INVALID_ARG, "no candidate frames in %s: its %.3g s of motion and "
-                       "the time range leave no room for a %.3g s window", side ? "B" : "A",
-                       (m->nf - 1 - m->info.first_frame) * m->ft, window);
-            goto done;
-        }
+        mclip *m = side ? &w->B : &w->A;
+        if (!frame_span(m, side ? d->b_from : d->a_from, side ? d->b_to : d->a_to, w->window))
+            return mfail(err, MB_INVALID_ARG, "no candidate frames in %s: its %.3g s of motion and "
+                         "the time range leave no room for a %.3g s window", side ? "B" : "A",
+                         (m->nf - 1 - m->info.first_frame) * m->ft, w->window);
     }
-    mp.up = A.info.up_axis;
-    mp.u = (mp.up + 1) % 3;
-    mp.v = (mp.up + 2) % 3;
-    mp.S = S;
-    mp.dt = S > 1 ? window / (S - 1) : 0.0;
-    /* Joints of the root's subtree (a static dummy above it would anchor the cloud). */
-    int nj = A.nj, root = A.info.root;
+    mparams *mp = &w->mp;
+    mp->up = w->A.info.up_axis;
+    mp->u = (mp->up + 1) % 3;
+    mp->v = (mp->up + 2) % 3;
+    mp->S = S;
+    mp->dt = S > 1 ? w->window / (S - 1) : 0.0;
+    int nj = w->A.nj, root = w->A.info.root;
     const int *parents = mb_skeleton_parents(sa);
-    mp.joints = malloc((size_t)nj * sizeof *mp.joints);
+    mp->joints = malloc((size_t)nj * sizeof *mp->joints);
     unsigned char *in = calloc((size_t)nj, 1);
-    if (!mp.joints || !in) {
+    if (!mp->joints || !in) {
         free(in);
-        rc = mfail(err, MB_NOMEM, "out of memory");
-        goto done;
+        return mfail(err, MB_NOMEM, "out of memory");
     }
     in[root] = 1;
     for (int j = 0; j < nj; ++j) {
         if (j > root && parents[j] >= 0 && in[parents[j]])
             in[j] = 1;
         if (in[j])
-            mp.joints[mp.J++] = j;
+            mp->joints[mp->J++] = j;
     }
     free(in);
+    w->n = S * mp->J;
+    w->K3 = 3 * w->n;
+    w->NA = w->A.f1 - w->A.f0;
+    w->NB = w->B.f1 - w->B.f0;
+    return MB_OK;
+}
 
-    int n = S * mp.J, K3 = 3 * n;
-    int NA = A.f1 - A.f0, NB = B.f1 - B.f0;
-    int dbl = d->use_double != 0;
-    size_t fa_elems = (size_t)NA * K3, fb_elems = (size_t)NB * K3, fs_elems = (size_t)NB * 2 * n;
-    scratch = malloc((size_t)6 * n * sizeof *scratch);
-    na = malloc((size_t)NA * sizeof *na);
-    nb = malloc((size_t)NB * sizeof *nb);
-    if (dbl) {
-        DA = malloc(fa_elems * sizeof *DA);
-        DB = malloc(fb_elems * sizeof *DB);
-        DS = malloc(fs_elems * sizeof *DS);
-    } else {
-        FA = malloc(fa_elems * sizeof *FA);
-        FB = malloc(fb_elems * sizeof *FB);
-        FS = malloc(fs_elems * sizeof *FS);
-    }
-    if (!scratch || !na || !nb || (dbl ? (!DA || !DB || !DS) : (!FA || !FB || !FS))) {
-        rc = mfail(err, MB_NOMEM, "out of memory for %d x %d feature rows", NA, NB);
-        goto done;
-    }
-    /* Feature rows: [sqrt(w) y | sqrt(w) u~ | sqrt(w) v~], B's rotated copy [-v~ | u~]; the
-     * squared norms na / nb hold sum w y^2 + sum w |h~|^2 of each row. */
-    double sw = sqrt(1.0 / n);
-    double *cu = scratch, *cv = cu + n, *cy = cv + n;
-    for (int side = 0; side < 2; ++side) {
-        const mclip *m = side ? &B : &A;
-        int N = side ? NB : NA;
-        for (int r = 0; r < N; ++r) {
-            cloud(m, &mp, m->f0 + r, cu, cv, cy);
-            double nrm = 0.0;
-            size_t o = (size_t)r * K3, os = (size_t)r * 2 * n;
-            for (int k = 0; k < n; ++k) {
-                double y = sw * cy[k], u = sw * cu[k], v = sw * cv[k];
-                nrm += y * y + u * u + v * v;
-                if (dbl) {
-                    double *F = side ? DB : DA;
-                    F[o + k] = y;
-                    F[o + n + k] = u;
-                    F[o + 2 * n + k] = v;
-                    if (side) {
-                        DS[os + k] = -v;
-                        DS[os + n + k] = u;
-                    }
-                } else {
-                    float *F = side ? FB : FA;
-                    F[o + k] = (float)y;
-                    F[o + n + k] = (float)u;
-                    F[o + 2 * n + k] = (float)v;
-                    if (side) {
-                        FS[os + k] = (float)-v;
-                        FS[os + n + k] = (float)u;
-                    }
-                }
+/* Row r of one side's features from its cloud (cu, cv, cy); returns the row's squared
+ * norm. */
+static double feature_row(match_work *w, int side, int r, const double *cu, const double *cv,
+                          const double *cy)
+{
+    const int n = w->n;
+    double sw = sqrt(1.0 / n), nrm = 0.0;
+    size_t o = (size_t)r * w->K3, os = (size_t)r * 2 * n;
+    for (int k = 0; k < n; ++k) {
+        double y = sw * cy[k], u = sw * cu[k], v = sw * cv[k];
+        nrm += y * y + u * u + v * v;
+        if (w->dbl) {
+            double *F = side ? w->DB : w->DA;
+            F[o + k] = y;
+            F[o + n + k] = u;
+            F[o + 2 * n + k] = v;
+            if (side) {
+                w->DS[os + k] = -v;
+                w->DS[os + n + k] = u;
             }
-            (side ? nb : na)[r] = nrm;
+        } else {
+            float *F = side ? w->FB : w->FA;
+            F[o + k] = (float)y;
+            F[o + n + k] = (float)u;
+            F[o + 2 * n + k] = (float)v;
+            if (side) {
+                w->FS[os + k] = (float)-v;
+                w->FS[os + n + k] = (float)u;
+            }
         }
     }
+    return nrm;
+}
 
-    /* Blocks of R rows of A (plus one row each side for the local-minimum test). */
+/* Feature rows: [sqrt(w) y | sqrt(w) u~ | sqrt(w) v~], B's rotated copy [-v~ | u~]; the
+ * squared norms na / nb hold sum w y^2 + sum w |h~|^2 of each row. */
+static mb_status build_features(match_work *w, mb_error *err)
+{
+    const int n = w->n, NA = w->NA, NB = w->NB;
+    size_t fa_elems = (size_t)NA * w->K3, fb_elems = (size_t)NB * w->K3, fs_elems = (size_t)NB * 2 * n;
+    w->scratch = malloc((size_t)6 * n * sizeof *w->scratch);
+    w->na = malloc((size_t)NA * sizeof *w->na);
+    w->nb = malloc((size_t)NB * sizeof *w->nb);
+    if (w->dbl) {
+        w->DA = malloc(fa_elems * sizeof *w->DA);
+        w->DB = malloc(fb_elems * sizeof *w->DB);
+        w->DS = malloc(fs_elems * sizeof *w->DS);
+    } else {
+        w->FA = malloc(fa_elems * sizeof *w->FA);
+        w->FB = malloc(fb_elems * sizeof *w->FB);
+        w->FS = malloc(fs_elems * sizeof *w->FS);
+    }
+    if (!w->scratch || !w->na || !w->nb ||
+        (w->dbl ? (!w->DA || !w->DB || !w->DS) : (!w->FA || !w->FB || !w->FS)))
+        return mfail(err, MB_NOMEM, "out of memory for %d x %d feature rows", NA, NB);
+    double *cu = w->scratch, *cv = cu + n, *cy = cv + n;
+    for (int side = 0; side < 2; ++side) {
+        const mclip *m = side ? &w->B : &w->A;
+        int N = side ? NB : NA;
+        for (int r = 0; r < N; ++r) {
+            cloud(m, &w->mp, m->f0 + r, cu, cv, cy);
+            (side ? w->nb : w->na)[r] = feature_row(w, side, r, cu, cv, cy);
+        }
+    }
+    return MB_OK;
+}
+
+/* The cost blocks' buffers: R rows of A per block (plus one row each side for the
+ * local-minimum test), and the candidate heap. */
+static mb_status alloc_cost_blocks(match_work *w, int capacity, mb_error *err)
+{
+    const int NA = w->NA, NB = w->NB;
     long R = (long)(6000000L / (3L * (NB > 0 ? NB : 1))); /* about 24 MB of products */
     if (R < 8)
         R = 8;
     if (R > NA)
         R = NA;
+    w->R = R;
     size_t cbuf = (size_t)(R + 2) * NB * 3;
-    if (dbl)
-        DC = malloc(cbuf * sizeof *DC);
+    if (w->dbl)
+        w->DC = malloc(cbuf * sizeof *w->DC);
     else
-        C = malloc(cbuf * sizeof *C);
-    cost = malloc((size_t)(R + 2) * NB * sizeof *cost);
-    int hcap = capacity * 16 > 256 ? capacity * 16 : 256;
-    heap = malloc((size_t)hcap * sizeof *heap);
-    if ((dbl ? !DC : !C) || !cost || !heap) {
-        rc = mfail(err, MB_NOMEM, "out of memory for the cost blocks");
-        goto done;
-    }
-    int hn = 0;
-    for (long r0 = 0; r0 < NA; r0 += R) {
-        long r1 = r0 + R < NA ? r0 + R : NA;
-        long c0 = r0 > 0 ? r0 - 1 : 0, c1 = r1 < NA ? r1 + 1 : NA, M = c1 - c0;
-        size_t plane = (size_t)M * NB;
-        double tb = now_s();
-        if (dbl) {
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0, DA + (size_t)c0 * K3, K3, DB,
-                        K3, 0.0, DC, NB);
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, DA + (size_t)c0 * K3 + n,
-                        K3, DB + n, K3, 0.0, DC + plane, NB);
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, DA + (size_t)c0 * K3 + n,
-                        K3, DS, 2 * n, 0.0, DC + 2 * plane, NB);
-        } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0f, FA + (size_t)c0 * K3, K3, FB,
-                        K3, 0.0f, C, NB);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, FA + (size_t)c0 * K3 + n,
-                        K3, FB + n, K3, 0.0f, C + plane, NB);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, FA + (size_t)c0 * K3 + n,
-                        K3, FS, 2 * n, 0.0f, C + 2 * plane, NB);
-        }
-        t_blas += now_s() - tb;
-        for (long i = 0; i < M; ++i) {
-            double ra = na[c0 + i];
-            float *crow = cost + (size_t)i * NB;
-            if (dbl) {
-                const double *cy_ = DC + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
-                for (int j = 0; j < NB; ++j)
-                    crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(cc[j] * cc[j] + cs[j] * cs[j]));
-            } else {
-                const float *cy_ = C + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
-                for (int j = 0; j < NB; ++j) {
-                    double sc = cc[j], ss = cs[j];
-                    crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(sc * sc + ss * ss));
-                }
-            }
-        }
-        for (long a = r0; a < r1; ++a) {
-            long i = a - c0;
-            const float *row = cost + (size_t)i * NB;
-            const float *up_row = a > 0 ? row - NB : NULL, *dn_row = a + 1 < NA ? row + NB : NULL;
-            for (int j = 0; j < NB; ++j) {
-                float v = row[j];
-                if ((j > 0 && row[j - 1] < v) || (j + 1 < NB && row[j + 1] < v))
-                    continue;
-                int ok = 1;
-                for (int q = -1; q <= 1 && ok; ++q) {
-                    if (j + q < 0 || j + q >= NB)
-                        continue;
-                    if ((up_row && up_row[j + q] < v) || (dn_row && dn_row[j + q] < v))
-                        ok = 0;
-                }
-                if (ok) {
-                    cand cd = {v, (int)a + A.f0, j + B.f0};
-                    heap_push(heap, &hn, hcap, cd);
-                }
-            }
-        }
-    }
+        w->C = malloc(cbuf * sizeof *w->C);
+    w->cost = malloc((size_t)(R + 2) * NB * sizeof *w->cost);
+    w->hcap = capacity * 16 > 256 ? capacity * 16 : 256;
+    w->heap = malloc((size_t)w->hcap * sizeof *w->heap);
+    if ((w->dbl ? !w->DC : !w->C) || !w->cost || !w->heap)
+        return mfail(err, MB_NOMEM, "out of memory for the cost blocks");
+    return MB_OK;
+}
 
-    /* Exact costs for the candidates, then the best that keep their distance. */
-    pairs = malloc((size_t)(hn > 0 ? hn : 1) * sizeof *pairs);
-    free(scratch);
-    scratch = malloc((size_t)6 * n * sizeof *scratch);
-    if (!pairs || !scratch) {
-        rc = mfail(err, MB_NOMEM, "out of memory");
-        goto done;
+/* The costs of A's rows c0 .. c0 + M - 1 against all of B: three matrix products (the
+ * heights, the horizontal dot products, the rotated ones), then D per pair into w->cost. */
+static void cost_block(match_work *w, long c0, long M)
+{
+    const int n = w->n, K3 = w->K3, NB = w->NB;
+    size_t plane = (size_t)M * NB;
+    double tb = now_s();
+    if (w->dbl) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0, w->DA + (size_t)c0 * K3, K3, w->DB,
+                    K3, 0.0, w->DC, NB);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, w->DA + (size_t)c0 * K3 + n,
+                    K3, w->DB + n, K3, 0.0, w->DC + plane, NB);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0, w->DA + (size_t)c0 * K3 + n,
+                    K3, w->DS, 2 * n, 0.0, w->DC + 2 * plane, NB);
+    } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, n, 1.0f, w->FA + (size_t)c0 * K3, K3, w->FB,
+                    K3, 0.0f, w->C, NB);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, w->FA + (size_t)c0 * K3 + n,
+                    K3, w->FB + n, K3, 0.0f, w->C + plane, NB);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, NB, 2 * n, 1.0f, w->FA + (size_t)c0 * K3 + n,
+                    K3, w->FS, 2 * n, 0.0f, w->C + 2 * plane, NB);
+    }
+    w->t_blas += now_s() - tb;
+    for (long i = 0; i < M; ++i) {
+        double ra = w->na[c0 + i];
+        const double *nb = w->nb;
+        float *crow = w->cost + (size_t)i * NB;
+        if (w->dbl) {
+            const double *cy_ = w->DC + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
+            for (int j = 0; j < NB; ++j)
+                crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(cc[j] * cc[j] + cs[j] * cs[j]));
+        } else {
+            const float *cy_ = w->C + (size_t)i * NB, *cc = cy_ + plane, *cs = cc + plane;
+            for (int j = 0; j < NB; ++j) {
+                double sc = cc[j], ss = cs[j];
+                crow[j] = (float)(ra + nb[j] - 2.0 * cy_[j] - 2.0 * sqrt(sc * sc + ss * ss));
+            }
+        }
+    }
+}
+
+/* The local minima of the cost among rows r0 .. r1 - 1 of A (the block holds rows from c0,
+ * with the neighbours above and below) pushed on the candidate heap. */
+static void push_local_minima(match_work *w, long r0, long r1, long c0)
+{
+    const int NA = w->NA, NB = w->NB;
+    for (long a = r0; a < r1; ++a) {
+        long i = a - c0;
+        const float *row = w->cost + (size_t)i * NB;
+        const float *up_row = a > 0 ? row - NB : NULL, *dn_row = a + 1 < NA ? row + NB : NULL;
+        for (int j = 0; j < NB; ++j) {
+            float v = row[j];
+            if ((j > 0 && row[j - 1] < v) || (j + 1 < NB && row[j + 1] < v))
+                continue;
+            int ok = 1;
+            for (int q = -1; q <= 1 && ok; ++q) {
+                if (j + q < 0 || j + q >= NB)
+                    continue;
+                if ((up_row && up_row[j + q] < v) || (dn_row && dn_row[j + q] < v))
+                    ok = 0;
+            }
+            if (ok) {
+                cand cd = {v, (int)a + w->A.f0, j + w->B.f0};
+                heap_push(w->heap, &w->hn, w->hcap, cd);
+            }
+        }
+    }
+}
+
+/* Exact costs for the candidates, then the best that keep their distance, into out. */
+static mb_status select_pairs(match_work *w, mb_match_pair *out, int capacity, int *out_count,
+                              mb_error *err)
+{
+    const int hn = w->hn;
+    mb_match_pair *pairs = malloc((size_t)(hn > 0 ? hn : 1) * sizeof *pairs);
+    free(w->scratch);
+    w->scratch = malloc((size_t)6 * w->n * sizeof *w->scratch);
+    if (!pairs || !w->scratch) {
+        free(pairs);
+        return mfail(err, MB_NOMEM, "out of memory");
     }
     for (int i = 0; i < hn; ++i) {
-        double th, dx, dz, D = pair_cost(&A, &B, &mp, heap[i].a, heap[i].b, scratch, &th, &dx, &dz);
-        pairs[i].a = heap[i].a;
-        pairs[i].b = heap[i].b;
+        const cand *h = &w->heap[i];
+        double th, dx, dz, D = pair_cost(&w->A, &w->B, &w->mp, h->a, h->b, w->scratch, &th, &dx, &dz);
+        pairs[i].a = h->a;
+        pairs[i].b = h->b;
         pairs[i].cost = (float)sqrt(D);
         pairs[i].theta = (float)th;
         pairs[i].dx = (float)dx;
         pairs[i].dz = (float)dz;
     }
     qsort(pairs, (size_t)hn, sizeof *pairs, cmp_pair);
-    int sep = d->min_separation > 0 ? d->min_separation : (int)ceil(0.1 / A.ft);
+    int sep = w->d->min_separation > 0 ? w->d->min_separation : (int)ceil(0.1 / w->A.ft);
     int cnt = 0;
     for (int i = 0; i < hn && cnt < capacity; ++i) {
         int ok = 1;
@@ -491,30 +565,40 @@ mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity
             out[cnt++] = pairs[i];
     }
     *out_count = cnt;
-    if (stats) {
-        stats->blas_seconds = t_blas;
-        stats->pairs = (double)NA * NB;
-        stats->points = n;
-    }
-
-done:
-    free(A.pos);
-    free(B.pos);
-    free(mp.joints);
-    free(FA);
-    free(FB);
-    free(FS);
-    free(C);
-    free(DA);
-    free(DB);
-    free(DS);
-    free(DC);
-    free(scratch);
-    free(na);
-    free(nb);
-    free(cost);
-    free(heap);
     free(pairs);
+    return MB_OK;
+}
+
+mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity, int *out_count,
+                        mb_match_stats *stats, mb_error *err)
+{
+    double t_start = now_s();
+    if (out_count)
+        *out_count = 0;
+    match_work w;
+    memset(&w, 0, sizeof w);
+    int S = 0;
+    mb_status rc = check_match_desc(d, out, capacity, out_count, &w.window, &S, err);
+    if (rc != MB_OK)
+        return rc;
+    w.d = d;
+    w.dbl = d->use_double != 0;
+    if ((rc = prepare_clips(&w, S, err)) == MB_OK && (rc = build_features(&w, err)) == MB_OK &&
+        (rc = alloc_cost_blocks(&w, capacity, err)) == MB_OK) {
+        for (long r0 = 0; r0 < w.NA; r0 += w.R) {
+            long r1 = r0 + w.R < w.NA ? r0 + w.R : w.NA;
+            long c0 = r0 > 0 ? r0 - 1 : 0, c1 = r1 < w.NA ? r1 + 1 : w.NA;
+            cost_block(&w, c0, c1 - c0);
+            push_local_minima(&w, r0, r1, c0);
+        }
+        rc = select_pairs(&w, out, capacity, out_count, err);
+    }
+    if (rc == MB_OK && stats) {
+        stats->blas_seconds = w.t_blas;
+        stats->pairs = (double)w.NA * w.NB;
+        stats->points = w.n;
+    }
+    match_work_free(&w);
     if (stats)
         stats->total_seconds = now_s() - t_start;
     return rc;

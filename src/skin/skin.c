@@ -181,33 +181,23 @@ MB_SKIN_DEFINE_ENTRY_(mb_skin_kernel_generic_, lbs_g, dqs_g)
 
 /* ---------- the job ---------- */
 
-static int forced_kernel; /* 0 auto, 1 generic, 2 avx2 */
-
-static int cpu_has_avx2_fma(void)
-{
+/* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
+ * kernel there. */
+static const mb_skin_kernel_fn_ kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = mb_skin_kernel_generic_,
 #ifdef MB_SKIN_HAVE_AVX2_
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    [MB_ISA_AVX2_] = mb_skin_kernel_avx2_,
+#endif
+};
+#ifdef MB_SKIN_HAVE_AVX2_
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
 #else
-    return 0;
+#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
 #endif
-}
 
-static mb_skin_kernel_fn_ pick_kernel(void)
+mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa)
 {
-#ifdef MB_SKIN_HAVE_AVX2_
-    /* asked every call, not cached in a static: threads skinning parts of one mesh would
-     * race on the cache (the answer is two bit tests on data libgcc sets up at start-up) */
-    if (forced_kernel != 1 && cpu_has_avx2_fma())
-        return mb_skin_kernel_avx2_;
-#endif
-    return mb_skin_kernel_generic_;
-}
-
-int mb_skin_force_kernel_(int which)
-{
-    forced_kernel = which;
-    return pick_kernel() == mb_skin_kernel_generic_ ? 1 : 2;
+    return kernels[mb_isa_select_(isa, BUILT_)];
 }
 
 /* The largest index. Narrow types let the loops vectorise even with SSE2; kept out of line
@@ -239,9 +229,10 @@ static int stride_ok(int *stride)
     return *stride >= 12 && *stride % 4 == 0;
 }
 
-mb_status mb_skin_run(const mb_skin_desc *desc)
+mb_status mb_skin_run_isa_(const mb_skin_desc *desc, mb_isa_ isa)
 {
-    if (!desc)
+    mb_skin_kernel_fn_ kernel = mb_skin_kernel_(isa);
+    if (!desc || !kernel)
         return MB_INVALID_ARG;
     mb_skin_desc d = *desc;
     if (d.vertex_count < 0 || d.influences < 1 || d.influences > MB_SKIN_MAX_INFLUENCES)
@@ -270,8 +261,13 @@ mb_status mb_skin_run(const mb_skin_desc *desc)
             return MB_INVALID_ARG;
     }
     if (d.vertex_count > 0)
-        pick_kernel()(&d, 0, d.vertex_count);
+        kernel(&d, 0, d.vertex_count);
     return MB_OK;
+}
+
+mb_status mb_skin_run(const mb_skin_desc *desc)
+{
+    return mb_skin_run_isa_(desc, MB_ISA_AUTO_);
 }
 
 mb_status mb_skin_desc_from_mesh(const mb_mesh *m, mb_skin_desc *d)

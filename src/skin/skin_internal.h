@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cpu_internal.h"
 #include "mblend/skin.h"
 
 /* A kernel skins vertices [begin, end) of a validated desc. The portable kernel handles
@@ -13,16 +14,19 @@ typedef void (*mb_skin_kernel_fn_)(const mb_skin_desc *d, int begin, int end);
 
 void mb_skin_kernel_generic_(const mb_skin_desc *d, int begin, int end);
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#ifdef MB_CPU_BUILD_AVX2_
 #define MB_SKIN_HAVE_AVX2_ 1
 void mb_skin_kernel_avx2_(const mb_skin_desc *d, int begin, int end);
 #endif
 
-/* Which kernel mb_skin_run uses: 0 automatic (default), 1 generic, 2 AVX2 (falls back
- * to generic when the CPU lacks it). For tests and benchmarks; not thread-safe to change
- * while another thread skins. Returns the kernel that will run (1 or 2). */
-int mb_skin_force_kernel_(int which);
+/* The kernel for an ISA (cpu_internal.h's scheme): the portable one for MB_ISA_GENERIC_,
+ * the AVX2 + FMA one for MB_ISA_AVX2_ where built and the CPU has it; NULL otherwise (there
+ * is no SSE2 kernel). MB_ISA_AUTO_: the best of them the CPU runs, never NULL. */
+mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa);
 
+/* mb_skin_run with the kernel of isa (MB_ISA_AUTO_ = what mb_skin_run uses); an ISA
+ * without a kernel here gives MB_INVALID_ARG. For tests and benchmarks. */
+mb_status mb_skin_run_isa_(const mb_skin_desc *desc, mb_isa_ isa);
 
 #if defined(__GNUC__)
 #define MB_SKIN_INLINE_ static inline __attribute__((always_inline))

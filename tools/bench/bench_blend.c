@@ -318,7 +318,7 @@ typedef struct bench_ctx {
     int ok;
 } bench_ctx;
 
-static void run_blend(bench_ctx *c, int f, mb_eigen_solver solver, mb_blend_isa_ isa,
+static void run_blend(bench_ctx *c, int f, mb_eigen_solver solver, mb_isa_ isa,
                       mb_blend_kstats_ *stats)
 {
     set *s = c->s;
@@ -378,10 +378,10 @@ static void run_one(bench_ctx *c, int what, int f)
 #endif
         break;
     case T_LOGEXP:
-        run_blend(c, f, MB_EIGEN_AUTO, MB_BLEND_ISA_AUTO_, NULL);
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL);
         break;
     case T_LOGEXP_SSE2:
-        run_blend(c, f, MB_EIGEN_AUTO, MB_BLEND_ISA_SSE2_, NULL);
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_SSE2_, NULL);
         break;
     case T_LOGEXP_STEP:
         run_step(c, f);
@@ -392,7 +392,7 @@ static void run_one(bench_ctx *c, int what, int f)
                 c->ok = 0;
         break;
     case T_LAPACKE:
-        run_blend(c, f, MB_EIGEN_LAPACKE, MB_BLEND_ISA_AUTO_, NULL);
+        run_blend(c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL);
         break;
     default:
         break;
@@ -464,15 +464,13 @@ int main(int argc, char **argv)
     if (runs > 64)
         runs = 64;
     int lanes = 4;
-    mb_blend_kernel_fn_ kernel = mb_blend_kernel_(MB_BLEND_ISA_AUTO_, &lanes);
-    int have_sse2 = mb_blend_kernel_(MB_BLEND_ISA_SSE2_, NULL) != NULL;
-    int have_avx2 = mb_blend_kernel_(MB_BLEND_ISA_AVX2_, NULL) != NULL;
+    mb_blend_kernel_fn_ kernel = mb_blend_kernel_(MB_ISA_AUTO_, &lanes);
+    int have_sse2 = mb_blend_kernel_(MB_ISA_SSE2_, NULL) != NULL;
+    int have_avx2 = mb_blend_kernel_(MB_ISA_AVX2_, NULL) != NULL;
     char load[128];
     bench_loadavg(load, sizeof load);
     printf("bench_blend: kernel %s (%d lanes); %d timed runs per number; load %s\n",
-           mb_blend_isa_name_(kernel == mb_blend_kernel_(MB_BLEND_ISA_AVX2_, NULL)   ? MB_BLEND_ISA_AVX2_
-                              : kernel == mb_blend_kernel_(MB_BLEND_ISA_SSE2_, NULL) ? MB_BLEND_ISA_SSE2_
-                                                                                     : MB_BLEND_ISA_GENERIC_),
+           mb_isa_name_(mb_cpu_auto_isa_()),
            lanes, runs, load);
     printf("cells: best/median ns per joint, then the ratio to the SSE2 baseline (median over "
            "runs of run time / the same run's baseline time)\n\n");
@@ -494,7 +492,7 @@ int main(int argc, char **argv)
                 make_set(&s, ks[ki], js[ji], max_angle, lanes);
                 bench_ctx c = {&s, xalloc(sizeof(soa4) * (size_t)(s.nj / 4)),
                                xalloc(sizeof(mb_xform) * (size_t)s.nj), kernel,
-                               mb_blend_checker_(MB_BLEND_ISA_AUTO_), lanes, 1};
+                               mb_blend_checker_(MB_ISA_AUTO_), lanes, 1};
                 if (loop_what >= 0) {
                     for (long n = 0; n < loop_n; ++n)
                         run_one(&c, loop_what, (int)(n % FRAMES));
@@ -510,9 +508,9 @@ int main(int argc, char **argv)
                 double max_diff = 0;
                 mb_blend_kstats_ ks_ = {0};
                 for (int f = 0; f < FRAMES; ++f) {
-                    run_blend(&c, f, MB_EIGEN_AUTO, MB_BLEND_ISA_AUTO_, &ks_);
+                    run_blend(&c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, &ks_);
                     memcpy(exact, c.out, sizeof(mb_xform) * (size_t)s.nj);
-                    run_blend(&c, f, MB_EIGEN_LAPACKE, MB_BLEND_ISA_AUTO_, NULL);
+                    run_blend(&c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL);
                     for (int j = 0; j < s.nj; ++j) {
                         double e = angle_between(exact[j].rot, c.out[j].rot);
                         if (e > max_diff)

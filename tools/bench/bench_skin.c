@@ -11,7 +11,8 @@
  *   LBS     mb_skin_run, linear blend, the kernel picked for this CPU (AVX2 + FMA when it has
  *           them), indices trusted (as for an mb_mesh) and checked (the default pre-pass);
  *   DQS     mb_skin_run, dual quaternions (mb_skin_dq_palette once per frame included);
- *   generic the portable kernel forced (what a CPU without AVX2 runs);
+ *   generic the portable kernel (mb_skin_run_isa_ with MB_ISA_GENERIC_: what a CPU
+ *           without AVX2 runs);
  * with the ratios LBS / floor and DQS / LBS. For reference, ozz-animation's SkinningJob is
  * published at about 4.7-6.1 ns per vertex for positions + normals (4 influences).
  * Speed is printed, never asserted; the exit status is non-zero only if a job fails.
@@ -144,6 +145,7 @@ static void floor_u8(const data *d, int normals)
 typedef struct run_ctx {
     const data *d;
     int u8, normals, floor;
+    mb_isa_ isa; /* MB_ISA_AUTO_: the public mb_skin_run */
     mb_skin_desc desc;
     const float (*pal)[16];
     float (*dq)[8];
@@ -157,7 +159,8 @@ static void one_run(run_ctx *r)
     }
     if (r->desc.method == MB_SKIN_DQS && mb_skin_dq_palette(r->pal, BONES, r->dq) != MB_OK)
         exit(1);
-    if (mb_skin_run(&r->desc) != MB_OK) {
+    if ((r->isa == MB_ISA_AUTO_ ? mb_skin_run(&r->desc) : mb_skin_run_isa_(&r->desc, r->isa)) !=
+        MB_OK) {
         fprintf(stderr, "bench_skin: mb_skin_run failed\n");
         exit(1);
     }
@@ -220,9 +223,9 @@ int main(int argc, char **argv)
     }
     char load[128];
     bench_loadavg(load, sizeof load);
-    int kernel = mb_skin_force_kernel_(0);
+    int avx2 = mb_skin_kernel_(MB_ISA_AUTO_) != mb_skin_kernel_(MB_ISA_GENERIC_);
     printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; load %s\n",
-           kernel == 2 ? "AVX2+FMA" : "generic", runs, load);
+           avx2 ? "AVX2+FMA" : "generic", runs, load);
     printf("ozz-animation SkinningJob, published: about 4.7-6.1 ns/vertex (positions + normals)\n\n");
     printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %8s %8s\n", "vertices", "format", "attributes",
            "floor", "LBS trusted", "LBS checked", "DQS trusted", "generic L/D", "LBS/flr",
@@ -260,7 +263,7 @@ int main(int argc, char **argv)
                 r.floor = 1;
                 time_it(&r, runs, &fl[0], &fl[1]);
                 r.floor = 0;
-                mb_skin_force_kernel_(0);
+                r.isa = MB_ISA_AUTO_;
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_LBS;
                 time_it(&r, runs, &lt[0], &lt[1]);
@@ -269,12 +272,11 @@ int main(int argc, char **argv)
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &dt[0], &dt[1]);
-                mb_skin_force_kernel_(1);
+                r.isa = MB_ISA_GENERIC_;
                 k->method = MB_SKIN_LBS;
                 time_it(&r, runs, &gl[0], &gl[1]);
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &gd[0], &gd[1]);
-                mb_skin_force_kernel_(0);
                 char c[6][32];
                 double *all[6] = {fl, lt, lc, dt, gl, gd};
                 for (int i = 0; i < 6; ++i)

@@ -214,49 +214,10 @@ static int info_scene(const char *cmd, const char *spec, int table)
     return MB_EXIT_OK;
 }
 
-int mb_cmd_info(int argc, char **argv)
+/* The BVH part of info: file size, joints and End Sites (and the ROOTs' group), Euler
+ * orders, frames and timing. */
+static void print_bvh_layout(const char *path, const mb_skeleton *s, const mb_clip *c)
 {
-    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
-                                      {"no-table", 0, 0, OPT_NO_TABLE},
-                                      {NULL, 0, 0, 0}};
-    const char *cmd = "mblend info";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
-    const char *path = NULL;
-    int lenient = 0, table = 1, id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_NO_TABLE: table = 0; break;
-        case MB_CLI_OPERAND:
-            if (path)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
-            path = a.arg;
-            break;
-        default: break;
-        }
-    }
-    if (!path)
-        return mb_cli_usage_error(cmd, "missing FILE");
-    char file[4096], anim[256];
-    int rc = mb_cli_split_spec(cmd, path, file, sizeof file, anim, sizeof anim);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    if (!mb_cli_is_bvh(file))
-        return info_scene(cmd, path, table);
-    if (anim[0])
-        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an animation "
-                                  "of a glTF or FBX file)", path);
-    path = file;
-
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    rc = mb_cli_load_bvh(path, lenient, &s, &c);
-    if (rc != MB_EXIT_OK)
-        return rc;
-
     int n = mb_skeleton_joint_count(s);
     int end_sites = 0, with_rot = 0;
     int order_count[6] = {0};
@@ -308,6 +269,52 @@ int mb_cmd_info(int argc, char **argv)
     printf("frames:         %d, frame time %.9g s (%.6g fps), duration %.6g s\n", frames, dt,
            1.0 / dt, mb_clip_duration(c));
 
+}
+
+int mb_cmd_info(int argc, char **argv)
+{
+    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
+                                      {"no-table", 0, 0, OPT_NO_TABLE},
+                                      {NULL, 0, 0, 0}};
+    const char *cmd = "mblend info";
+    mb_cli_args a;
+    mb_cli_args_init(&a, cmd, argc, argv);
+    const char *path = NULL;
+    int lenient = 0, table = 1, id;
+    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+        switch (id) {
+        case MB_CLI_BAD: return MB_EXIT_USAGE;
+        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
+        case OPT_LENIENT: lenient = 1; break;
+        case OPT_NO_TABLE: table = 0; break;
+        case MB_CLI_OPERAND:
+            if (path)
+                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
+            path = a.arg;
+            break;
+        default: break;
+        }
+    }
+    if (!path)
+        return mb_cli_usage_error(cmd, "missing FILE");
+    char file[4096], anim[256];
+    int rc = mb_cli_split_spec(cmd, path, file, sizeof file, anim, sizeof anim);
+    if (rc != MB_EXIT_OK)
+        return rc;
+    if (!mb_cli_is_bvh(file))
+        return info_scene(cmd, path, table);
+    if (anim[0])
+        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an animation "
+                                  "of a glTF or FBX file)", path);
+    path = file;
+
+    mb_skeleton *s = NULL;
+    mb_clip *c = NULL;
+    rc = mb_cli_load_bvh(path, lenient, &s, &c);
+    if (rc != MB_EXIT_OK)
+        return rc;
+
+    print_bvh_layout(path, s, c);
     print_motion(path, s, c, 0);
     if (table)
         print_table(s, 1);

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Function-length lint: every C function in src/ and tools/mblend/ is at most MAX_LINES long
+# (ctags' start and end lines, inclusive), so that a reader can hold it in their head. A
+# longer one fails the lint, listed as file:line name length, unless it is in ALLOWED below
+# with a one-line reason. Needs universal-ctags (Debian: universal-ctags; scripts/setup.sh
+# installs it). Usage: scripts/lint.sh (from anywhere; exit 0 clean, 1 violations, 2 setup).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MAX_LINES=100
+
+# "file|function|reason". Keep each reason to one line; remove an entry once its function is
+# split (an entry that no longer matches a long function is reported as stale).
+ALLOWED=(
+  # Allowed for good: hot loops kept in one function on purpose.
+  "src/io/bvh_read.c|read_motion|the BVH motion loop, the reader's hot path (see the comment above it)"
+  "src/blend/blend_kernel.inc|out_group|blend kernel phase D, always-inlined per ISA and lane count (see blend_kernel.inc's header)"
+
+  # To split (not done yet).
+  "src/motion/analyze.c|analyze_into|to split: the analysis's steps (up axis, root, feet, T-pose, extents) in one function"
+  "tools/mblend/cmd_positions.c|mb_cmd_positions|to split: options, loading, printing in one function"
+)
+
+die() { echo "lint: $*" >&2; exit 2; }
+command -v ctags >/dev/null || die "ctags not found: install universal-ctags (scripts/setup.sh does)"
+ctags --version 2>/dev/null | grep -q "Universal Ctags" ||
+  die "ctags is not universal-ctags (the end-line field is needed): install universal-ctags"
+
+cd "$here"
+# One line per function: file start end name (.inc files hold code included into .c files).
+listing="$(ctags -x --_xformat='%F %n %e %N' --languages=C --langmap=C:+.inc --c-kinds=f \
+  --fields=+ne -R src tools/mblend)"
+
+declare -A reason=() used=()
+for entry in "${ALLOWED[@]}"; do
+  IFS='|' read -r file fn why <<<"$entry"
+  [ -n "$why" ] || die "allow-list entry without a reason: $entry"
+  reason["$file|$fn"]="$why"
+done
+
+bad=0
+while read -r file start end name; do
+  [[ "$end" =~ ^[0-9]+$ ]] || continue # no end line: not a definition ctags could close
+  len=$((end - start + 1))
+  [ "$len" -gt "$MAX_LINES" ] || continue
+  if [ -n "${reason["$file|$name"]+x}" ]; then
+    used["$file|$name"]=1
+    continue
+  fi
+  echo "$file:$start $name $len lines (over $MAX_LINES)"
+  bad=1
+done <<<"$listing"
+
+for key in "${!reason[@]}"; do
+  [ -n "${used["$key"]+x}" ] || echo "lint: note: allow-list entry ${key/|/ } is not over $MAX_LINES lines (stale?)" >&2
+done
+
+if [ "$bad" -ne 0 ]; then
+  echo "lint: functions over $MAX_LINES lines: split them into named steps, or add them to" \
+    "ALLOWED in scripts/lint.sh with a one-line reason" >&2
+  exit 1
+fi
+echo "lint: no function over $MAX_LINES lines outside the allow-list"
