@@ -8,7 +8,14 @@
  * mb_blend_prepare: the exact solver's first use in a process lets OpenBLAS map its
  * buffers).
  * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
- * the fast solver hands such joints to the exact path, so both modes agree there. */
+ * the fast solver hands such joints to the exact path, so both modes agree there.
+ *
+ * Threads: mb_blend_run and mb_blend_rotations_run keep no state between calls and touch
+ * only their desc's buffers, so any number of threads may run them at once on distinct
+ * outputs (inputs may be shared read-only). The SIMD kernel is chosen once per process
+ * (src/base/cpu.c) and the exact path's LAPACKE calls are reentrant; call mb_blend_prepare
+ * once before starting threads so OpenBLAS's one-time set-up does not happen inside a
+ * frame. */
 #ifndef MBLEND_BLEND_H
 #define MBLEND_BLEND_H
 
