@@ -7,7 +7,8 @@ import numpy as np
 from ._mblend_cffi import ffi, lib
 
 __all__ = ["ffi", "lib", "Error", "InvalidArgumentError", "ParseError", "FileError",
-           "LimitError", "MismatchError", "NumericError", "check", "as_float32", "fspath"]
+           "LimitError", "MismatchError", "NumericError", "check", "as_float32", "fspath",
+           "axis_code"]
 
 
 class Error(Exception):
@@ -87,6 +88,17 @@ def check(status, err=None, what=None):
     """Raises the exception for a C status (nothing for MB_OK)."""
     if status != lib.MB_OK:
         raise _error_from(status, err, what)
+
+
+def axis_code(up):
+    """The C up-axis code of an argument: None (detect, or what the file format fixes),
+    'x', 'y' or 'z' (any case)."""
+    if up is None:
+        return 0
+    codes = {"x": 1, "y": 2, "z": 3}
+    if isinstance(up, str) and up.lower() in codes:
+        return codes[up.lower()]
+    raise ValueError(f"up_axis: None (detect), 'x', 'y' or 'z', got {up!r}")
 
 
 def fspath(path):

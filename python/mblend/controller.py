@@ -5,7 +5,7 @@ import collections
 
 import numpy as np
 
-from ._lib import ffi, lib, check, InvalidArgumentError
+from ._lib import ffi, lib, check, axis_code, InvalidArgumentError
 from .clip import Clip
 
 __all__ = ["State", "StateSet", "Controller", "Frame"]
@@ -60,7 +60,7 @@ class StateSet:
         d.skeleton = first._skel
         d.states = cstates
         d.state_count = len(states)
-        d.up_axis = _up_axis_code(up_axis)
+        d.up_axis = axis_code(up_axis)
         if root is not None:
             keep.append(ffi.new("char[]", str(root).encode()))
             d.root = keep[-1]
@@ -124,15 +124,6 @@ class StateSet:
     def up_axis(self):
         """The set's up axis: 0, 1, 2 = X, Y, Z."""
         return lib.mb_state_set_up_axis(self._set)
-
-
-def _up_axis_code(up):
-    if up is None:
-        return 0
-    codes = {"x": 1, "y": 2, "z": 3}
-    if isinstance(up, str) and up.lower() in codes:
-        return codes[up.lower()]
-    raise ValueError(f"up_axis: None (detect), 'x', 'y' or 'z', got {up!r}")
 
 
 class Controller:

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ._lib import ffi, lib, check, InvalidArgumentError, MismatchError
+from ._lib import ffi, lib, check, axis_code, InvalidArgumentError, MismatchError
 from .clip import Clip, MblendWarning
 from .rotations import method_code
 
@@ -42,15 +42,6 @@ def _name(c, i):
     return c.path or f"clip {i}"
 
 
-def _up_code(up):
-    if up is None:
-        return 0
-    codes = {"x": 1, "y": 2, "z": 3}
-    if isinstance(up, str) and up.lower() in codes:
-        return codes[up.lower()]
-    raise ValueError(f"up_axis: None (detect, or the file format's), 'x', 'y' or 'z', got {up!r}")
-
-
 @contextlib.contextmanager
 def _prepared(clips, up_axis=None, ranges=None, feet=None, pair=False):
     """Prepared clips for the inputs (destroyed on exit). Each input's up axis is up_axis,
@@ -65,7 +56,7 @@ def _prepared(clips, up_axis=None, ranges=None, feet=None, pair=False):
         d.skeleton, d.clip = c._skel, c._clip
         keep.append(ffi.new("char[]", _name(c, i).encode()))
         d.source = keep[-1]
-        d.up_axis = _up_code(up_axis) or (c._up_axis if (i == 0 or not pair) else 0)
+        d.up_axis = axis_code(up_axis) or (c._up_axis if (i == 0 or not pair) else 0)
         if feet is not None:
             keep += [ffi.new("char[]", str(feet[0]).encode()), ffi.new("char[]", str(feet[1]).encode())]
             d.left_foot, d.right_foot = keep[-2], keep[-1]
@@ -179,7 +170,7 @@ def blend(clips, weights, cycle="auto", method="logexp", exact=False, up_axis=No
         d.cyclic = 1 if mode == "auto" else 0
         d.method = code
         d.solver = lib.MB_EIGEN_LAPACKE if exact else lib.MB_EIGEN_AUTO
-        d.up_axis = _up_code(up_axis) or clips[0]._up_axis
+        d.up_axis = axis_code(up_axis) or clips[0]._up_axis
         d.prepared = ffi.cast("const mb_prepared_clip *const *", p)
         out = ffi.new("mb_clip **")
         check(lib.mb_clip_blend(d, out, err), err, "blend")
@@ -273,7 +264,7 @@ def analyze(clip, up_axis=None):
         raise InvalidArgumentError(f"{clip.path or 'clip'} has no frames to analyse")
     info = ffi.new("mb_motion_info *")
     desc = ffi.new("mb_analyze_desc *")
-    desc.up_axis = _up_code(up_axis) or clip._up_axis
+    desc.up_axis = axis_code(up_axis) or clip._up_axis
     err = ffi.new("mb_error *")
     src = ffi.new("char[]", (clip.path or "clip").encode())
     check(lib.mb_motion_analyze(clip._skel, clip._clip, desc, src, info, err), err,
