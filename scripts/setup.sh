@@ -8,7 +8,8 @@ shift || true
 
 packages=(build-essential cmake pkg-config libcglm-dev liblapacke-dev libopenblas-dev
           libcriterion-dev libassimp-dev libcjson-dev libpng-dev libgif-dev
-          python3-dev python3-cffi python3-numpy python3-pytest python3-scipy python3-matplotlib)
+          python3-dev python3-cffi python3-numpy python3-pytest python3-scipy python3-matplotlib
+          python3-distributed python3-dask)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
