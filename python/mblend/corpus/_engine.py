@@ -60,7 +60,7 @@ class Engine:
         from distributed import Client, LocalCluster
         try:
             if self.scheduler is not None:
-                self.client = Client(self.scheduler, timeout="20s")
+                self.client = Client(self.scheduler, timeout="10s")
             else:
                 # One thread per worker: the C library (and OpenBLAS inside it) is fastest with
                 # one busy thread per core, and processes keep the GIL out of the way.

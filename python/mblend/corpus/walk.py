@@ -115,15 +115,17 @@ def _build(skel, a, b, at, b_start, window, up, name_b):
     return _wrap(skel, out[0]), res
 
 
-def walk_graph(graph_path, seconds, seed, out_path=None):
+def walk_graph(graph_path, seconds, seed, out_path=None, return_route=False):
     """Walks the graph in graph_path for `seconds` seconds (the output's length, at the
-    first clip's frame rate) with random.Random(seed); returns the Clip and, when out_path
-    is given, writes it (.bvh or .glb) atomically. Same graph and seed: same clip."""
+    first clip's frame rate) with random.Random(seed); returns the Clip (with
+    return_route, also the route: [(exit frame, next clip, entry frame), ...]) and, when
+    out_path is given, writes it (.bvh or .glb) atomically. Same graph and seed: same
+    clip."""
     if not (np.isfinite(seconds) and seconds > 0):
         raise WalkError(f"seconds must be > 0, got {seconds!r}")
     g = _Graph(read_graph(graph_path), graph_path)
     rng = random.Random(int(seed))
-    (c0, f0), route = _choose_route(g, rng, seconds)
+    (c0, f0), route = _choose_route(g, rng, seconds + 1.0)  # a second to spare
     first = g.clips[c0]
     up = analysis(first, first._up_axis, first.path).up_axis + 1
     ft = first.frame_time
@@ -143,16 +145,11 @@ def walk_graph(graph_path, seconds, seed, out_path=None):
         tr = np.concatenate([tr[:s], out.translations])
         # output frame k > transition_start plays B at b_start + (k - transition_start) ft
         entry = s + res.transition_start + 1
-        cur = (c2, b)
-        rb = res.b_start + ft  # B's time at walk frame `entry`
-        cur = (c2, rb / dst.frame_time)
+        cur = (c2, (res.b_start + ft) / dst.frame_time)  # B's frame at walk frame `entry`
     n = int(round(seconds / ft))
+    if len(rot) < n:  # cannot happen with the route's margin; never write a short walk
+        raise WalkError(f"the walk has {len(rot)} frames, {n} were asked for")
     clip = mblend.Clip.from_arrays(rot[:n], tr[:n], first, frame_time=ft)
     if out_path is not None:
-        _save(clip, out_path)
-    return clip
-
-
-def _save(clip, path):
-    """Clip.save is atomic already (the C writers write a temporary file and rename)."""
-    clip.save(path)
+        clip.save(out_path)  # atomic: the C writers write a temporary file and rename it
+    return (clip, route) if return_route else clip
