@@ -343,11 +343,14 @@ def dask_cluster(request, tmp_path):
         for p in reversed(procs):
             stop(p)
     request.addfinalizer(finish)
-    start(["dask-scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-          "scheduler.log")
+    # every listening socket on 127.0.0.1 (the HTTP servers too: they default to all
+    # interfaces)
+    start(["dask-scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard",
+           "--dashboard-address", "127.0.0.1:0"], "scheduler.log")
     for k in range(2):
         start(["dask-worker", addr, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1",
-               "--no-dashboard", "--name", f"w{k}"], f"worker{k}.log")
+               "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--name", f"w{k}"],
+              f"worker{k}.log")
     from distributed import Client
     deadline = time.time() + 90
     while True:

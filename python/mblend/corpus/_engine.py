@@ -64,10 +64,12 @@ class Engine:
             else:
                 # One thread per worker: the C library (and OpenBLAS inside it) is fastest with
                 # one busy thread per core, and processes keep the GIL out of the way.
-                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                            processes=True, host="127.0.0.1",
-                                            dashboard_address=None,
-                                            silence_logs=logging.ERROR)
+                # Everything on the loopback interface: the scheduler, the workers and the
+                # scheduler's small HTTP server (no dashboard; a free port, not 8787).
+                self.cluster = LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as e:
             self.close()
