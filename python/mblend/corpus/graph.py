@@ -184,38 +184,44 @@ def _tile_pairs(rows, cols, tile, settings):
 
 # ---------------------------------------------------------------- planning
 
-def _chunks(members, probes, budget, most):
-    """Consecutive runs of members, each within the byte budget and at most `most` long."""
-    out, cur, size = [], [], 0
+def _chunks(members, probes, budget, frames_target):
+    """Consecutive runs of members, each within the byte budget and, unless one clip
+    alone is longer, within frames_target frames (a tile's work grows with the product
+    of its row and column frames, so equal frames make tiles of about equal work)."""
+    out, cur, size, frames = [], [], 0, 0
     for i in members:
-        s = probes[i]["frames"] * probes[i]["nodes"] * BYTES_PER_NODE_FRAME
-        if cur and (size + s > budget or len(cur) >= most):
+        f = probes[i]["frames"]
+        s = f * probes[i]["nodes"] * BYTES_PER_NODE_FRAME
+        if cur and (size + s > budget or frames + f > frames_target):
             out.append(cur)
-            cur, size = [], 0
+            cur, size, frames = [], 0, 0
         cur.append(i)
         size += s
+        frames += f
     if cur:
         out.append(cur)
     return out
 
 
-def plan_tiles(probes, memory, workers, per_worker=4):
+def plan_tiles(probes, memory, workers, per_worker=8):
     """Tiles (row clips, column clips) covering every ordered pair of usable clips with the
-    same signature. A tile's clips fit in `memory` bytes with one pair search; there are
-    about per_worker tiles per worker when the corpus allows (for balance)."""
+    same signature. A tile's clips fit in `memory` bytes with one pair search; when the
+    corpus allows, there are about per_worker tiles of similar work per worker (Dask hands
+    them out as workers free up, which balances the rest)."""
     groups = {}
     for i in sorted(probes):
         p = probes[i]
         if p["error"] is None and p["frames"] >= 2:
             groups.setdefault(p["skeleton"], []).append(i)
-    total = sum(len(g) ** 2 for g in groups.values())
+    work = {s: sum(probes[i]["frames"] for i in g) ** 2 for s, g in groups.items()}
+    total = sum(work.values())
     budget = max(1, (memory - BYTES_PER_SEARCH) // 2)
     tiles = []
     for sig in sorted(groups):
         g = groups[sig]
-        want = max(1, math.ceil(math.sqrt(per_worker * workers * len(g) ** 2 / max(total, 1))))
-        most = max(1, math.ceil(len(g) / want))
-        chunks = _chunks(g, probes, budget, most)
+        want = max(1, math.ceil(math.sqrt(per_worker * workers * work[sig] / max(total, 1))))
+        target = math.ceil(math.sqrt(work[sig]) / want)
+        chunks = _chunks(g, probes, budget, target)
         tiles.extend((r, c) for r in chunks for c in chunks)
     return tiles
 
