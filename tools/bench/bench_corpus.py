@@ -118,14 +118,14 @@ def main():
             for e in engines.values():
                 e.close()
     med = {w: statistics.median(times[w]) for w in times}
-    print(f"{'engine':<22}{'median s':>10}{'runs (s)':>28}{'pairs/s/worker':>16}"
-          f"{'frame pairs/s/worker':>22}{'peak RSS MiB':>14}")
+    print(f"{'engine':<24}{'median s':>9}{'pairs/s/worker':>16}"
+          f"{'frame pairs/s/worker':>22}{'peak RSS MiB':>14}  runs (s)")
     for w, label in ((0, "in process"), (1, "LocalCluster 1 worker"),
                      (2, "LocalCluster 2 workers")):
         k = max(w, 1)
         runs = " ".join(f"{t:.2f}" for t in times[w])
-        print(f"{label:<22}{med[w]:>10.3f}{runs:>28}{pairs / med[w] / k:>16.1f}"
-              f"{fp / med[w] / k:>22.3g}{rss[w]:>14.0f}")
+        print(f"{label:<24}{med[w]:>9.3f}{pairs / med[w] / k:>16.1f}"
+              f"{fp / med[w] / k:>22.3g}{rss[w]:>14.0f}  {runs}")
     speedup = med[1] / med[2]
     # With other work on the machine the wall clock measures the share of the cores this
     # benchmark got; the workers' CPU time measures the work itself. One worker's CPU over
