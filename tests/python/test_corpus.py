@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import mblend
-from conftest import BUILD, REPO, SHARED, shared, cli
+from conftest import BUILD, SHARED, shared, cli
 from mblend import corpus
 from mblend.corpus import graph as cgraph
 

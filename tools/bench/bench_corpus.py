@@ -15,7 +15,6 @@ Also printed: frame pairs per second per worker (the search is all frame pairs A
 BLAS, so a pair's cost grows with the product of the clips' lengths: this is the number to
 extrapolate to other corpora, see docs/scale.md) and the workers' peak resident memory."""
 import argparse
-import glob
 import json
 import os
 import resource

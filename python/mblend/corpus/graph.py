@@ -22,7 +22,7 @@ import numpy as np
 import mblend
 from .._lib import ffi, lib, check
 from . import _sources
-from ._sources import Ref, load_ref, error_text, signature, analysis, number
+from ._sources import load_ref, error_text, signature, analysis, number
 
 __all__ = ["Settings", "probe_file", "pair_edges", "plan_tiles", "build_graph", "prune",
            "write_graph", "read_graph", "separation_frames", "lead_frames", "GRAPH_FORMAT"]
