@@ -9,6 +9,9 @@ import sys
 __all__ = ["Engine", "EngineError"]
 
 
+WAIT_FOR_WORKERS = 60.0  # seconds an existing cluster may take to show its first worker
+
+
 class EngineError(RuntimeError):
     """The Dask engine cannot start or reach its scheduler."""
 
@@ -61,6 +64,8 @@ class Engine:
         try:
             if self.scheduler is not None:
                 self.client = Client(self.scheduler, timeout="10s")
+                # tasks would wait forever on a scheduler without workers
+                self.client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
             else:
                 # One thread per worker: the C library (and OpenBLAS inside it) is fastest with
                 # one busy thread per core, and processes keep the GIL out of the way.
@@ -72,8 +77,12 @@ class Engine:
                     scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as e:
+            connected = self.client is not None
             self.close()
             where = self.scheduler or "a LocalCluster"
+            if connected and self.scheduler is not None:
+                raise EngineError(f"the Dask scheduler {where} has no workers (none joined "
+                                  f"within {WAIT_FOR_WORKERS:.0f} s)") from e
             raise EngineError(f"cannot start or reach the Dask scheduler ({where}): {e}") from e
         return self
 
