@@ -285,6 +285,7 @@ def test_small_memory_budget_gives_the_same_graph(reference, corpus_dir, tmp_pat
 def test_local_cluster_of_two_workers_gives_the_same_bytes(reference, corpus_dir, tmp_path):
     r = run_corpus("analyze", corpus_dir, "--workers", 2, "-o", tmp_path / "c.csv")
     assert "corrupt.bvh" in r.stderr
+    assert "block" not in r.stderr  # progress only on a terminal unless asked for
     r = run_corpus("graph", corpus_dir, "--workers", 2, "--progress", "-o", tmp_path / "g.json")
     assert "graph: match: block" in r.stderr
     assert (tmp_path / "c.csv").read_bytes() == reference["csv"]
