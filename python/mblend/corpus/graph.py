@@ -10,6 +10,24 @@ go on in B. The graph is then pruned to its largest strongly connected component
 points (clip, frame) linked by the edges and by playing forward inside a clip: a walk that
 keeps to the kept edges never reaches a dead end.
 
+graph.json (keys sorted, one node or edge per line):
+  format       "mblend-motion-graph/1"
+  settings     threshold (null: threshold_height x the source clip's body height),
+               threshold_height, min_gap, window (seconds)
+  report       files, clips_read, clip_pairs searched, edges_found (before pruning),
+               edges_kept, clips_kept, seconds and seconds_kept (of motion), the shares
+               kept, dropped_clips (read but outside the component)
+  nodes        the kept clips in path order: {clip: index, path, frames, frame_time,
+               skeleton}
+  edges        {from: {clip, frame}, to: {clip, frame}, cost, theta, dx, dz}: clip is a
+               node index, frames are the clips' own; cost in file units, theta radians
+               (rotate the target about the up axis by theta, then move it by dx, dz in
+               the two horizontal axes in axis order, to carry its window onto the
+               source's), sorted by (from, to)
+  errors       {path, error} for files that could not be read
+  pair_errors  {from, to, error} for clip pairs the search refused (e.g. too short for
+               the window)
+
 Work is split into tiles (a block of rows times a block of columns of the pair matrix of
 one skeleton group) sized to a memory budget, one Dask task each; results are sorted, so
 the graph does not depend on the number of workers or the order tiles finish in."""
