@@ -96,7 +96,7 @@ def _parser():
         "frame}, to: {clip, frame}, cost, theta, dx, dz}, plus the clips as nodes; then "
         "pruned to the largest strongly connected component (no dead ends). The report in "
         "the file (and on stderr) says how much of the corpus that keeps."),
-        epilog=f"example: {PROG} graph ../shared/data/bvh -o graph.json --threshold 0.8")
+        epilog=f"example: {PROG} graph ../shared/data/bvh -o graph.json --min-gap 0.3")
     g.add_argument("paths", nargs="+", metavar="PATH_OR_DIR")
     g.add_argument("-o", "--output", required=True, metavar="graph.json")
     g.add_argument("--threshold", type=_positive_float("--threshold"), metavar="C",
