@@ -248,6 +248,7 @@ typedef struct mb_transition_build_desc {
     double at;
     double b_start;
     mb_transition_desc transition;
+    mb_frame_range cycle_a, cycle_b;
     int up_axis;
     ...;
 } mb_transition_build_desc;
@@ -347,6 +348,15 @@ typedef struct mb_controller_status {
 mb_status mb_controller_get_status(const mb_controller *c, mb_controller_status *out);
 mb_status mb_controller_state_weights(const mb_controller *c, float *out, int count);
 static const double MB_CONTROLLER_MAX_DT;
+
+/* ---- corpus (mblend.corpus: analysis rows and motion-graph walks) ---- */
+mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
+                             const mb_motion_info *info, unsigned char *out_left,
+                             unsigned char *out_right);
+mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c,
+                               const mb_motion_info *info, int foot, const char *source,
+                               mb_frame_range *out, mb_error *err);
+/* ---- end corpus ---- */
 """
 
 

@@ -10,6 +10,7 @@ shift || true
 packages=(build-essential cmake pkg-config libcglm-dev liblapacke-dev libopenblas-dev
           libcriterion-dev libassimp-dev libcjson-dev libpng-dev libgif-dev
           python3-dev python3-cffi python3-numpy python3-pytest python3-scipy python3-matplotlib
+          python3-distributed python3-dask
           universal-ctags) # universal-ctags: scripts/lint.sh (function lengths)
 missing=()
 for p in "${packages[@]}"; do
