@@ -16,8 +16,8 @@
 
 #include <criterion/criterion.h>
 
-#include "../tools/mblend/render_raster.c"
-#include "test_run_cli.h"
+#include "../../tools/mblend/render_raster.c"
+#include "test_cli_util.h"
 #include "test_util.h"
 
 /* ---------- the rasterizer ---------- */
@@ -172,25 +172,11 @@ static void remove_dir(const char *d)
     cr_assert_eq(system(cmd), 0);
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s not written", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 /* Reads a binary PPM; returns the pixels (w * h * 3). */
 static unsigned char *read_ppm(const char *path, int *w, int *h)
 {
     size_t len;
-    unsigned char *b = slurp(path, &len);
+    unsigned char *b = (unsigned char *)mb_test_slurp(path, &len);
     int off = 0, maxv = 0;
     cr_assert_eq(sscanf((char *)b, "P6 %d %d %d%n", w, h, &maxv, &off), 3);
     cr_assert_eq(maxv, 255);
@@ -290,7 +276,7 @@ Test(cli_render, gltf_views_differ_and_png_is_well_formed)
     r = RUN("render", fox, "-o", png, "--frames", "0:18:6", "--size", "160x120");
     cr_assert_eq(r.code, 0, "%s", r.err);
     size_t len;
-    unsigned char *p = slurp(png, &len);
+    unsigned char *p = (unsigned char *)mb_test_slurp(png, &len);
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     cr_assert_eq(memcmp(p, sig, 8), 0);
     cr_assert_eq(memcmp(p + 12, "IHDR", 4), 0);
@@ -349,7 +335,7 @@ Test(cli_render, gif_animation_has_one_image_per_frame)
                     "--size", "64x96");
     cr_assert_eq(r.code, 0, "%s", r.err);
     size_t len;
-    unsigned char *g = slurp(gif, &len);
+    unsigned char *g = (unsigned char *)mb_test_slurp(gif, &len);
     int w, h, delay = -1;
     cr_assert_eq(gif_frames(g, len, &w, &h, &delay), 6);
     cr_assert_eq(w, 64);
@@ -471,7 +457,7 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
 static void assert_file_text(const char *path, const char *want)
 {
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = (unsigned char *)mb_test_slurp(path, &n);
     cr_assert(n == strlen(want) && memcmp(b, want, n) == 0, "%s was changed", path);
     free(b);
 }
@@ -602,7 +588,7 @@ Test(cli_skin, interrupted_run_leaves_no_staged_frames)
     snprintf(out, sizeof out, "%s/f.obj", d);
     /* the shipped walk, its 132 frames played over and over for 20000 frames */
     size_t len;
-    char *text = (char *)slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &len);
+    char *text = mb_test_slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &len);
     char *frames = strstr(text, "Frames:"), *ftime = strstr(text, "Frame Time:");
     cr_assert(frames && ftime);
     char *data = strchr(ftime, '\n') + 1;

@@ -1,6 +1,6 @@
-/* Runs the built mblend binary from a test (cli, render, match, transition). */
-#ifndef MB_TEST_RUN_CLI_H
-#define MB_TEST_RUN_CLI_H
+/* Runs the built mblend binary from a test (the tests under tests/cli). */
+#ifndef MB_TEST_CLI_UTIL_H
+#define MB_TEST_CLI_UTIL_H
 
 #include <errno.h>
 #include <fcntl.h>
