@@ -17,7 +17,7 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
-#include "test_run_cli.h"
+#include "test_cli_util.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -28,40 +28,11 @@ typedef struct run_result {
     char *err;
 } run_result;
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
-
 /* Writes prefix then the bytes of src into dst. */
 static void copy_with_prefix(const char *src, const char *dst, const char *prefix)
 {
     size_t n;
-    char *text = slurp(src, &n);
+    char *text = mb_test_slurp(src, &n);
     cr_assert_not_null(text, "cannot read %s", src);
     FILE *f = fopen(dst, "wb");
     cr_assert_not_null(f, "cannot write %s", dst);
@@ -92,8 +63,8 @@ static run_result run_args(const char *const *args)
     snprintf(err_path, sizeof err_path, "%s/err", dir);
     run_result r;
     r.code = mb_test_exec_cli(args, out_path, err_path);
-    r.out = slurp(out_path, NULL);
-    r.err = slurp(err_path, NULL);
+    r.out = mb_test_slurp(out_path, NULL);
+    r.err = mb_test_slurp(err_path, NULL);
     cr_assert(r.out && r.err, "cannot read the captured output");
     remove(out_path);
     remove(err_path);
@@ -413,7 +384,7 @@ Test(cli_positions, names_with_commas_and_quotes_are_quoted)
     r = RUN("blend", pose, pose, "-w", "1,1", "--report", rep, "-o", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     run_free(&r);
-    char *csv = slurp(rep, NULL);
+    char *csv = mb_test_slurp(rep, NULL);
     cr_assert_not_null(csv);
     cr_assert(strstr(csv, ",1,\"Spine,Upper\"\"x\",") != NULL, "%s", csv);
     free(csv);
@@ -520,7 +491,7 @@ Test(cli_convert, round_trip_keeps_positions_and_layout)
     run_free(&r);
     assert_same_positions(in, out, 1e-4);
     /* The root still lists its rotations first. */
-    char *text = slurp(out, NULL);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_not_null(text);
     cr_assert(strstr(text, "CHANNELS 6 Xrotation Yrotation Zrotation Xposition Yposition Zposition"),
               "root channel order lost");
@@ -538,7 +509,7 @@ Test(cli_convert, order_option_rewrites_channels_not_motion)
     run_result r = RUN("convert", "--order", "zxy", "--precision", "9", in, "--output", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     run_free(&r);
-    char *text = slurp(out, NULL);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_not_null(text);
     cr_assert(strstr(text, "Zrotation Yrotation Xrotation") == NULL, "ZYX channels remain");
     int n3 = 0;
@@ -571,7 +542,7 @@ Test(cli_convert, bad_input_leaves_existing_output_alone)
     snprintf(pattern, sizeof pattern, "^%s:4:[0-9]+: ", bad);
     cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
     run_free(&r);
-    char *text = slurp(out, NULL);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_str_eq(text, "precious\n");
     free(text);
     /* A good input into a directory that does not exist: an output error, exit 2. */
@@ -751,7 +722,7 @@ Test(cli_convert, glb_out_and_gltf_in)
     cr_assert_eq(r.code, 0, "%s", r.err);
     run_free(&r);
     size_t n;
-    char *bytes = slurp(glb, &n);
+    char *bytes = mb_test_slurp(glb, &n);
     cr_assert(bytes && n > 12 && memcmp(bytes, "glTF", 4) == 0, "not a binary glTF");
     free(bytes);
     r = RUN("positions", "--frame", "7", walk);
@@ -860,7 +831,7 @@ Test(cli_blend, walk_and_run_make_a_jog_cycle_with_report)
     int joints = 0;
     for (int j = 0; j < mb_skeleton_joint_count(s); ++j)
         joints += !mb_skeleton_is_end_site(s, j);
-    char *text = slurp(rep, NULL);
+    char *text = mb_test_slurp(rep, NULL);
     cr_assert_not_null(text);
     cr_assert(strncmp(text, "frame,phase,joint_index,joint_name,weights,eigen_gap,"
                             "max_tangent_angle_deg,angle_to_nlerp_deg,angle_to_karcher_deg\n",
@@ -913,7 +884,7 @@ Test(cli_blend, errors)
     cr_assert_eq(r.code, 2);
     cr_assert(strstr(r.err, "--range"), "%s", r.err);
     run_free(&r);
-    char *text = slurp(out, NULL);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_str_eq(text, "precious\n", "a failed blend touched the output");
     free(text);
     remove(out);
@@ -936,7 +907,7 @@ Test(cli_specs, pipes_empty_parts_output_names_and_reports)
     cr_assert_geq(writer, 0);
     if (writer == 0) { /* feeds the pipe once the reader opens it */
         size_t n;
-        char *text = slurp(walk, &n);
+        char *text = mb_test_slurp(walk, &n);
         int fd = open(fifo, O_WRONLY);
         ssize_t w = text && fd >= 0 ? write(fd, text, n) : -1;
         _exit(w == (ssize_t)n ? 0 : 1);
@@ -1012,7 +983,7 @@ Test(cli_specs, at_sign_in_a_file_name)
 
 static void assert_text(const char *path, const char *want, const char *what)
 {
-    char *text = slurp(path, NULL);
+    char *text = mb_test_slurp(path, NULL);
     cr_assert_not_null(text, "%s: %s is gone", what, path);
     cr_assert_str_eq(text, want, "%s changed %s", what, path);
     free(text);
@@ -1032,7 +1003,7 @@ Test(cli_guards, report_never_clobbers_output_or_inputs)
     copy_with_prefix(WALK, in, "");
     cr_assert_eq(mkdir(sub, 0700), 0);
     write_text(out, "precious\n");
-    char *walk_text = slurp(in, NULL);
+    char *walk_text = mb_test_slurp(in, NULL);
     struct {
         const char *report, *expect;
     } cases[] = {{out, "the same file"}, {same, "the same file"}, {in, "is the input"},
@@ -1062,7 +1033,7 @@ Test(cli_guards, output_never_replaces_an_input)
     snprintf(in, sizeof in, "%s/walk.bvh", d);
     snprintf(alias, sizeof alias, "%s/../%s/walk.bvh", d, strrchr(d, '/') + 1);
     copy_with_prefix(WALK, in, "");
-    char *before = slurp(in, NULL);
+    char *before = mb_test_slurp(in, NULL);
     run_result r = RUN("blend", in, RUNC, "-o", in);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "is the input"), "%s", r.err);
@@ -1077,7 +1048,7 @@ Test(cli_guards, output_never_replaces_an_input)
         snprintf(fox, sizeof fox, "%s/fox.glb", d);
         copy_with_prefix(mb_shared_path("mesh/Fox.glb"), fox, "");
         size_t n0, n1;
-        char *b0 = slurp(fox, &n0);
+        char *b0 = mb_test_slurp(fox, &n0);
         snprintf(spec, sizeof spec, "%s#Walk", fox);
         r = RUN("skin", spec, "--frames", "0:3", "-o", fox);
         cr_assert_eq(r.code, 1, "%s", r.err);
@@ -1086,7 +1057,7 @@ Test(cli_guards, output_never_replaces_an_input)
         r = RUN("blend", spec, spec, "-o", fox);
         cr_assert_eq(r.code, 1, "%s", r.err);
         run_free(&r);
-        char *b1 = slurp(fox, &n1);
+        char *b1 = mb_test_slurp(fox, &n1);
         cr_assert(n0 == n1 && memcmp(b0, b1, n0) == 0, "fox.glb was changed");
         free(b0);
         free(b1);
@@ -1164,7 +1135,7 @@ Test(cli_guards, options_that_would_be_ignored_are_refused)
         char err[4096];
         snprintf(err, sizeof err, "%s/err", d);
         int code = mb_test_exec_cli(cases[c].args, NULL, err);
-        char *text = slurp(err, NULL);
+        char *text = mb_test_slurp(err, NULL);
         cr_assert_eq(code, 1, "case %zu (%s): exit %d: %s", c, cases[c].args[0], code, text);
         cr_assert(strstr(text, cases[c].expect), "case %zu: %s", c, text);
         free(text);
@@ -1211,7 +1182,7 @@ Test(cli_guards, transition_times_are_checked_in_seconds)
     run_free(&r);
     char b3[4096];
     snprintf(b3, sizeof b3, "%s/three.bvh", d);
-    char *text = slurp(RUNC, NULL);
+    char *text = mb_test_slurp(RUNC, NULL);
     char *motion = strstr(text, "Frames:");
     cr_assert_not_null(motion);
     /* the run's header and its first three frames */
@@ -1307,7 +1278,7 @@ Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
     snprintf(cut, sizeof cut, "%s/noend.bvh", d);
     snprintf(out, sizeof out, "%s/o.bvh", d);
     /* walk.bvh without its last End Site (the right hand's, the file's last block) */
-    char *text = slurp(WALK, NULL);
+    char *text = mb_test_slurp(WALK, NULL);
     char *last = NULL;
     for (char *p = strstr(text, "End Site"); p; p = strstr(p + 1, "End Site"))
         last = p;
