@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 
 #include "mblend/mblend.h"
 
