@@ -1066,21 +1066,30 @@ Test(cli_guards, output_never_replaces_an_input)
 
 /* Weights the library cannot take in float are usage errors named as such, before any
  * file is read; numbers are decimal only. */
-Test(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
+typedef struct weight_case { /* strings in the case: Criterion copies the cases */
+    char weights[16], expect[16];
+} weight_case;
+
+ParameterizedTestParameters(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
 {
-    const char *cases[][2] = {{"1e39,1", "too large"},
-                              {"1e-50,1e-50", "sum to zero"},
-                              {"3e38,3e38", "overflows"},
-                              {"0x1,1", "bad weight"},
-                              {" 1,1", "bad weight"},
-                              {"infinity,1", "bad weight"}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        run_result r = RUN("blend", "/nonexistent/a.bvh", "/nonexistent/b.bvh", "-w", cases[c][0],
-                           "-o", "/tmp/never.bvh");
-        cr_assert_eq(r.code, 1, "-w '%s': exit %d: %s", cases[c][0], r.code, r.err);
-        cr_assert(strstr(r.err, cases[c][1]), "-w '%s': %s", cases[c][0], r.err);
-        run_free(&r);
-    }
+    static weight_case cases[] = {{"1e39,1", "too large"},  {"1e-50,1e-50", "sum to zero"},
+                                  {"3e38,3e38", "overflows"}, {"0x1,1", "bad weight"},
+                                  {" 1,1", "bad weight"},     {"infinity,1", "bad weight"}};
+    return cr_make_param_array(weight_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(weight_case *wc, cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
+{
+    run_result r = RUN("blend", "/nonexistent/a.bvh", "/nonexistent/b.bvh", "-w", wc->weights, "-o",
+                       "/tmp/never.bvh");
+    cr_assert_eq(r.code, 1, "-w '%s': exit %d: %s", wc->weights, r.code, r.err);
+    cr_assert(strstr(r.err, wc->expect), "-w '%s': %s", wc->weights, r.err);
+    run_free(&r);
+    cr_assert_neq(access("/tmp/never.bvh", F_OK), 0);
+}
+
+Test(cli_guards, weights_too_small_and_numbers_not_decimal)
+{
     /* a weight below double's range underflows: said so, not "bad weight" */
     run_result r = RUN("blend", WALK, RUNC, "-w", "1e-320,1", "-o", "/tmp/never.bvh");
     cr_assert_eq(r.code, 1, "%s", r.err);

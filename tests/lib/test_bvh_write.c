@@ -361,29 +361,33 @@ Test(bvh_write, golden_text_tiny_arm)
     mb_clip_destroy(c);
 }
 
-Test(bvh_write, header_numbers)
+/* Frame times print in their shortest exact form: ".0083333" -> "0.0083333", and the
+ * 17-digit fairmotion value needs all 17 digits to come back as the same double. */
+typedef struct header_case { /* strings in the case: Criterion copies the cases */
+    char file[64], line[64];
+} header_case;
+
+ParameterizedTestParameters(bvh_write, header_numbers)
 {
-    /* Frame times print in their shortest exact form: ".0083333" -> "0.0083333", and the
-     * 17-digit fairmotion value needs all 17 digits to come back as the same double. */
-    struct {
-        const char *file, *line;
-    } cases[] = {
+    static header_case cases[] = {
         {"bvh/cmu_02_03_run.bvh", "\nFrame Time: 0.0083333\n"},
         {"bvh/fairmotion_sinusoidal_xyz_noendsite.bvh", "\nFrame Time: 0.016666666666666666\n"},
         {"bvh/derived/zero_frames_cmu02.bvh", "\nFrames: 0\nFrame Time: 0.0083333\n"},
         {"bvh/cmu_02_03_run.bvh", "\n\t\t\tOFFSET 1.65674 -1.80282 0.62477\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        mb_skeleton *s;
-        mb_clip *c;
-        read_or_die(mb_shared_path(cases[i].file), 0, &s, &c);
-        char *text = write_or_die(s, c, NULL, NULL, cases[i].file);
-        cr_assert_not_null(strstr(text, cases[i].line), "%s: '%s' not in the output", cases[i].file,
-                           cases[i].line);
-        free(text);
-        mb_skeleton_destroy(s);
-        mb_clip_destroy(c);
-    }
+    return cr_make_param_array(header_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(header_case *hc, bvh_write, header_numbers)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    read_or_die(mb_shared_path(hc->file), 0, &s, &c);
+    char *text = write_or_die(s, c, NULL, NULL, hc->file);
+    cr_assert_not_null(strstr(text, hc->line), "%s: '%s' not in the output", hc->file, hc->line);
+    free(text);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
 }
 
 /* No value is written as "-0" (noise from atan2 of signed zeros). */
