@@ -19,21 +19,6 @@
 #include "test_util.h"
 
 
-static char g_dir[64];
-static const char *scratch(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/mb_test_formats_XXXXXX");
-    cr_assert_not_null(mkdtemp(g_dir));
-    return g_dir;
-}
-
-static void remove_dir(const char *d)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-    cr_assert_eq(system(cmd), 0);
-}
-
 /* `mblend CMD ...` with stdout to out_path, stderr kept for the message; returns the code. */
 static int run_cmd(const char *const *args, const char *out_path, char *err, size_t err_len)
 {
@@ -54,7 +39,7 @@ Test(scene_formats_cli, info_prints_the_counts)
 {
     need_assimp();
     need_cli();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("formats");
     char out[128], err[4096], want[160];
     snprintf(out, sizeof out, "%s/info.txt", d);
     for (int i = 0; i < N_CASES; ++i) {
@@ -73,7 +58,7 @@ Test(scene_formats_cli, info_prints_the_counts)
         }
         free(t);
     }
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* `skin` writes OBJ frames whose vertices are the library's LBS skinning of those frames
@@ -83,7 +68,7 @@ Test(scene_formats_cli, skin_obj_frames_are_the_library_skinning_and_glb_reads_b
 {
     need_assimp();
     need_cli();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("formats");
     char out[160], name[192], err[4096], spec[4200];
     for (int i = 0; i < N_CASES; ++i) {
         const format_case *fc = &k_cases[i];
@@ -143,7 +128,7 @@ Test(scene_formats_cli, skin_obj_frames_are_the_library_skinning_and_glb_reads_b
         free(pose);
         mb_scene_destroy(s);
     }
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* A binary PPM's pixels (w * h * 3). */
@@ -175,7 +160,7 @@ Test(scene_formats_cli, render_draws_the_mesh_in_every_cell)
 {
     need_assimp();
     need_cli();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("formats");
     char out[160], err[4096];
     for (int i = 0; i < N_CASES; ++i) {
         const format_case *fc = &k_cases[i];
@@ -209,7 +194,7 @@ Test(scene_formats_cli, render_draws_the_mesh_in_every_cell)
         }
         free(px);
     }
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* The angle between two rotations (radians), sign-blind: 4 atan2(|a - b|, |a + b|) with b
@@ -235,7 +220,7 @@ Test(scene_formats_cli, two_wuson_clips_blend)
 {
     need_assimp();
     need_cli();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("formats");
     char out[160], err[4096], run[4200], walk[4200];
     const char *rel = "mesh/Testwuson.X";
     snprintf(run, sizeof run, "%s#Wuson_Run", mb_shared_path(rel));
@@ -302,7 +287,7 @@ Test(scene_formats_cli, two_wuson_clips_blend)
     free(pa);
     free(pb);
     mb_scene_destroy(s);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* Without assimp the command says so (exit 2, input error) instead of misreading. */
