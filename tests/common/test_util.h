@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 
 #include "mblend/mblend.h"
 
@@ -63,6 +64,41 @@ static inline void write_text(const char *path, const char *text)
     FILE *f = fopen(path, "wb");
     cr_assert_not_null(f, "cannot create %s", path);
     fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
+/* The whole file at path, NUL-terminated (also past binary content), its length in *len
+ * (len may be NULL); read in chunks, so pipes and FIFOs work too. The test fails when the
+ * file cannot be read. The caller frees the buffer. The one file reader of the tests. */
+static inline char *mb_test_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    size_t cap = 4096, n = 0, r;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert_not_null(buf);
+        }
+    }
+    cr_assert(!ferror(f), "error reading %s", path);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+/* Creates or replaces path with the n bytes at data. */
+static inline void mb_test_write(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, n, f), n, "cannot write %s", path);
     cr_assert_eq(fclose(f), 0, "cannot write %s", path);
 }
 

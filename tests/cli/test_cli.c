@@ -17,51 +17,16 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
-#include "test_run_cli.h"
+#include "test_cli_util.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-typedef struct run_result {
-    int code; /* exit status, or -1 when killed by a signal */
-    char *out;
-    char *err;
-} run_result;
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
 
 /* Writes prefix then the bytes of src into dst. */
 static void copy_with_prefix(const char *src, const char *dst, const char *prefix)
 {
     size_t n;
-    char *text = slurp(src, &n);
+    char *text = mb_test_slurp(src, &n);
     cr_assert_not_null(text, "cannot read %s", src);
     FILE *f = fopen(dst, "wb");
     cr_assert_not_null(f, "cannot write %s", dst);
@@ -71,43 +36,7 @@ static void copy_with_prefix(const char *src, const char *dst, const char *prefi
     free(text);
 }
 
-static char scratch_dir[256];
-
-/* A fresh empty directory for this test's files. */
-static const char *scratch(void)
-{
-    snprintf(scratch_dir, sizeof scratch_dir, "/tmp/mb_test_cli_XXXXXX");
-    cr_assert_not_null(mkdtemp(scratch_dir), "mkdtemp: %s", strerror(errno));
-    return scratch_dir;
-}
-
-/* Runs CLI with the given arguments (NULL-terminated, not including the program name),
- * capturing stdout and stderr through files in a private temporary directory. */
-static run_result run_args(const char *const *args)
-{
-    char dir[] = "/tmp/mb_test_cli_run_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char out_path[128], err_path[128];
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    snprintf(err_path, sizeof err_path, "%s/err", dir);
-    run_result r;
-    r.code = mb_test_exec_cli(args, out_path, err_path);
-    r.out = slurp(out_path, NULL);
-    r.err = slurp(err_path, NULL);
-    cr_assert(r.out && r.err, "cannot read the captured output");
-    remove(out_path);
-    remove(err_path);
-    rmdir(dir);
-    return r;
-}
-
-#define RUN(...) run_args((const char *const[]){__VA_ARGS__, NULL})
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+#define RUN(...) mb_test_run_cli((const char *const[]){__VA_ARGS__, NULL})
 
 static const char *bvh(const char *rel)
 {
@@ -163,8 +92,8 @@ static int parse_csv(const char *text, row **rows)
 
 static void assert_same_positions(const char *a_path, const char *b_path, double tol)
 {
-    run_result a = RUN("positions", a_path);
-    run_result b = RUN("positions", b_path);
+    mb_test_run a = RUN("positions", a_path);
+    mb_test_run b = RUN("positions", b_path);
     cr_assert_eq(a.code, 0, "%s", a.err);
     cr_assert_eq(b.code, 0, "%s", b.err);
     row *ra, *rb;
@@ -181,15 +110,15 @@ static void assert_same_positions(const char *a_path, const char *b_path, double
     }
     free(ra);
     free(rb);
-    run_free(&a);
-    run_free(&b);
+    mb_test_run_free(&a);
+    mb_test_run_free(&b);
 }
 
 /* ---------------------------------------------------------------- info */
 
 Test(cli_info, cmu_counts_joints_end_sites_and_y_up)
 {
-    run_result r = RUN("info", bvh("bvh/cmu_02_01_walk.bvh"));
+    mb_test_run r = RUN("info", bvh("bvh/cmu_02_01_walk.bvh"));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "31 joints") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "7 End Sites") != NULL, "%s", r.out);
@@ -202,12 +131,12 @@ Test(cli_info, cmu_counts_joints_end_sites_and_y_up)
     cr_assert(matches(r.out, "^ +0 +Hips +- +pos XYZ rot ZYX$"), "%s", r.out);
     cr_assert(matches(r.out, "^ +6 +LeftToeBase_End +LeftToeBase +\\(End Site\\)$"), "%s", r.out);
     cr_assert_str_eq(r.err, "");
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_info, zup_and_mixed_orders)
 {
-    run_result r = RUN("info", "--no-table", bvh("bvh/animdraw_fair1_dab_zup.bvh"));
+    mb_test_run r = RUN("info", "--no-table", bvh("bvh/animdraw_fair1_dab_zup.bvh"));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "Z-up") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "Y-up") == NULL, "%s", r.out);
@@ -215,26 +144,26 @@ Test(cli_info, zup_and_mixed_orders)
     cr_assert(matches(r.out, "rotation order: mixed: XYZ \\(25 joints\\), YXZ \\(2 joints\\)"),
               "%s", r.out);
     cr_assert(strstr(r.out, "index") == NULL, "--no-table still printed the table");
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_info, placeholder_root_bandai_is_y_up_and_travels)
 {
     /* joint_Root never moves; Hips carries the motion: travel must come from Hips. */
-    run_result r = RUN("info", "--no-table", bvh("bvh/bandai2_walk_normal_001.bvh"));
+    mb_test_run r = RUN("info", "--no-table", bvh("bvh/bandai2_walk_normal_001.bvh"));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "Y-up") != NULL, "%s", r.out);
     cr_assert(matches(r.out, "root travel: +Hips .*net [0-9]{3,}"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_info, zero_frames)
 {
-    run_result r = RUN("info", bvh("bvh/derived/zero_frames_cmu02.bvh"));
+    mb_test_run r = RUN("info", bvh("bvh/derived/zero_frames_cmu02.bvh"));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(matches(r.out, "frames: +0,"), "%s", r.out);
     cr_assert(strstr(r.out, "Y-up") != NULL, "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* glTF through assimp. Expected numbers come from Fox.glb's own JSON (read independently):
@@ -246,7 +175,7 @@ Test(cli_info, gltf_scene_mesh_animations_and_convention_up)
         return;
     char spec[4200];
     snprintf(spec, sizeof spec, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
-    run_result r = RUN("info", spec);
+    mb_test_run r = RUN("info", spec);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(matches(r.out, "576 triangles"), "%s", r.out);
     cr_assert(matches(r.out, "24 skin joints"), "%s", r.out);
@@ -257,21 +186,21 @@ Test(cli_info, gltf_scene_mesh_animations_and_convention_up)
     /* glTF is +Y up by definition; the feet-to-root guess would pick the fox's length */
     cr_assert(matches(r.out, "up axis: +Y-up \\(the format's convention\\)"), "%s", r.out);
     cr_assert(matches(r.out, "^ +[0-9]+ +b_Hip_01 +b_Root_00 *$"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     snprintf(spec, sizeof spec, "%s#Fly", mb_shared_path("mesh/Fox.glb"));
     r = RUN("info", spec);
     cr_assert_eq(r.code, 2);
     cr_assert(matches(r.err, "no animation named 'Fly'; it has: 'Survey', 'Walk', 'Run'"), "%s",
               r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* The format comes from the content when the name does not say .bvh: a BVH file called
  * .txt is read as BVH, a file that is neither BVH nor a scene is an input error. */
 Test(cli_info, bvh_recognised_by_content_and_junk_rejected)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char txt[4096], junk[4096];
     snprintf(txt, sizeof txt, "%s/walk.txt", d);
     snprintf(junk, sizeof junk, "%s/junk.glb", d);
@@ -282,22 +211,22 @@ Test(cli_info, bvh_recognised_by_content_and_junk_rejected)
     fputs("glTF\x02\x00\x00\x00 not really", f);
     fclose(f);
 
-    run_result r = RUN("info", "--no-table", txt);
+    mb_test_run r = RUN("info", "--no-table", txt);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(matches(r.out, "22 joints \\+ 5 End Sites"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("info", junk);
     cr_assert_eq(r.code, 2, "junk gave %d: %s", r.code, r.out);
     cr_assert(strstr(r.err, "junk.glb") != NULL, "%s", r.err);
     cr_assert_str_eq(r.out, "");
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* ---------------------------------------------------------------- positions */
 
 Test(cli_positions, tiny_arm_matches_hand_computed_values)
 {
-    run_result r = RUN("positions", bvh("bvh/derived/tiny_arm_handcheck.bvh"));
+    mb_test_run r = RUN("positions", bvh("bvh/derived/tiny_arm_handcheck.bvh"));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     row *rows;
     int n = parse_csv(r.out, &rows);
@@ -320,7 +249,7 @@ Test(cli_positions, tiny_arm_matches_hand_computed_values)
                       f, names[j], k, rows[i].p[k], want[f][j][k]);
     }
     free(rows);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* Compares `positions --frame N` of a file with every oracle row of that frame. */
@@ -348,7 +277,7 @@ static void check_oracle(const char *file, int frame)
     char rel[512], fr[32];
     snprintf(rel, sizeof rel, "bvh/%s%s", strncmp(file, "order_", 6) == 0 ? "derived/" : "", file);
     snprintf(fr, sizeof fr, "%d", frame);
-    run_result r = RUN("positions", "--frame", fr, bvh(rel));
+    mb_test_run r = RUN("positions", "--frame", fr, bvh(rel));
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     row *got;
     int ng = parse_csv(r.out, &got);
@@ -375,7 +304,7 @@ static void check_oracle(const char *file, int frame)
                   want[i].p[1], want[i].p[2], tol);
     }
     free(got);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_positions, matches_oracle_rows)
@@ -393,7 +322,7 @@ Test(cli_positions, matches_oracle_rows)
  * field: quoted, its quotes doubled; the blend report does the same. */
 Test(cli_positions, names_with_commas_and_quotes_are_quoted)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char path[512], out[512], rep[512];
     snprintf(path, sizeof path, "%s/comma.bvh", dir);
     snprintf(out, sizeof out, "%s/comma_out.bvh", dir);
@@ -404,16 +333,16 @@ Test(cli_positions, names_with_commas_and_quotes_are_quoted)
                      "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
                      "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\n"
                      "MOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 0 0\n");
-    run_result r = RUN("positions", path);
+    mb_test_run r = RUN("positions", path);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "\n0,1,\"Spine,Upper\"\"x\",0,1,0\n") != NULL, "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
     char pose[520];
     snprintf(pose, sizeof pose, "%s@0", path);
     r = RUN("blend", pose, pose, "-w", "1,1", "--report", rep, "-o", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-    run_free(&r);
-    char *csv = slurp(rep, NULL);
+    mb_test_run_free(&r);
+    char *csv = mb_test_slurp(rep, NULL);
     cr_assert_not_null(csv);
     cr_assert(strstr(csv, ",1,\"Spine,Upper\"\"x\",") != NULL, "%s", csv);
     free(csv);
@@ -427,7 +356,7 @@ Test(cli_positions, names_with_commas_and_quotes_are_quoted)
  * printed (100000.125 and 0.00048828125 are exact floats), and no "-0". */
 Test(cli_positions, far_from_the_origin_prints_the_float_exactly)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char path[512];
     snprintf(path, sizeof path, "%s/far.bvh", dir);
     write_text(path, "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
@@ -435,16 +364,16 @@ Test(cli_positions, far_from_the_origin_prints_the_float_exactly)
                      "  End Site\n  {\n    OFFSET 0 0 0.00048828125\n  }\n}\n"
                      "MOTION\nFrames: 2\nFrame Time: 0.1\n100000.125 -0.0 2500.9875\n"
                      "100000.125 -0.0 2501\n");
-    run_result r = RUN("positions", path);
+    mb_test_run r = RUN("positions", path);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "0,0,Hips,100000.125,") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, ",2500.98755\n") != NULL, "%s", r.out); /* float(2500.9875) */
     cr_assert(strstr(r.out, "0,1,Hips_End,100000.125,") != NULL, "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("info", path);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "root travel:    Hips (100000, 0, 2500.99)") != NULL, "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
     remove(path);
     rmdir(dir);
 }
@@ -452,7 +381,7 @@ Test(cli_positions, far_from_the_origin_prints_the_float_exactly)
 Test(cli_positions, frame_ranges_are_half_open)
 {
     const char *tiny = bvh("bvh/derived/tiny_arm_handcheck.bvh");
-    run_result r = RUN("positions", "--frames", "1:3", tiny);
+    mb_test_run r = RUN("positions", "--frames", "1:3", tiny);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     row *rows;
     int n = parse_csv(r.out, &rows);
@@ -460,28 +389,28 @@ Test(cli_positions, frame_ranges_are_half_open)
     cr_assert_eq(rows[0].frame, 1);
     cr_assert_eq(rows[7].frame, 2);
     free(rows);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     r = RUN("positions", "--frames=2:", tiny);
     cr_assert_eq(r.code, 0);
     cr_assert_eq(parse_csv(r.out, &rows), 4);
     cr_assert_eq(rows[0].frame, 2);
     free(rows);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     r = RUN("positions", "--frames", ":1", tiny);
     cr_assert_eq(r.code, 0);
     cr_assert_eq(parse_csv(r.out, &rows), 4);
     cr_assert_eq(rows[3].frame, 0);
     free(rows);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     r = RUN("positions", "--frame", "2", tiny);
     cr_assert_eq(r.code, 0);
     cr_assert_eq(parse_csv(r.out, &rows), 4);
     cr_assert_eq(rows[0].frame, 2);
     free(rows);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_positions, out_of_range_frames_exit_2)
@@ -490,19 +419,19 @@ Test(cli_positions, out_of_range_frames_exit_2)
     const char *bad[][2] = {{"--frame", "3"}, {"--frame", "-1"}, {"--frames", "0:4"},
                             {"--frames", "2:2"}, {"--frames", "5:"}, {"--frames", "-1:2"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        run_result r = RUN("positions", bad[i][0], bad[i][1], tiny);
+        mb_test_run r = RUN("positions", bad[i][0], bad[i][1], tiny);
         cr_assert_eq(r.code, 2, "%s %s: exit %d", bad[i][0], bad[i][1], r.code);
         cr_assert_str_eq(r.out, "", "%s %s printed data", bad[i][0], bad[i][1]);
         cr_assert(strstr(r.err, "range") != NULL, "%s %s: %s", bad[i][0], bad[i][1], r.err);
-        run_free(&r);
+        mb_test_run_free(&r);
     }
     /* Malformed (not out of range): usage errors. */
     const char *malformed[][2] = {{"--frame", "x"}, {"--frames", "3"}, {"--frames", "1:2:3"},
                                   {"--frame", "1.5"}};
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; ++i) {
-        run_result r = RUN("positions", malformed[i][0], malformed[i][1], tiny);
+        mb_test_run r = RUN("positions", malformed[i][0], malformed[i][1], tiny);
         cr_assert_eq(r.code, 1, "%s %s: exit %d", malformed[i][0], malformed[i][1], r.code);
-        run_free(&r);
+        mb_test_run_free(&r);
     }
 }
 
@@ -510,17 +439,17 @@ Test(cli_positions, out_of_range_frames_exit_2)
 
 Test(cli_convert, round_trip_keeps_positions_and_layout)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512];
     snprintf(out, sizeof out, "%s/mixed.bvh", dir);
     const char *in = bvh("bvh/derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh");
-    run_result r = RUN("convert", in, "-o", out);
+    mb_test_run r = RUN("convert", in, "-o", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert_str_eq(r.out, "");
-    run_free(&r);
+    mb_test_run_free(&r);
     assert_same_positions(in, out, 1e-4);
     /* The root still lists its rotations first. */
-    char *text = slurp(out, NULL);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_not_null(text);
     cr_assert(strstr(text, "CHANNELS 6 Xrotation Yrotation Zrotation Xposition Yposition Zposition"),
               "root channel order lost");
@@ -531,14 +460,14 @@ Test(cli_convert, round_trip_keeps_positions_and_layout)
 
 Test(cli_convert, order_option_rewrites_channels_not_motion)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512];
     snprintf(out, sizeof out, "%s/zxy.bvh", dir);
     const char *in = bvh("bvh/derived/order_ZYX_cmu_02_03_first40.bvh");
-    run_result r = RUN("convert", "--order", "zxy", "--precision", "9", in, "--output", out);
+    mb_test_run r = RUN("convert", "--order", "zxy", "--precision", "9", in, "--output", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-    run_free(&r);
-    char *text = slurp(out, NULL);
+    mb_test_run_free(&r);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_not_null(text);
     cr_assert(strstr(text, "Zrotation Yrotation Xrotation") == NULL, "ZYX channels remain");
     int n3 = 0;
@@ -552,26 +481,26 @@ Test(cli_convert, order_option_rewrites_channels_not_motion)
     assert_same_positions(in, out, 1e-4);
     r = RUN("info", "--no-table", out);
     cr_assert(strstr(r.out, "rotation order: ZXY (all 31 joints"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
     remove(out);
     rmdir(dir);
 }
 
 Test(cli_convert, bad_input_leaves_existing_output_alone)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char bad[512], out[512];
     snprintf(bad, sizeof bad, "%s/bad.bvh", dir);
     snprintf(out, sizeof out, "%s/out.bvh", dir);
     write_text(bad, "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 zero\n}\n");
     write_text(out, "precious\n");
-    run_result r = RUN("convert", bad, "-o", out);
+    mb_test_run r = RUN("convert", bad, "-o", out);
     cr_assert_eq(r.code, 2, "exit %d", r.code);
     char pattern[600];
     snprintf(pattern, sizeof pattern, "^%s:4:[0-9]+: ", bad);
     cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
-    run_free(&r);
-    char *text = slurp(out, NULL);
+    mb_test_run_free(&r);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_str_eq(text, "precious\n");
     free(text);
     /* A good input into a directory that does not exist: an output error, exit 2. */
@@ -580,7 +509,7 @@ Test(cli_convert, bad_input_leaves_existing_output_alone)
     r = RUN("convert", bvh("bvh/derived/tiny_arm_handcheck.bvh"), "-o", nowhere);
     cr_assert_eq(r.code, 2, "exit %d: %s", r.code, r.err);
     cr_assert_neq(r.err[0], '\0');
-    run_free(&r);
+    mb_test_run_free(&r);
     /* Nothing but the two files: no temporaries left behind. */
     DIR *d = opendir(dir);
     cr_assert_not_null(d);
@@ -602,14 +531,14 @@ Test(cli_convert, bad_input_leaves_existing_output_alone)
 
 Test(cli_convert, overwrites_existing_output)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512];
     snprintf(out, sizeof out, "%s/out.bvh", dir);
     write_text(out, "old\n");
     const char *in = bvh("bvh/derived/tiny_arm_handcheck.bvh");
-    run_result r = RUN("convert", in, "-o", out);
+    mb_test_run r = RUN("convert", in, "-o", out);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     assert_same_positions(in, out, 1e-5);
     remove(out);
     rmdir(dir);
@@ -619,7 +548,7 @@ Test(cli_convert, overwrites_existing_output)
 
 Test(cli_errors, bad_input_exits_2_with_position)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char bad[512];
     snprintf(bad, sizeof bad, "%s/short.bvh", dir);
     write_text(bad, "HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Xrotation Yrotation Zrotation\n"
@@ -627,40 +556,40 @@ Test(cli_errors, bad_input_exits_2_with_position)
                     "1 2 3\n4 5\n");
     const char *cmds[] = {"info", "positions"};
     for (int i = 0; i < 2; ++i) {
-        run_result r = RUN(cmds[i], bad);
+        mb_test_run r = RUN(cmds[i], bad);
         cr_assert_eq(r.code, 2, "%s: exit %d", cmds[i], r.code);
         char pattern[600];
         snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: .+", bad);
         cr_assert(matches(r.err, pattern), "%s stderr: %s", cmds[i], r.err);
         cr_assert_str_eq(r.out, "");
-        run_free(&r);
+        mb_test_run_free(&r);
     }
     remove(bad);
     rmdir(dir);
 
     /* A real defective file: Frames says 174, the data holds 100 frames. */
     const char *trunc = bvh("bvh/derived/frames_header_174_data_100_cmu_02_03.bvh");
-    run_result r = RUN("info", trunc);
+    mb_test_run r = RUN("info", trunc);
     cr_assert_eq(r.code, 2);
     char pattern[1200];
     snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: ", trunc);
     cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* Leniently it loads, with a positioned warning. */
     r = RUN("info", "--lenient", "--no-table", trunc);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     snprintf(pattern, sizeof pattern, "^%s:[0-9]+:[0-9]+: warning: ", trunc);
     cr_assert(matches(r.err, pattern), "stderr: %s", r.err);
     cr_assert(matches(r.out, "frames: +100,"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_errors, unreadable_file_exits_2)
 {
-    run_result r = RUN("info", "/nonexistent/nowhere.bvh");
+    mb_test_run r = RUN("info", "/nonexistent/nowhere.bvh");
     cr_assert_eq(r.code, 2);
     cr_assert(strstr(r.err, "/nonexistent/nowhere.bvh: ") == r.err, "stderr: %s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_errors, usage_errors_exit_1)
@@ -683,32 +612,32 @@ Test(cli_errors, usage_errors_exit_1)
         {"--bogus", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        run_result r = run_args(cases[i]);
+        mb_test_run r = mb_test_run_cli(cases[i]);
         cr_assert_eq(r.code, 1, "case %zu (%s %s): exit %d, stderr %s", i, cases[i][0],
                      cases[i][1] ? cases[i][1] : "", r.code, r.err);
         cr_assert_neq(r.err[0], '\0', "case %zu: no message", i);
-        run_free(&r);
+        mb_test_run_free(&r);
     }
     /* No arguments at all: usage on stderr, nothing on stdout. */
-    run_result r = run_args((const char *const[]){NULL});
+    mb_test_run r = mb_test_run_cli((const char *const[]){NULL});
     cr_assert_eq(r.code, 1);
     cr_assert_str_eq(r.out, "");
     cr_assert(strstr(r.err, "usage:") != NULL);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 Test(cli_errors, help_everywhere)
 {
     const char *top[] = {"--help", "-h", "help"};
     for (int i = 0; i < 3; ++i) {
-        run_result r = RUN(top[i]);
+        mb_test_run r = RUN(top[i]);
         cr_assert_eq(r.code, 0);
         cr_assert(strstr(r.out, "usage: mblend") != NULL);
         cr_assert_str_eq(r.err, "");
-        run_free(&r);
+        mb_test_run_free(&r);
     }
     /* Every command the top-level help lists (later subcommands included). */
-    run_result h = RUN("--help");
+    mb_test_run h = RUN("--help");
     const char *p = strstr(h.out, "Commands:\n");
     cr_assert_not_null(p);
     p += strlen("Commands:\n");
@@ -717,11 +646,11 @@ Test(cli_errors, help_everywhere)
     while (sscanf(p, "  %63s", name) == 1 && strncmp(p, "  ", 2) == 0) {
         const char *flags[] = {"--help", "-h"};
         for (int k = 0; k < 2; ++k) {
-            run_result r = RUN(name, flags[k]);
+            mb_test_run r = RUN(name, flags[k]);
             cr_assert_eq(r.code, 0, "%s %s: exit %d", name, flags[k], r.code);
             cr_assert(strstr(r.out, "usage: mblend ") != NULL, "%s %s: %s", name, flags[k], r.out);
             cr_assert_str_eq(r.err, "");
-            run_free(&r);
+            mb_test_run_free(&r);
         }
         ++count;
         p = strchr(p, '\n');
@@ -729,11 +658,11 @@ Test(cli_errors, help_everywhere)
         ++p;
     }
     cr_assert_geq(count, 3);
-    run_free(&h);
+    mb_test_run_free(&h);
     /* --help wins even after other arguments. */
-    run_result r = RUN("convert", "in.bvh", "--help");
+    mb_test_run r = RUN("convert", "in.bvh", "--help");
     cr_assert_eq(r.code, 0);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* convert to OUT.glb writes a binary glTF (it once wrote BVH text under the .glb name and
@@ -743,15 +672,15 @@ Test(cli_convert, glb_out_and_gltf_in)
 {
     if (!mb_scene_supported())
         return;
-    const char *d = scratch(), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    const char *d = mb_test_scratch("cli"), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
     char glb[4096], back[4096], spec[4200];
     snprintf(glb, sizeof glb, "%s/walk.glb", d);
     snprintf(back, sizeof back, "%s/walk_back.bvh", d);
-    run_result r = RUN("convert", walk, "-o", glb);
+    mb_test_run r = RUN("convert", walk, "-o", glb);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     size_t n;
-    char *bytes = slurp(glb, &n);
+    char *bytes = mb_test_slurp(glb, &n);
     cr_assert(bytes && n > 12 && memcmp(bytes, "glTF", 4) == 0, "not a binary glTF");
     free(bytes);
     r = RUN("positions", "--frame", "7", walk);
@@ -760,7 +689,7 @@ Test(cli_convert, glb_out_and_gltf_in)
     cr_assert_not_null(hips, "%s", r.out);
     double want[3], got[3];
     cr_assert_eq(sscanf(hips, "\n7,0,Hips,%lf,%lf,%lf", &want[0], &want[1], &want[2]), 3);
-    run_free(&r);
+    mb_test_run_free(&r);
     snprintf(spec, sizeof spec, "%s#convert", glb);
     r = RUN("positions", "--frame", "7", spec);
     cr_assert_eq(r.code, 0, "%s", r.err);
@@ -770,24 +699,24 @@ Test(cli_convert, glb_out_and_gltf_in)
     for (int k = 0; k < 3; ++k)
         cr_assert(fabs(got[k] - want[k]) < 1e-3, "Hips %d: %g in the glb, %g in the BVH", k, got[k],
                   want[k]);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("convert", spec, "-o", back);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* a clip that never leaves the rest pose still carries its animation (it read back
      * with none: "has no animation") */
     char rest_glb[4200];
     snprintf(rest_glb, sizeof rest_glb, "%s/rest.glb", d);
     r = RUN("convert", mb_shared_path("bvh/cmu_like_rest_1frame.bvh"), "-o", rest_glb);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("convert", rest_glb, "-o", back);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("convert", walk, "--order", "XYZ", "-o", glb);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "--order and --precision shape BVH text"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* ---------------------------------------------------------------- blend */
@@ -797,14 +726,14 @@ Test(cli_convert, glb_out_and_gltf_in)
  * Euler round trip included). */
 Test(cli_blend, pose_blend_matches_the_scipy_oracle)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512], a[4200], b[4200];
     snprintf(out, sizeof out, "%s/pose.bvh", dir);
     snprintf(a, sizeof a, "%s@100", bvh("bvh/cmu_02_01_walk.bvh"));
     snprintf(b, sizeof b, "%s@60", bvh("bvh/cmu_02_03_run.bvh"));
-    run_result r = RUN("blend", a, b, "--weights", "0.3,0.7", "-o", out);
+    mb_test_run r = RUN("blend", a, b, "--weights", "0.3,0.7", "-o", out);
     cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     mb_skeleton *s;
     mb_clip *c;
     mb_error e;
@@ -837,16 +766,16 @@ Test(cli_blend, pose_blend_matches_the_scipy_oracle)
 
 Test(cli_blend, walk_and_run_make_a_jog_cycle_with_report)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512], rep[512], walk[1024], run[1024];
     snprintf(out, sizeof out, "%s/jog.bvh", dir);
     snprintf(rep, sizeof rep, "%s/jog.csv", dir);
     snprintf(walk, sizeof walk, "%s/data/bvh/walk.bvh", MB_PROJECT_DIR);
     snprintf(run, sizeof run, "%s/data/bvh/run.bvh", MB_PROJECT_DIR);
-    run_result r = RUN("blend", walk, run, "-w", "0.5,0.5", "--report", rep, "--compare", "-o", out);
+    mb_test_run r = RUN("blend", walk, run, "-w", "0.5,0.5", "--report", rep, "--compare", "-o", out);
     cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
     cr_assert(strstr(r.err, "cycle frames"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     mb_skeleton *s;
     mb_clip *c;
     mb_error e;
@@ -860,7 +789,7 @@ Test(cli_blend, walk_and_run_make_a_jog_cycle_with_report)
     int joints = 0;
     for (int j = 0; j < mb_skeleton_joint_count(s); ++j)
         joints += !mb_skeleton_is_end_site(s, j);
-    char *text = slurp(rep, NULL);
+    char *text = mb_test_slurp(rep, NULL);
     cr_assert_not_null(text);
     cr_assert(strncmp(text, "frame,phase,joint_index,joint_name,weights,eigen_gap,"
                             "max_tangent_angle_deg,angle_to_nlerp_deg,angle_to_karcher_deg\n",
@@ -879,41 +808,41 @@ Test(cli_blend, walk_and_run_make_a_jog_cycle_with_report)
 
 Test(cli_blend, errors)
 {
-    const char *dir = scratch();
+    const char *dir = mb_test_scratch("cli");
     char out[512];
     snprintf(out, sizeof out, "%s/out.bvh", dir);
     write_text(out, "precious\n");
     const char *walk = bvh("bvh/cmu_02_01_walk.bvh");
     const char *bandai = bvh("bvh/bandai2_run_normal_001.bvh");
     /* usage: weight count, bad weight, pose/clip mix, bad method */
-    run_result r = RUN("blend", walk, walk, "-w", "1", "-o", out);
+    mb_test_run r = RUN("blend", walk, walk, "-w", "1", "-o", out);
     cr_assert_eq(r.code, 1, "exit %d", r.code);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", walk, walk, "-w", "1,-2", "-o", out);
     cr_assert_eq(r.code, 1);
-    run_free(&r);
+    mb_test_run_free(&r);
     char pose[4200];
     snprintf(pose, sizeof pose, "%s@3", walk);
     r = RUN("blend", walk, pose, "-o", out);
     cr_assert_eq(r.code, 1);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", walk, "--method", "slerp", "-o", out);
     cr_assert_eq(r.code, 1);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* input: different skeletons, frame out of range, a clip without a full cycle */
     r = RUN("blend", walk, bandai, "-o", out);
     cr_assert_eq(r.code, 2);
     cr_assert(strstr(r.err, "differ at joint 0"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     snprintf(pose, sizeof pose, "%s@100000", walk);
     r = RUN("blend", pose, pose, "-o", out);
     cr_assert_eq(r.code, 2);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", bvh("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"), "-o", out); /* no feet */
     cr_assert_eq(r.code, 2);
     cr_assert(strstr(r.err, "--range"), "%s", r.err);
-    run_free(&r);
-    char *text = slurp(out, NULL);
+    mb_test_run_free(&r);
+    char *text = mb_test_slurp(out, NULL);
     cr_assert_str_eq(text, "precious\n", "a failed blend touched the output");
     free(text);
     remove(out);
@@ -927,7 +856,7 @@ Test(cli_blend, errors)
  * report goes into place only with the output, with fopen's permissions. */
 Test(cli_specs, pipes_empty_parts_output_names_and_reports)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *run = MB_PROJECT_DIR "/data/bvh/run.bvh";
     char fifo[4096], spec[4200], rep[4096], out[4096];
     snprintf(fifo, sizeof fifo, "%s/walk_pipe", d);
@@ -936,36 +865,36 @@ Test(cli_specs, pipes_empty_parts_output_names_and_reports)
     cr_assert_geq(writer, 0);
     if (writer == 0) { /* feeds the pipe once the reader opens it */
         size_t n;
-        char *text = slurp(walk, &n);
+        char *text = mb_test_slurp(walk, &n);
         int fd = open(fifo, O_WRONLY);
         ssize_t w = text && fd >= 0 ? write(fd, text, n) : -1;
         _exit(w == (ssize_t)n ? 0 : 1);
     }
-    run_result r = RUN("info", "--no-table", fifo);
+    mb_test_run r = RUN("info", "--no-table", fifo);
     int ws;
     waitpid(writer, &ws, 0);
     cr_assert_eq(r.code, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "22 joints + 5 End Sites") != NULL, "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     snprintf(spec, sizeof spec, "%s#", walk);
     r = RUN("info", spec);
     cr_assert_eq(r.code, 1);
     cr_assert(strstr(r.err, "empty animation name") != NULL, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", "#Walk", "#Walk", "-o", "x.bvh");
     cr_assert_eq(r.code, 1);
     cr_assert(strstr(r.err, "no file before '#'") != NULL, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 
     snprintf(out, sizeof out, "%s/jog.gltf", d);
     r = RUN("blend", walk, run, "-o", out);
     cr_assert_eq(r.code, 1);
     cr_assert(strstr(r.err, "must end in .bvh or .glb") != NULL, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("transition", walk, run, "--at", "1", "--duration", "0.5", "-o", out);
     cr_assert_eq(r.code, 1);
-    run_free(&r);
+    mb_test_run_free(&r);
     cr_assert_neq(access(out, F_OK), 0, "a refused output was written");
 
     /* the output cannot be written: no report either */
@@ -973,13 +902,13 @@ Test(cli_specs, pipes_empty_parts_output_names_and_reports)
     snprintf(out, sizeof out, "%s/missing/jog.bvh", d);
     r = RUN("blend", walk, run, "--report", rep, "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     cr_assert_neq(access(rep, F_OK), 0, "the report of a failed blend was left behind");
     /* success: the report is there, readable as fopen would make it */
     snprintf(out, sizeof out, "%s/jog.bvh", d);
     r = RUN("blend", walk, run, "--report", rep, "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     struct stat st;
     cr_assert_eq(stat(rep, &st), 0);
     mode_t mask = umask(0);
@@ -990,19 +919,19 @@ Test(cli_specs, pipes_empty_parts_output_names_and_reports)
 /* A file whose name holds '@' is taken whole when it exists; '@N' after it still picks a pose. */
 Test(cli_specs, at_sign_in_a_file_name)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char named[4096], pose[4200], out[4096];
     snprintf(named, sizeof named, "%s/take@2.bvh", d);
     snprintf(pose, sizeof pose, "%s@3", named);
     snprintf(out, sizeof out, "%s/o.bvh", d);
     copy_with_prefix(MB_PROJECT_DIR "/data/bvh/walk.bvh", named, "");
-    run_result r = RUN("blend", named, MB_PROJECT_DIR "/data/bvh/run.bvh", "-o", out);
+    mb_test_run r = RUN("blend", named, MB_PROJECT_DIR "/data/bvh/run.bvh", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", pose, MB_PROJECT_DIR "/data/bvh/run.bvh@4", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "1 frame") != NULL, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* ---------------------------------------------------------------- guards */
@@ -1012,7 +941,7 @@ Test(cli_specs, at_sign_in_a_file_name)
 
 static void assert_text(const char *path, const char *want, const char *what)
 {
-    char *text = slurp(path, NULL);
+    char *text = mb_test_slurp(path, NULL);
     cr_assert_not_null(text, "%s: %s is gone", what, path);
     cr_assert_str_eq(text, want, "%s changed %s", what, path);
     free(text);
@@ -1023,7 +952,7 @@ static void assert_text(const char *path, const char *want, const char *what)
  * was (blend and transition). */
 Test(cli_guards, report_never_clobbers_output_or_inputs)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096], in[4096], sub[4096], same[4200];
     snprintf(out, sizeof out, "%s/keep.bvh", d);
     snprintf(in, sizeof in, "%s/walk.bvh", d);
@@ -1032,21 +961,21 @@ Test(cli_guards, report_never_clobbers_output_or_inputs)
     copy_with_prefix(WALK, in, "");
     cr_assert_eq(mkdir(sub, 0700), 0);
     write_text(out, "precious\n");
-    char *walk_text = slurp(in, NULL);
+    char *walk_text = mb_test_slurp(in, NULL);
     struct {
         const char *report, *expect;
     } cases[] = {{out, "the same file"}, {same, "the same file"}, {in, "is the input"},
                  {sub, "is a directory"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        run_result r = RUN("blend", in, RUNC, "--report", cases[c].report, "-o", out);
+        mb_test_run r = RUN("blend", in, RUNC, "--report", cases[c].report, "-o", out);
         cr_assert_eq(r.code, 1, "blend --report %s: exit %d: %s", cases[c].report, r.code, r.err);
         cr_assert(strstr(r.err, cases[c].expect), "%s", r.err);
-        run_free(&r);
+        mb_test_run_free(&r);
         r = RUN("transition", in, RUNC, "--at", "auto", "--duration", "0.5", "--report",
                 cases[c].report, "-o", out);
         cr_assert_eq(r.code, 1, "transition --report %s: exit %d: %s", cases[c].report, r.code, r.err);
         cr_assert(strstr(r.err, cases[c].expect), "%s", r.err);
-        run_free(&r);
+        mb_test_run_free(&r);
         assert_text(out, "precious\n", "a refused run");
         assert_text(in, walk_text, "a refused run");
     }
@@ -1057,19 +986,19 @@ Test(cli_guards, report_never_clobbers_output_or_inputs)
  * a glTF file holds every animation) is refused, the input unchanged. */
 Test(cli_guards, output_never_replaces_an_input)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char in[4096], alias[4200];
     snprintf(in, sizeof in, "%s/walk.bvh", d);
     snprintf(alias, sizeof alias, "%s/../%s/walk.bvh", d, strrchr(d, '/') + 1);
     copy_with_prefix(WALK, in, "");
-    char *before = slurp(in, NULL);
-    run_result r = RUN("blend", in, RUNC, "-o", in);
+    char *before = mb_test_slurp(in, NULL);
+    mb_test_run r = RUN("blend", in, RUNC, "-o", in);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "is the input"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("transition", RUNC, in, "--at", "auto", "--duration", "0.5", "-o", alias);
     cr_assert_eq(r.code, 1, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     assert_text(in, before, "a refused run");
     free(before);
     if (mb_scene_supported()) {
@@ -1077,16 +1006,16 @@ Test(cli_guards, output_never_replaces_an_input)
         snprintf(fox, sizeof fox, "%s/fox.glb", d);
         copy_with_prefix(mb_shared_path("mesh/Fox.glb"), fox, "");
         size_t n0, n1;
-        char *b0 = slurp(fox, &n0);
+        char *b0 = mb_test_slurp(fox, &n0);
         snprintf(spec, sizeof spec, "%s#Walk", fox);
         r = RUN("skin", spec, "--frames", "0:3", "-o", fox);
         cr_assert_eq(r.code, 1, "%s", r.err);
         cr_assert(strstr(r.err, "is the input"), "%s", r.err);
-        run_free(&r);
+        mb_test_run_free(&r);
         r = RUN("blend", spec, spec, "-o", fox);
         cr_assert_eq(r.code, 1, "%s", r.err);
-        run_free(&r);
-        char *b1 = slurp(fox, &n1);
+        mb_test_run_free(&r);
+        char *b1 = mb_test_slurp(fox, &n1);
         cr_assert(n0 == n1 && memcmp(b0, b1, n0) == 0, "fox.glb was changed");
         free(b0);
         free(b1);
@@ -1095,44 +1024,53 @@ Test(cli_guards, output_never_replaces_an_input)
 
 /* Weights the library cannot take in float are usage errors named as such, before any
  * file is read; numbers are decimal only. */
-Test(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
+typedef struct weight_case { /* strings in the case: Criterion copies the cases */
+    char weights[16], expect[16];
+} weight_case;
+
+ParameterizedTestParameters(cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
 {
-    const char *cases[][2] = {{"1e39,1", "too large"},
-                              {"1e-50,1e-50", "sum to zero"},
-                              {"3e38,3e38", "overflows"},
-                              {"0x1,1", "bad weight"},
-                              {" 1,1", "bad weight"},
-                              {"infinity,1", "bad weight"}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        run_result r = RUN("blend", "/nonexistent/a.bvh", "/nonexistent/b.bvh", "-w", cases[c][0],
-                           "-o", "/tmp/never.bvh");
-        cr_assert_eq(r.code, 1, "-w '%s': exit %d: %s", cases[c][0], r.code, r.err);
-        cr_assert(strstr(r.err, cases[c][1]), "-w '%s': %s", cases[c][0], r.err);
-        run_free(&r);
-    }
+    static weight_case cases[] = {{"1e39,1", "too large"},  {"1e-50,1e-50", "sum to zero"},
+                                  {"3e38,3e38", "overflows"}, {"0x1,1", "bad weight"},
+                                  {" 1,1", "bad weight"},     {"infinity,1", "bad weight"}};
+    return cr_make_param_array(weight_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(weight_case *wc, cli_guards, weights_out_of_float_range_and_non_decimal_numbers)
+{
+    mb_test_run r = RUN("blend", "/nonexistent/a.bvh", "/nonexistent/b.bvh", "-w", wc->weights, "-o",
+                       "/tmp/never.bvh");
+    cr_assert_eq(r.code, 1, "-w '%s': exit %d: %s", wc->weights, r.code, r.err);
+    cr_assert(strstr(r.err, wc->expect), "-w '%s': %s", wc->weights, r.err);
+    mb_test_run_free(&r);
+    cr_assert_neq(access("/tmp/never.bvh", F_OK), 0);
+}
+
+Test(cli_guards, weights_too_small_and_numbers_not_decimal)
+{
     /* a weight below double's range underflows: said so, not "bad weight" */
-    run_result r = RUN("blend", WALK, RUNC, "-w", "1e-320,1", "-o", "/tmp/never.bvh");
+    mb_test_run r = RUN("blend", WALK, RUNC, "-w", "1e-320,1", "-o", "/tmp/never.bvh");
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "weight '1e-320' is too small for a float"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* -o naming a BVH input: no word about glTF animations */
     r = RUN("blend", WALK, RUNC, "-o", WALK);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "the result would replace it; write it elsewhere"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", WALK, RUNC, "--range", "0x10:0x30,-", "-o", "/tmp/never.bvh");
     cr_assert_eq(r.code, 1, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("transition", WALK, RUNC, "--at", "0x1p1", "--duration", "0.5", "-o", "/tmp/never.bvh");
     cr_assert_eq(r.code, 1, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     cr_assert_neq(access("/tmp/never.bvh", F_OK), 0);
 }
 
 /* Options that would do nothing are refused rather than ignored. */
 Test(cli_guards, options_that_would_be_ignored_are_refused)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096], rep[4096];
     snprintf(out, sizeof out, "%s/o.bvh", d);
     snprintf(rep, sizeof rep, "%s/r.csv", d);
@@ -1164,7 +1102,7 @@ Test(cli_guards, options_that_would_be_ignored_are_refused)
         char err[4096];
         snprintf(err, sizeof err, "%s/err", d);
         int code = mb_test_exec_cli(cases[c].args, NULL, err);
-        char *text = slurp(err, NULL);
+        char *text = mb_test_slurp(err, NULL);
         cr_assert_eq(code, 1, "case %zu (%s): exit %d: %s", c, cases[c].args[0], code, text);
         cr_assert(strstr(text, cases[c].expect), "case %zu: %s", c, text);
         free(text);
@@ -1177,41 +1115,41 @@ Test(cli_guards, options_that_would_be_ignored_are_refused)
  * once made 2.9 s longer than 2.9 s), and a clip too short for the transition is named. */
 Test(cli_guards, transition_times_are_checked_in_seconds)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096];
     snprintf(out, sizeof out, "%s/t.bvh", d);
-    run_result r = RUN("transition", WALK, RUNC, "--at", "1e9", "--duration", "0.5", "-o", out);
+    mb_test_run r = RUN("transition", WALK, RUNC, "--at", "1e9", "--duration", "0.5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--at 1e+09 s is outside the motion (0 s to 4.367 s)"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("transition", WALK, RUNC, "--at", "1", "--b-start", "1e12", "--duration", "0.5", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--b-start 1e+12 s is outside the motion"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* 0 s in a cgspeed take is its T-pose frame, not motion: said so, not a failed match */
     r = RUN("transition", bvh("bvh/cmu_02_01_walk.bvh"), bvh("bvh/cmu_02_03_run.bvh"), "--at", "0",
             "--duration", "0.3", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--at 0 s is outside the motion (0.008333 s to 2.858 s; frame 0 is a "
                             "T-pose)"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* A at frame 44 (1.4667 s) plus 2.9 s ends exactly on its last frame, 4.3667 s */
     r = RUN("transition", WALK, WALK, "--at", "1.4666666667", "--b-start", "0", "--duration", "2.9",
             "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "A frame 44") && !strstr(r.err, "match cost"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("transition", WALK, WALK, "--at", "1.5", "--b-start", "0", "--duration", "2.9", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "needs it to go on"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     /* an explicit A time near the end with B left to the search: the window shrinks to fit */
     r = RUN("transition", WALK, RUNC, "--at", "4.3", "--duration", "0.05", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     char b3[4096];
     snprintf(b3, sizeof b3, "%s/three.bvh", d);
-    char *text = slurp(RUNC, NULL);
+    char *text = mb_test_slurp(RUNC, NULL);
     char *motion = strstr(text, "Frames:");
     cr_assert_not_null(motion);
     /* the run's header and its first three frames */
@@ -1231,25 +1169,25 @@ Test(cli_guards, transition_times_are_checked_in_seconds)
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "three.bvh has 0.0667 s of motion: too short for a 0.1 s transition"),
               "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* A cycle A:B plays frames A to B, so a given range may end at the frame count (half-open,
  * as @A:B is elsewhere) and then ends on the last frame; one that leaves no cycle says why. */
 Test(cli_guards, cycle_range_ending_at_the_frame_count)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096];
     snprintf(out, sizeof out, "%s/c.bvh", d);
-    run_result r = RUN("blend", WALK "@0:132", RUNC, "-o", out);
+    mb_test_run r = RUN("blend", WALK "@0:132", RUNC, "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "cycle frames 0:131") && strstr(r.err, "ending on the clip's last frame"),
               "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", WALK "@131:132", RUNC, "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "range 131:132 leaves no cycle"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* --range in seconds is converted with each clip's own frame time: a range inside one whole
@@ -1257,26 +1195,26 @@ Test(cli_guards, cycle_range_ending_at_the_frame_count)
  * to the same second; one shorter than a frame says so. */
 Test(cli_guards, range_in_seconds_within_one_second)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096];
     snprintf(out, sizeof out, "%s/s.bvh", d);
-    run_result r = RUN("blend", WALK, RUNC, "--range", "1.6s:2.4s,0.5s:0.6s", "-o", out);
+    mb_test_run r = RUN("blend", WALK, RUNC, "--range", "1.6s:2.4s,0.5s:0.6s", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "cycle frames 48:72 (0.800 s), given"), "%s", r.err);
     cr_assert(strstr(r.err, "cycle frames 15:18 (0.100 s), given"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", WALK, RUNC, "--range", "1.6s:1.61s,-", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "range '1.6s:1.61s' covers no frame of"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", WALK, RUNC, "--range", "0.5s:1e10s,-", "-o", out);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "has 132 frames; range '0.5s:1e10s' does not fit"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("blend", WALK, RUNC, "--range", "2.4s:1.6s,-", "-o", out);
     cr_assert_eq(r.code, 1, "%s", r.err);
     cr_assert(strstr(r.err, "bad range '2.4s:1.6s'"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* --cycle none stretches the motion only: a cgspeed T-pose frame 0 is left out (it was
@@ -1284,30 +1222,30 @@ Test(cli_guards, range_in_seconds_within_one_second)
  * matching leave it out. */
 Test(cli_guards, cycle_none_leaves_out_the_tpose_frame)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096];
     snprintf(out, sizeof out, "%s/none.bvh", d);
-    run_result r = RUN("blend", bvh("bvh/cmu_02_01_walk.bvh"), bvh("bvh/cmu_02_03_run.bvh"),
+    mb_test_run r = RUN("blend", bvh("bvh/cmu_02_01_walk.bvh"), bvh("bvh/cmu_02_03_run.bvh"),
                        "--cycle", "none", "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert(strstr(r.err, "cmu_02_01_walk.bvh: frame 0 is a T-pose, not motion: frames 1:344"),
               "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
     r = RUN("info", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert_null(strstr(r.out, "T-pose"), "%s", r.out);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* Skeletons that differ only by trailing joints: the message names the first extra one. */
 Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char cut[4096], out[4096];
     snprintf(cut, sizeof cut, "%s/noend.bvh", d);
     snprintf(out, sizeof out, "%s/o.bvh", d);
     /* walk.bvh without its last End Site (the right hand's, the file's last block) */
-    char *text = slurp(WALK, NULL);
+    char *text = mb_test_slurp(WALK, NULL);
     char *last = NULL;
     for (char *p = strstr(text, "End Site"); p; p = strstr(p + 1, "End Site"))
         last = p;
@@ -1321,23 +1259,23 @@ Test(cli_guards, skeleton_mismatch_names_the_extra_joint)
     free(text);
     const char *cmds[] = {"blend", "match"};
     for (int c = 0; c < 2; ++c) {
-        run_result r = c == 0 ? RUN("blend", WALK, cut, "-o", out) : RUN("match", WALK, cut);
+        mb_test_run r = c == 0 ? RUN("blend", WALK, cut, "-o", out) : RUN("match", WALK, cut);
         cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
         cr_assert(strstr(r.err, "the first without a counterpart: 'RightHand_End', joint 26 of"),
                   "%s: %s", cmds[c], r.err);
         cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: more than one line: %s",
                   cmds[c], r.err);
-        run_free(&r);
+        mb_test_run_free(&r);
     }
 }
 
 /* A bound written negative is refused, not taken for "to the end". */
 Test(cli_guards, positions_negative_end_is_refused)
 {
-    run_result r = RUN("positions", WALK, "--frames", ":-1");
+    mb_test_run r = RUN("positions", WALK, "--frames", ":-1");
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_assert(strstr(r.err, "negative bound"), "%s", r.err);
-    run_free(&r);
+    mb_test_run_free(&r);
 }
 
 /* A Z-up BVH exported to glTF is turned to glTF's +Y up by the root node (it lay on its back):
@@ -1352,23 +1290,23 @@ static double info_number(const char *text, const char *label)
 Test(cli_guards, z_up_bvh_to_glb_stands_up)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("cli");
     char out[4096];
     snprintf(out, sizeof out, "%s/z.glb", d);
     const char *zup = bvh("bvh/animdraw_fair1_dab_zup.bvh");
-    run_result a = RUN("info", zup);
+    mb_test_run a = RUN("info", zup);
     cr_assert_eq(a.code, 0, "%s", a.err);
     cr_assert(strstr(a.out, "Z-up"), "%s", a.out);
-    run_result r = RUN("skin", zup, "-o", out);
+    mb_test_run r = RUN("skin", zup, "-o", out);
     cr_assert_eq(r.code, 0, "%s", r.err);
-    run_free(&r);
-    run_result b = RUN("info", out);
+    mb_test_run_free(&r);
+    mb_test_run b = RUN("info", out);
     cr_assert_eq(b.code, 0, "%s", b.err);
     cr_assert(strstr(b.out, "Y-up"), "%s", b.out);
     double ha = info_number(a.out, "height:"), hb = info_number(b.out, "height:");
     double ta = info_number(a.out, "horizontal: net"), tb = info_number(b.out, "horizontal: net");
     cr_assert(fabs(ha - hb) < 1e-3 * ha, "height %g in the BVH, %g in the glb", ha, hb);
     cr_assert(fabs(ta - tb) < 1e-3 * ta + 1e-6, "travel %g in the BVH, %g in the glb", ta, tb);
-    run_free(&a);
-    run_free(&b);
+    mb_test_run_free(&a);
+    mb_test_run_free(&b);
 }

@@ -1110,33 +1110,39 @@ Test(bvh_read, end_site_name_clash_with_a_real_joint)
 
 /* Some exporters glue the header values to their labels ("Frames:2", "Frame Time:0.5") or
  * put a space before the colon; all spellings give the same clip. */
-Test(bvh_read, frames_and_frame_time_labels_in_every_spelling)
+typedef struct header_spelling {
+    char text[48]; /* in the case: Criterion copies the cases into each test's process */
+} header_spelling;
+
+ParameterizedTestParameters(bvh_read, frames_and_frame_time_labels_in_every_spelling)
 {
-    static const char *const headers[] = {"Frames: 2\nFrame Time: 0.5\n",
-                                          "Frames:2\nFrame Time:0.5\n",
-                                          "frames:\t2\nFRAME TIME:0.5\n",
-                                          "Frames : 2\nFrame Time : 0.5\n"};
-    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; ++h) {
-        char text[512];
-        snprintf(text, sizeof text,
-                 "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition "
-                 "Zrotation\n}\nMOTION\n%s1 2 90\n3 4 0\n",
-                 headers[h]);
-        mb_skeleton *s;
-        mb_clip *c;
-        load_text_ok(text, &s, &c);
-        cr_expect_eq(mb_clip_frame_count(c), 2, "%s", headers[h]);
-        cr_expect_eq(mb_clip_frame_time(c), 0.5, "%s", headers[h]);
-        const float *t0 = mb_clip_joint_translation(s, c, 0, 0),
-                    *t1 = mb_clip_joint_translation(s, c, 1, 0);
-        cr_expect(t0[0] == 1.0f && t0[1] == 2.0f && t1[0] == 3.0f && t1[1] == 4.0f, "%s",
-                  headers[h]);
-        /* frame 0: 90 degrees about Z */
-        const float *q = mb_clip_rotations(c);
-        cr_expect(fabsf(q[2] - 0.70710678f) < 1e-6f && fabsf(q[3] - 0.70710678f) < 1e-6f);
-        mb_skeleton_destroy(s);
-        mb_clip_destroy(c);
-    }
+    static header_spelling headers[] = {{"Frames: 2\nFrame Time: 0.5\n"},
+                                        {"Frames:2\nFrame Time:0.5\n"},
+                                        {"frames:\t2\nFRAME TIME:0.5\n"},
+                                        {"Frames : 2\nFrame Time : 0.5\n"}};
+    return cr_make_param_array(header_spelling, headers, sizeof headers / sizeof headers[0]);
+}
+
+ParameterizedTest(header_spelling *h, bvh_read, frames_and_frame_time_labels_in_every_spelling)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Xposition Yposition "
+             "Zrotation\n}\nMOTION\n%s1 2 90\n3 4 0\n",
+             h->text);
+    mb_skeleton *s;
+    mb_clip *c;
+    load_text_ok(text, &s, &c);
+    cr_expect_eq(mb_clip_frame_count(c), 2, "%s", h->text);
+    cr_expect_eq(mb_clip_frame_time(c), 0.5, "%s", h->text);
+    const float *t0 = mb_clip_joint_translation(s, c, 0, 0),
+                *t1 = mb_clip_joint_translation(s, c, 1, 0);
+    cr_expect(t0[0] == 1.0f && t0[1] == 2.0f && t1[0] == 3.0f && t1[1] == 4.0f, "%s", h->text);
+    /* frame 0: 90 degrees about Z */
+    const float *q = mb_clip_rotations(c);
+    cr_expect(fabsf(q[2] - 0.70710678f) < 1e-6f && fabsf(q[3] - 0.70710678f) < 1e-6f);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
 }
 
 /* Two ROOTs (a body and a prop, as some exporters write one per actor): node 0 of the
@@ -1284,11 +1290,11 @@ Test(bvh_read, roots_group_counts_against_the_joint_limit)
  * (per file and frame: up to 4 joints with at least two angles over 3 degrees, the fourth
  * only of an order not yet taken; frames counted from 0, the first line of motion data.
  * The order_* files hold one take in six channel orders, so their rows agree.) */
-typedef struct oracle_rot {
-    const char *file;
+typedef struct oracle_rot { /* strings in the case: Criterion copies the cases */
+    char file[64];
     int frame;
-    const char *joint;
-    const char *order; /* the joint's channel order, for messages */
+    char joint[16];
+    char order[4]; /* the joint's channel order, for messages */
     double q[4];
 } oracle_rot;
 
@@ -1333,41 +1339,45 @@ static const oracle_rot k_oracle_rots[] = {
     {"derived/order_MIXED_rootrotfirst_cmu_02_03_first40.bvh", 20, "LeftToeBase", "ZYX", {-0.165189043, -0.060123477, -0.000000251, 0.984427624}},
 };
 
-Test(bvh_read, rotations_match_the_oracle_in_every_euler_order)
+#define ORACLE_ROT_COUNT (sizeof k_oracle_rots / sizeof k_oracle_rots[0])
+
+ParameterizedTestParameters(bvh_read, rotations_match_the_oracle_in_every_euler_order)
 {
-    const char *loaded = NULL;
+    return cr_make_param_array(oracle_rot, (void *)k_oracle_rots, ORACLE_ROT_COUNT);
+}
+
+/* One row of the table: the joint's rotation at the frame, read, against the oracle's. */
+ParameterizedTest(oracle_rot *o, bvh_read, rotations_match_the_oracle_in_every_euler_order)
+{
     mb_skeleton *s = NULL;
     mb_clip *c = NULL;
-    mb_xform *pose = NULL;
-    int orders_seen = 0;
-    for (size_t i = 0; i < sizeof k_oracle_rots / sizeof k_oracle_rots[0]; ++i) {
-        const oracle_rot *o = &k_oracle_rots[i];
-        if (!loaded || strcmp(loaded, o->file) != 0) {
-            mb_clip_destroy(c);
-            mb_skeleton_destroy(s);
-            free(pose);
-            load_rel(o->file, 0, NULL, &s, &c);
-            pose = malloc(sizeof *pose * (size_t)mb_skeleton_joint_count(s));
-            cr_assert_not_null(pose);
-            loaded = o->file;
-        }
-        int j = mb_skeleton_find(s, o->joint);
-        cr_assert_geq(j, 0, "%s: no joint %s", o->file, o->joint);
-        mb_pose p = {pose, mb_skeleton_joint_count(s)};
-        cr_assert_eq(mb_clip_frame_pose(s, c, o->frame, p), MB_OK);
-        const float *q = pose[j].rot;
-        double dp = 0.0, dm = 0.0; /* q and -q are the same rotation */
-        for (int k = 0; k < 4; ++k) {
-            dp = fmax(dp, fabs(q[k] - o->q[k]));
-            dm = fmax(dm, fabs(q[k] + o->q[k]));
-        }
-        cr_assert_lt(fmin(dp, dm), 3e-6,
-                     "%s frame %d %s (%s): (%.7f %.7f %.7f %.7f), oracle (%.7f %.7f %.7f %.7f)", o->file, o->frame,
-                     o->joint, o->order, q[0], q[1], q[2], q[3], o->q[0], o->q[1], o->q[2], o->q[3]);
-        orders_seen |= 1 << (3 * (o->order[0] - 'X') + (o->order[1] - 'X')); /* one bit per order */
+    load_rel(o->file, 0, NULL, &s, &c);
+    mb_xform *pose = malloc(sizeof *pose * (size_t)mb_skeleton_joint_count(s));
+    cr_assert_not_null(pose);
+    int j = mb_skeleton_find(s, o->joint);
+    cr_assert_geq(j, 0, "%s: no joint %s", o->file, o->joint);
+    mb_pose p = {pose, mb_skeleton_joint_count(s)};
+    cr_assert_eq(mb_clip_frame_pose(s, c, o->frame, p), MB_OK);
+    const float *q = pose[j].rot;
+    double dp = 0.0, dm = 0.0; /* q and -q are the same rotation */
+    for (int k = 0; k < 4; ++k) {
+        dp = fmax(dp, fabs(q[k] - o->q[k]));
+        dm = fmax(dm, fabs(q[k] + o->q[k]));
     }
-    cr_assert_eq(__builtin_popcount((unsigned)orders_seen), 6, "the table covers the six Euler orders");
+    cr_assert_lt(fmin(dp, dm), 3e-6,
+                 "%s frame %d %s (%s): (%.7f %.7f %.7f %.7f), oracle (%.7f %.7f %.7f %.7f)", o->file, o->frame,
+                 o->joint, o->order, q[0], q[1], q[2], q[3], o->q[0], o->q[1], o->q[2], o->q[3]);
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
     free(pose);
+}
+
+Test(bvh_read, oracle_rotations_cover_the_six_euler_orders)
+{
+    int orders_seen = 0;
+    for (size_t i = 0; i < ORACLE_ROT_COUNT; ++i) {
+        const char *order = k_oracle_rots[i].order;
+        orders_seen |= 1 << (3 * (order[0] - 'X') + (order[1] - 'X')); /* one bit per order */
+    }
+    cr_assert_eq(__builtin_popcount((unsigned)orders_seen), 6, "the table covers the six Euler orders");
 }

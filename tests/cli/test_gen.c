@@ -17,6 +17,7 @@
 #include <criterion/criterion.h>
 
 #include "mblend/bvh.h"
+#include "test_cli_util.h"
 #include "test_util.h"
 
 #define DATA_DIR MB_PROJECT_DIR "/data/bvh"
@@ -294,17 +295,8 @@ Test(gen, regenerating_gives_identical_files)
 {
     char dir[] = "/tmp/mb_test_gen_XXXXXX";
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        execl(GEN, GEN, dir, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed (status %d)", GEN, status);
+    int code = mb_test_exec(GEN, (const char *const[]){dir, NULL}, NULL, NULL);
+    cr_assert_eq(code, 0, "%s failed (status %d)", GEN, code);
     const char *files[] = {"walk.bvh", "run.bvh"};
     for (int i = 0; i < 2; ++i) {
         char fresh[256], committed[1024];

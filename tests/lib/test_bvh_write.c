@@ -32,24 +32,6 @@ static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "Z
 
 /* ---------- helpers ---------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert_not_null(buf);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = '\0';
-    if (len)
-        *len = got;
-    return buf;
-}
-
 static void read_or_die(const char *path, int lenient, mb_skeleton **s, mb_clip **c)
 {
     mb_bvh_read_desc rd;
@@ -379,29 +361,33 @@ Test(bvh_write, golden_text_tiny_arm)
     mb_clip_destroy(c);
 }
 
-Test(bvh_write, header_numbers)
+/* Frame times print in their shortest exact form: ".0083333" -> "0.0083333", and the
+ * 17-digit fairmotion value needs all 17 digits to come back as the same double. */
+typedef struct header_case { /* strings in the case: Criterion copies the cases */
+    char file[64], line[64];
+} header_case;
+
+ParameterizedTestParameters(bvh_write, header_numbers)
 {
-    /* Frame times print in their shortest exact form: ".0083333" -> "0.0083333", and the
-     * 17-digit fairmotion value needs all 17 digits to come back as the same double. */
-    struct {
-        const char *file, *line;
-    } cases[] = {
+    static header_case cases[] = {
         {"bvh/cmu_02_03_run.bvh", "\nFrame Time: 0.0083333\n"},
         {"bvh/fairmotion_sinusoidal_xyz_noendsite.bvh", "\nFrame Time: 0.016666666666666666\n"},
         {"bvh/derived/zero_frames_cmu02.bvh", "\nFrames: 0\nFrame Time: 0.0083333\n"},
         {"bvh/cmu_02_03_run.bvh", "\n\t\t\tOFFSET 1.65674 -1.80282 0.62477\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        mb_skeleton *s;
-        mb_clip *c;
-        read_or_die(mb_shared_path(cases[i].file), 0, &s, &c);
-        char *text = write_or_die(s, c, NULL, NULL, cases[i].file);
-        cr_assert_not_null(strstr(text, cases[i].line), "%s: '%s' not in the output", cases[i].file,
-                           cases[i].line);
-        free(text);
-        mb_skeleton_destroy(s);
-        mb_clip_destroy(c);
-    }
+    return cr_make_param_array(header_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(header_case *hc, bvh_write, header_numbers)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    read_or_die(mb_shared_path(hc->file), 0, &s, &c);
+    char *text = write_or_die(s, c, NULL, NULL, hc->file);
+    cr_assert_not_null(strstr(text, hc->line), "%s: '%s' not in the output", hc->file, hc->line);
+    free(text);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
 }
 
 /* No value is written as "-0" (noise from atan2 of signed zeros). */
@@ -742,7 +728,7 @@ Test(bvh_write, rotations_read_back_bit_for_bit_in_the_files_digits)
         /* the CMU walk's rotation values, token for token (it has no wrap-arounds) */
         if (strcmp(base, "cmu_02_01_walk.bvh") == 0) {
             size_t slen;
-            char *src = slurp(mb_shared_path(files[i]), &slen);
+            char *src = mb_test_slurp(mb_shared_path(files[i]), &slen);
             int nch = mb_skeleton_channel_count(s1), nf = mb_clip_frame_count(c1);
             double *a = malloc(sizeof(double) * (size_t)nch * (size_t)nf);
             double *b = malloc(sizeof(double) * (size_t)nch * (size_t)nf);
@@ -1277,7 +1263,7 @@ Test(bvh_write_file, writes_a_file_that_reads_back)
     cr_assert_eq(mb_bvh_write_file(path, s1, c1, NULL, &err), MB_OK, "%s", err.text);
     /* Same bytes as the memory version. */
     size_t flen, mlen;
-    char *ftext = slurp(path, &flen);
+    char *ftext = mb_test_slurp(path, &flen);
     cr_assert_not_null(ftext);
     char *mtext = write_or_die(s1, c1, NULL, &mlen, "memory");
     cr_assert(flen == mlen && memcmp(ftext, mtext, flen) == 0, "file and memory texts differ");
@@ -1300,7 +1286,7 @@ Test(bvh_write_file, writes_a_file_that_reads_back)
     d.precision = 5;
     cr_assert_eq(mb_bvh_write_file(path, s1, c1, &d, &err), MB_OK, "%s", err.text);
     free(ftext);
-    ftext = slurp(path, &flen);
+    ftext = mb_test_slurp(path, &flen);
     cr_assert(flen < mlen, "the shorter precision-5 text should have replaced the file");
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0640, "mode %o", (unsigned)(st.st_mode & 0777));
@@ -1358,7 +1344,7 @@ Test(bvh_write_file, invalid_arguments_leave_old_file_intact)
     memset(&d, 0, sizeof d);
     d.precision = 40;
     cr_assert_eq(mb_bvh_write_file(path, s, c, &d, &err), MB_INVALID_ARG);
-    char *now = slurp(path, NULL);
+    char *now = mb_test_slurp(path, NULL);
     cr_assert_str_eq(now, old);
     free(now);
     const char *expected[] = {"keep.bvh", NULL};
@@ -1394,7 +1380,7 @@ Test(bvh_write_file, failed_write_keeps_old_file)
     cr_assert_eq(st, MB_IO, "status %s", mb_status_str(st));
     cr_assert_not_null(strstr(err.text, "cannot write '"), "message: %s", err.text);
     cr_assert_not_null(strstr(err.text, "File too large"), "message: %s", err.text);
-    char *now = slurp(path, NULL);
+    char *now = mb_test_slurp(path, NULL);
     cr_assert_str_eq(now, old);
     free(now);
     const char *expected[] = {"keep.bvh", NULL};
@@ -1423,7 +1409,7 @@ Test(bvh_write_file, failed_rename_cleans_up)
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     cr_assert(S_ISDIR(st.st_mode), "the directory was replaced");
-    char *now = slurp(inner, NULL);
+    char *now = mb_test_slurp(inner, NULL);
     cr_assert_str_eq(now, "x");
     free(now);
     const char *expected[] = {"target", NULL};
@@ -1453,7 +1439,7 @@ Test(bvh_write_file, symbolic_link_kept_target_replaced)
     cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
     size_t mlen, flen;
     char *mtext = write_or_die(s, c, NULL, &mlen, "memory");
-    char *ftext = slurp(target, &flen);
+    char *ftext = mb_test_slurp(target, &flen);
     cr_assert(flen == mlen && memcmp(ftext, mtext, flen) == 0, "the target has other text");
     const char *expected[] = {"link.bvh", "target.bvh", NULL};
     cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);
@@ -1513,12 +1499,12 @@ Test(bvh_write_file, stream_commit_and_discard)
     cr_assert_eq(mb_file_stream_open(&fs, path, &err), MB_OK, "%s", err.text);
     fputs("a,b\n1,2\n", fs.f);
     fflush(fs.f);
-    char *now = slurp(path, NULL);
+    char *now = mb_test_slurp(path, NULL);
     cr_assert_str_eq(now, "old\n");
     free(now);
     mb_file_stream_discard(&fs);
     mb_file_stream_discard(&fs); /* twice: still nothing to do */
-    now = slurp(path, NULL);
+    now = mb_test_slurp(path, NULL);
     cr_assert_str_eq(now, "old\n");
     free(now);
     const char *expected[] = {"report.csv", NULL};
@@ -1527,7 +1513,7 @@ Test(bvh_write_file, stream_commit_and_discard)
     fputs("a,b\n1,2\n", fs.f);
     cr_assert_eq(mb_file_stream_commit(&fs, &err), MB_OK, "%s", err.text);
     mb_file_stream_discard(&fs); /* after commit: nothing to do */
-    now = slurp(path, NULL);
+    now = mb_test_slurp(path, NULL);
     cr_assert_str_eq(now, "a,b\n1,2\n");
     free(now);
     cr_assert_eq(stray_entries(dir, expected, stray, sizeof stray), 0, "left behind: %s", stray);

@@ -194,32 +194,36 @@ Test(analyze, end_site_feet_lie_below_the_root)
 
 /* ---------- cycles ---------- */
 
-Test(cycle, found_on_walks_and_runs)
+/* Expected cycle durations: walks about 1 s, runs about 0.7 s. */
+typedef struct cycle_case { /* the name in the case: Criterion copies the cases */
+    char file[40];
+    double lo, hi;
+} cycle_case;
+
+ParameterizedTestParameters(cycle, found_on_walks_and_runs)
 {
-    /* expected cycle durations: walks about 1 s, runs about 0.7 s */
-    const struct {
-        const char *file;
-        double lo, hi;
-    } cases[] = {{"cmu_02_01_walk.bvh", 0.9, 1.3},   {"cmu_02_03_run.bvh", 0.6, 0.9},
-                 {"bandai2_walk_normal_001.bvh", 0.9, 1.3}, {"bandai2_run_normal_001.bvh", 0.6, 0.9},
-                 {"bandai2_run_normal_002.bvh", 0.6, 0.9},  {"pymo_walk_rootoffset_xyz.bvh", 0.8, 1.3}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        mb_test_clip f = mb_test_clip_load(cases[i].file);
-        mb_frame_range r;
-        mb_error e;
-        cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 0, cases[i].file, &r, &e), MB_OK,
-                     "%s: %s", cases[i].file, e.text);
-        double T = (r.end - r.start) * mb_clip_frame_time(f.c);
-        cr_assert(T > cases[i].lo && T < cases[i].hi, "%s: cycle %d:%d lasts %g s", cases[i].file,
-                  r.start, r.end, T);
-        /* it starts at a left touchdown: the left foot is planted there, and the left
-         * foot is at about the same place relative to the root one cycle later */
-        unsigned char *lc = malloc((size_t)mb_clip_frame_count(f.c));
-        cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL), MB_OK);
-        cr_assert(lc[r.start] && !lc[r.start - 1], "%s: no touchdown at %d", cases[i].file, r.start);
-        free(lc);
-        mb_test_clip_unload(&f);
-    }
+    static cycle_case cases[] = {{"cmu_02_01_walk.bvh", 0.9, 1.3},   {"cmu_02_03_run.bvh", 0.6, 0.9},
+                                 {"bandai2_walk_normal_001.bvh", 0.9, 1.3}, {"bandai2_run_normal_001.bvh", 0.6, 0.9},
+                                 {"bandai2_run_normal_002.bvh", 0.6, 0.9},  {"pymo_walk_rootoffset_xyz.bvh", 0.8, 1.3}};
+    return cr_make_param_array(cycle_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(cycle_case *cc, cycle, found_on_walks_and_runs)
+{
+    mb_test_clip f = mb_test_clip_load(cc->file);
+    mb_frame_range r;
+    mb_error e;
+    cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &f.info, 0, cc->file, &r, &e), MB_OK, "%s: %s",
+                 cc->file, e.text);
+    double T = (r.end - r.start) * mb_clip_frame_time(f.c);
+    cr_assert(T > cc->lo && T < cc->hi, "%s: cycle %d:%d lasts %g s", cc->file, r.start, r.end, T);
+    /* it starts at a left touchdown: the left foot is planted there, and the left
+     * foot is at about the same place relative to the root one cycle later */
+    unsigned char *lc = malloc((size_t)mb_clip_frame_count(f.c));
+    cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL), MB_OK);
+    cr_assert(lc[r.start] && !lc[r.start - 1], "%s: no touchdown at %d", cc->file, r.start);
+    free(lc);
+    mb_test_clip_unload(&f);
 }
 
 Test(cycle, short_take_reports_clearly)

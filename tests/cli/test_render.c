@@ -16,8 +16,8 @@
 
 #include <criterion/criterion.h>
 
-#include "../tools/mblend/render_raster.c"
-#include "test_run_cli.h"
+#include "../../tools/mblend/render_raster.c"
+#include "test_cli_util.h"
 #include "test_util.h"
 
 /* ---------- the rasterizer ---------- */
@@ -144,53 +144,20 @@ typedef struct run_out {
 
 static run_out run(const char *const *args)
 {
-    char errf[] = "/tmp/mb_test_render_err_XXXXXX";
-    int fe = mkstemp(errf);
-    cr_assert_geq(fe, 0);
+    mb_test_run t = mb_test_run_cli(args);
     run_out r;
-    memset(&r, 0, sizeof r);
-    r.code = mb_test_exec_cli(args, NULL, errf);
-    ssize_t n = read(fe, r.err, sizeof r.err - 1);
-    r.err[n > 0 ? n : 0] = '\0';
-    close(fe);
-    unlink(errf);
+    r.code = t.code;
+    snprintf(r.err, sizeof r.err, "%s", t.err);
+    mb_test_run_free(&t);
     return r;
 }
 #define RUN(...) run((const char *const[]){__VA_ARGS__, NULL})
-
-static char dir_buf[64];
-static const char *scratch(void)
-{
-    snprintf(dir_buf, sizeof dir_buf, "/tmp/mb_test_render_XXXXXX");
-    cr_assert_not_null(mkdtemp(dir_buf));
-    return dir_buf;
-}
-static void remove_dir(const char *d)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s not written", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 /* Reads a binary PPM; returns the pixels (w * h * 3). */
 static unsigned char *read_ppm(const char *path, int *w, int *h)
 {
     size_t len;
-    unsigned char *b = slurp(path, &len);
+    unsigned char *b = (unsigned char *)mb_test_slurp(path, &len);
     int off = 0, maxv = 0;
     cr_assert_eq(sscanf((char *)b, "P6 %d %d %d%n", w, h, &maxv, &off), 3);
     cr_assert_eq(maxv, 255);
@@ -208,7 +175,7 @@ static int is_bone(const unsigned char *p) { return p[2] > p[0] + 40 && p[2] < 1
 
 Test(cli_render, bvh_sheet_shows_the_character_in_every_cell)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128];
     snprintf(out, sizeof out, "%s/walk.ppm", d);
     run_out r = RUN("render", MB_PROJECT_DIR "/data/bvh/walk.bvh", "-o", out, "--size", "120x160",
@@ -251,13 +218,13 @@ Test(cli_render, bvh_sheet_shows_the_character_in_every_cell)
     cr_assert_gt(bones, 200);
     cr_assert_eq(body, 0);
     free(px);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 Test(cli_render, gltf_views_differ_and_png_is_well_formed)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char side[128], front[128], png[128];
     snprintf(side, sizeof side, "%s/side.ppm", d);
     snprintf(front, sizeof front, "%s/front.ppm", d);
@@ -290,7 +257,7 @@ Test(cli_render, gltf_views_differ_and_png_is_well_formed)
     r = RUN("render", fox, "-o", png, "--frames", "0:18:6", "--size", "160x120");
     cr_assert_eq(r.code, 0, "%s", r.err);
     size_t len;
-    unsigned char *p = slurp(png, &len);
+    unsigned char *p = (unsigned char *)mb_test_slurp(png, &len);
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     cr_assert_eq(memcmp(p, sig, 8), 0);
     cr_assert_eq(memcmp(p + 12, "IHDR", 4), 0);
@@ -302,7 +269,7 @@ Test(cli_render, gltf_views_differ_and_png_is_well_formed)
     cr_assert_eq(p[25], 2);                          /* RGB */
     cr_assert_eq(memcmp(p + len - 8, "IEND", 4), 0); /* complete */
     free(p);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* Counts the images of a GIF by walking its blocks. */
@@ -342,14 +309,14 @@ static int gif_frames(const unsigned char *g, size_t len, int *w, int *h, int *d
 
 Test(cli_render, gif_animation_has_one_image_per_frame)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char gif[128];
     snprintf(gif, sizeof gif, "%s/walk.gif", d);
     run_out r = RUN("render", MB_PROJECT_DIR "/data/bvh/walk.bvh", "-o", gif, "--frames", "0:12:2",
                     "--size", "64x96");
     cr_assert_eq(r.code, 0, "%s", r.err);
     size_t len;
-    unsigned char *g = slurp(gif, &len);
+    unsigned char *g = (unsigned char *)mb_test_slurp(gif, &len);
     int w, h, delay = -1;
     cr_assert_eq(gif_frames(g, len, &w, &h, &delay), 6);
     cr_assert_eq(w, 64);
@@ -357,7 +324,7 @@ Test(cli_render, gif_animation_has_one_image_per_frame)
     /* walk.bvh runs at 1/30 s a frame; every 2nd frame: 6.7 hundredths */
     cr_assert_eq(delay, 7);
     free(g);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 Test(cli_render, usage_and_input_errors)
@@ -403,7 +370,7 @@ static int count_prefix(const char *path, const char *prefix)
 
 Test(cli_skin, obj_sequence_one_file_per_frame)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], f0[128], f4[128], one[128];
     snprintf(out, sizeof out, "%s/walk.obj", d);
     snprintf(f0, sizeof f0, "%s/walk_0000.obj", d);
@@ -422,7 +389,7 @@ Test(cli_skin, obj_sequence_one_file_per_frame)
     r = RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh", "--frames", "7", "-o", one);
     cr_assert_eq(r.code, 0, "%s", r.err);
     cr_assert_eq(count_prefix(one, "v "), v0);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* --frames: a step past the range takes its first frame (a huge step once overflowed the
@@ -430,7 +397,7 @@ Test(cli_skin, obj_sequence_one_file_per_frame)
  * A:B:STEP is a usage error, a range outside the clip an input error. */
 Test(cli_render, frames_step_past_the_range_and_malformed_frames)
 {
-    const char *d = scratch(), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
+    const char *d = mb_test_scratch("render"), *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh";
     char png[128], obj[128];
     snprintf(png, sizeof png, "%s/r.png", d);
     snprintf(obj, sizeof obj, "%s/s.obj", d);
@@ -463,7 +430,7 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
         r = RUN(cmds[c], walk, "-o", outs[c], "--frames", "9223372036854775807"); /* N + 1 overflowed */
         cr_assert_eq(r.code, 2, "%s: %s", cmds[c], r.err);
     }
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* A sequence that cannot be written whole leaves the files that were there as they were
@@ -471,7 +438,7 @@ Test(cli_render, frames_step_past_the_range_and_malformed_frames)
 static void assert_file_text(const char *path, const char *want)
 {
     size_t n;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = (unsigned char *)mb_test_slurp(path, &n);
     cr_assert(n == strlen(want) && memcmp(b, want, n) == 0, "%s was changed", path);
     free(b);
 }
@@ -491,7 +458,7 @@ static int count_entries_containing(const char *d, const char *part)
 
 Test(cli_skin, failed_sequence_leaves_existing_files_alone)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], f0[128], f1[128], blocker[128];
     snprintf(out, sizeof out, "%s/s.obj", d);
     snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
@@ -529,7 +496,7 @@ Test(cli_skin, failed_sequence_leaves_existing_files_alone)
     assert_file_text(user, "mine\n");
     cr_assert_eq(unlink(user), 0);
     cr_assert_eq(count_entries_containing(d, ".partial"), 0);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* skin of frames 0 and 1 to out, whose two frame names land in the file victim (written
@@ -548,7 +515,7 @@ static void refused_as_one_file(const char *clip, const char *out, const char *v
  * a link into a missing folder fails the run before anything is replaced. */
 Test(cli_skin, sequence_frames_follow_symbolic_links)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], f0[128], f1[128], sub[128], target[160];
     snprintf(out, sizeof out, "%s/s.obj", d);
     snprintf(f0, sizeof f0, "%s/s_0000.obj", d);
@@ -588,7 +555,7 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
     cr_assert_eq(unlink(f1), 0);
     cr_assert_eq(symlink("real/../s_0001.obj", f0), 0);
     refused_as_one_file(walk, out, f1);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* A signal while skin writes its frames (Ctrl-C, a kill): the run stops after the frame in
@@ -596,13 +563,13 @@ Test(cli_skin, sequence_frames_follow_symbolic_links)
  * left thousands of OUT_NNNNNN.obj.partial files). */
 Test(cli_skin, interrupted_run_leaves_no_staged_frames)
 {
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char longb[128], out[128];
     snprintf(longb, sizeof longb, "%s/long.bvh", d);
     snprintf(out, sizeof out, "%s/f.obj", d);
     /* the shipped walk, its 132 frames played over and over for 20000 frames */
     size_t len;
-    char *text = (char *)slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &len);
+    char *text = mb_test_slurp(MB_PROJECT_DIR "/data/bvh/walk.bvh", &len);
     char *frames = strstr(text, "Frames:"), *ftime = strstr(text, "Frame Time:");
     cr_assert(frames && ftime);
     char *data = strchr(ftime, '\n') + 1;
@@ -655,13 +622,13 @@ Test(cli_skin, interrupted_run_leaves_no_staged_frames)
         }
     closedir(dir);
     cr_assert_eq(left, 0);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], spec[4200];
     snprintf(out, sizeof out, "%s/fox.glb", d);
     snprintf(spec, sizeof spec, "%s#Run", mb_shared_path("mesh/Fox.glb"));
@@ -694,7 +661,7 @@ Test(cli_skin, gltf_clip_to_glb_and_bvh_onto_a_foreign_mesh)
     cr_assert_eq(RUN("skin", spec, "--method", "xyz", "-o", obj).code, 1);
     cr_assert_eq(RUN("skin", spec, "--scale", "2", "-o", obj).code, 1);
     cr_assert_eq(RUN("skin", MB_PROJECT_DIR "/data/bvh/walk.bvh#x", "-o", obj).code, 1);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* Rotation angle between unit quaternions a (double) and b (float), from the chord
@@ -741,7 +708,7 @@ static void half_way(const float a[4], const float b[4], double out[4])
 Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], bvh[128], walk[4200], runs[4200];
     snprintf(out, sizeof out, "%s/trot.glb", d);
     snprintf(bvh, sizeof bvh, "%s/trot.bvh", d);
@@ -805,7 +772,7 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     cr_assert_eq(mb_clip_frame_count(bc), frames);
     mb_skeleton_destroy(bs);
     mb_clip_destroy(bc);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* `mblend transition` takes glTF animations too and writes .glb: Fox Run -> Walk at 0.5 s.
@@ -819,7 +786,7 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
 Test(cli_blend, a_written_glb_blends_with_its_source)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
     char glb[128], out[128];
     snprintf(glb, sizeof glb, "%s/walk_moving_root.glb", d);
@@ -846,7 +813,7 @@ Test(cli_blend, a_written_glb_blends_with_its_source)
 Test(cli_blend, scale_applies_to_glb_outputs)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     const char *walk = MB_PROJECT_DIR "/data/bvh/walk.bvh", *runc = MB_PROJECT_DIR "/data/bvh/run.bvh";
     char plain[128], scaled[128], trans[128], bvh[128];
     snprintf(plain, sizeof plain, "%s/jog.glb", d);
@@ -915,13 +882,13 @@ Test(cli_blend, scale_applies_to_glb_outputs)
     cr_assert_eq(RUN("blend", walk, runc, "--scale", "0", "-o", scaled).code, 1);
     cr_assert_eq(RUN("blend", walk, runc, "--scale", "0x1p-3", "-o", scaled).code, 1);
     cr_assert_eq(access(bvh, F_OK), -1, "a refused command wrote %s", bvh);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 Test(cli_blend, gltf_output_blends_again_with_its_source)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char fox[4096], walk[4200], out1[128], out2[128];
     snprintf(fox, sizeof fox, "%s", mb_shared_path("mesh/Fox.glb"));
     snprintf(walk, sizeof walk, "%s#Walk", fox);
@@ -942,7 +909,7 @@ Test(cli_blend, gltf_output_blends_again_with_its_source)
               "the skeleton changed at joint %d", diff);
     mb_scene_destroy(a);
     mb_scene_destroy(b);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* assimp crashes on an X file whose frames nest 50,000 deep (its parser recurses): the
@@ -951,7 +918,7 @@ Test(cli_blend, gltf_output_blends_again_with_its_source)
 Test(cli_render, importer_crash_is_an_input_error)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char path[128];
     snprintf(path, sizeof path, "%s/deep.x", d);
     FILE *f = fopen(path, "wb");
@@ -968,13 +935,13 @@ Test(cli_render, importer_crash_is_an_input_error)
     cr_assert(r.code == 2 && (strstr(r.err, "importer (assimp) crashed on this file") ||
                               strstr(r.err, "assimp cannot read it")),
               "exit %d: %s", r.code, r.err);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 Test(cli_transition, gltf_run_to_walk_into_glb)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], a[4200], b[4200];
     snprintf(out, sizeof out, "%s/fox_rw.glb", d);
     snprintf(a, sizeof a, "%s#Run", mb_shared_path("mesh/Fox.glb"));
@@ -1013,7 +980,7 @@ Test(cli_transition, gltf_run_to_walk_into_glb)
     free(pt);
     mb_scene_destroy(src);
     mb_scene_destroy(res);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* A glTF loop whose last key runs on into its first (CesiumMan: no repeated end key, no
@@ -1023,7 +990,7 @@ Test(cli_transition, gltf_run_to_walk_into_glb)
 Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
 {
     mb_test_need_assimp();
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128];
     snprintf(out, sizeof out, "%s/cesium.glb", d);
     const char *in = mb_shared_path("mesh/CesiumMan.glb");
@@ -1060,7 +1027,7 @@ Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
     free(pt);
     mb_scene_destroy(src);
     mb_scene_destroy(res);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
 
 /* ---------- a static root above the hips (Bandai-Namco's joint_Root) ---------- */
@@ -1105,7 +1072,7 @@ Test(cli_skin, static_root_above_the_hips_stays_out_of_the_skin)
     int frames = mb_clip_frame_count(c);
     mb_clip_destroy(c);
     mb_skeleton_destroy(s);
-    const char *d = scratch();
+    const char *d = mb_test_scratch("render");
     char out[128], name[160];
     snprintf(out, sizeof out, "%s/b.obj", d);
     run_out r = RUN("skin", bandai, "--auto-mesh", "--frames", "0::3", "-o", out);
@@ -1156,5 +1123,5 @@ Test(cli_skin, static_root_above_the_hips_stays_out_of_the_skin)
         cr_assert_lt(x1 - x0, y1 - y0, "cell %d: the skeleton is %d wide, %d high", cell, x1 - x0, y1 - y0);
     }
     free(px);
-    remove_dir(d);
+    mb_test_remove_dir(d);
 }
