@@ -561,7 +561,7 @@ static mb_status make_clip(const gait *g, const mb_skeleton *s, mb_clip **out, d
     return st;
 }
 
-/* Measures the written file the way tests/test_gen.c does (FK through the library). */
+/* Measures the written file the way tests/cli/test_gen.c does (FK through the library). */
 static int print_stats(const char *path, const gait *g, const diag *dg)
 {
     mb_skeleton *s = NULL;
