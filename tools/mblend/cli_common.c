@@ -274,54 +274,16 @@ void mb_cli_print_warning(const mb_error *w)
         fprintf(stderr, "%s: warning: %s\n", src, w->text);
 }
 
-int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip)
+/* Reports a failed open: a malformed spec is a usage error ("cmd: spec: why", exit 1); a file
+ * the library could not read is reported as the library formats it ("file[:line:col]: why",
+ * exit 2), the same for BVH and scene files and for every command. */
+static int open_failed(const char *cmd, mb_status st, const mb_error *e)
 {
-    mb_error err, warning;
-    memset(&err, 0, sizeof err);
-    memset(&warning, 0, sizeof warning);
-    mb_bvh_read_desc d;
-    memset(&d, 0, sizeof d);
-    d.lenient = lenient;
-    d.warning = &warning;
-    mb_status st = mb_bvh_read_file(path, &d, out_skel, out_clip, &err);
-    if (st != MB_OK) {
-        if (err.code == MB_OK) { /* defensive: a loader that failed without saying why */
-            err.code = st;
-            snprintf(err.source, sizeof err.source, "%s", path);
-        }
-        mb_cli_print_error(&err);
-        return MB_EXIT_INPUT;
-    }
-    if (warning.code != MB_OK && warning.text[0])
-        mb_cli_print_warning(&warning);
-    return MB_EXIT_OK;
-}
-
-int mb_cli_is_bvh(const char *path)
-{
-    return mb_source_is_bvh(path);
-}
-
-/* Prints an error of the library's loaders: with its position as file:line:col, without one
- * after the command's name, as the CLI's own input errors are. */
-static void print_load_error(const char *cmd, const mb_error *e)
-{
-    if (e->line > 0)
-        mb_cli_print_error(e);
-    else {
-        char buf[600];
-        fprintf(stderr, "%s: %s\n", cmd, mb_error_format(e, buf, sizeof buf));
-    }
-}
-
-int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
-                      char *anim, size_t anim_size)
-{
-    mb_error err;
-    if (mb_source_split(spec, file, file_size, anim, anim_size, &err) == MB_OK)
-        return MB_EXIT_OK;
     char buf[600];
-    return mb_cli_usage_error(cmd, "%s", mb_error_format(&err, buf, sizeof buf));
+    if (st == MB_INVALID_ARG)
+        return mb_cli_usage_error(cmd, "%s", mb_error_format(e, buf, sizeof buf));
+    mb_cli_print_error(e);
+    return MB_EXIT_INPUT;
 }
 
 /* Warnings about what a scene reader had to change: cut influences, dropped scales. */
@@ -343,23 +305,51 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
 {
     mb_source_desc d = {0, 1, NULL}; /* probe: a file assimp crashes on is bad input */
     mb_error err;
-    if (mb_source_read_scene(path, &d, out, &err) != MB_OK) {
-        print_load_error(cmd, &err);
-        return MB_EXIT_INPUT;
-    }
+    mb_status st = mb_source_read_scene(path, &d, out, &err);
+    if (st != MB_OK)
+        return open_failed(cmd, st, &err);
     print_scene_warnings(cmd, path, *out);
     return MB_EXIT_OK;
 }
 
+/* spec names a scene file without animations (mb_source_open said MB_MISMATCH): opens it as
+ * a still scene, c = NULL. Returns 0 when it is not one (the caller reports its error). */
+static int open_still(const char *cmd, const char *spec, mb_cli_clip *out)
+{
+    mb_error err;
+    mb_source_desc d = {0, 1, NULL};
+    if (mb_source_split(spec, out->file, sizeof out->file, out->anim, sizeof out->anim, &err) !=
+            MB_OK || out->anim[0] || mb_source_read_scene(out->file, &d, &out->own_scene, &err) != MB_OK)
+        return 0;
+    if (mb_scene_clip_count(out->own_scene) > 0) { /* cannot happen: the error stands */
+        mb_scene_destroy(out->own_scene);
+        out->own_scene = NULL;
+        return 0;
+    }
+    out->scene = out->own_scene;
+    out->s = mb_scene_skeleton(out->scene);
+    out->up_axis = 2;
+    print_scene_warnings(cmd, out->file, out->scene);
+    return 1;
+}
+
 int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out)
+{
+    return mb_cli_input_open(cmd, spec, lenient, 0, out);
+}
+
+int mb_cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
+                      mb_cli_clip *out)
 {
     memset(out, 0, sizeof *out);
     mb_error err, warning;
     mb_source_desc d = {lenient, 1, &warning};
     mb_status st = mb_source_open(spec, &d, &out->source, &err);
+    if (st == MB_MISMATCH && still_ok && open_still(cmd, spec, out))
+        return MB_EXIT_OK;
     if (st != MB_OK) {
-        print_load_error(cmd, &err);
-        return st == MB_INVALID_ARG ? MB_EXIT_USAGE : MB_EXIT_INPUT;
+        memset(out, 0, sizeof *out);
+        return open_failed(cmd, st, &err);
     }
     if (warning.code != MB_OK && warning.text[0])
         mb_cli_print_warning(&warning);
@@ -377,7 +367,9 @@ int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip
 void mb_cli_clip_close(mb_cli_clip *c)
 {
     mb_source_destroy(c->source);
+    mb_scene_destroy(c->own_scene);
     c->source = NULL;
+    c->own_scene = NULL;
     c->scene = NULL;
     c->s = NULL;
     c->c = NULL;

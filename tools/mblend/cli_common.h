@@ -110,27 +110,9 @@ void mb_cli_print_error(const mb_error *e);
 /* Prints a loader warning as "file:line:col: warning: message" on stderr. */
 void mb_cli_print_warning(const mb_error *w);
 
-/* Reads a BVH file; errors and (with lenient) warnings go to stderr. Returns MB_EXIT_OK or
- * MB_EXIT_INPUT. out_clip may be NULL. */
-int mb_cli_load_bvh(const char *path, int lenient, mb_skeleton **out_skel, mb_clip **out_clip);
-
-/* Whether a file is read as BVH: its name ends in .bvh, or its text starts with HIERARCHY
- * (after an optional UTF-8 byte order mark and white space, any case); a pipe or device is
- * too (it cannot be sniffed and read again). Everything else goes to assimp. */
-int mb_cli_is_bvh(const char *path);
-
-/* Splits "FILE#Animation" into file and anim ("" when there is no '#'). No split when spec
- * names a regular file as it stands. Else the first '#' whose left part is an existing
- * regular file splits it (the name may then hold '#' and '/': "fox.glb#Run#2"); when none
- * is, the last '#' does unless a '/' follows it (a directory name). An empty file or
- * animation name is a usage error (printed; returns MB_EXIT_USAGE), as is a part too long
- * for its buffer. */
-int mb_cli_split_spec(const char *cmd, const char *spec, char *file, size_t file_size,
-                      char *anim, size_t anim_size);
-
-/* Reads a glTF/FBX/... scene through assimp (an error when the build has none); errors, and
- * warnings about cut influences and dropped scales, go to stderr prefixed with cmd. Returns
- * MB_EXIT_OK or MB_EXIT_INPUT. */
+/* Reads a whole glTF/FBX/... scene through assimp (an error when the build has none), for
+ * its mesh (--mesh); errors go to stderr as for mb_cli_input_open, warnings about cut
+ * influences and dropped scales prefixed with cmd. Returns MB_EXIT_OK or MB_EXIT_INPUT. */
 int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out);
 
 /* A clip from the command line: "file.bvh", or "file.glb#Anim" (any assimp format; default
@@ -138,15 +120,23 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out);
 typedef struct mb_cli_clip {
     char file[1024];
     char anim[256];          /* "" = the first animation */
-    mb_source *source;       /* owns everything below */
+    mb_source *source;       /* owns everything below (or own_scene does) */
+    mb_scene *own_scene;     /* a still scene (see mb_cli_input_open) */
     mb_scene *scene;         /* a scene file's scene (NULL for BVH) */
     const mb_skeleton *s;
-    const mb_clip *c;
+    const mb_clip *c;        /* NULL for a still scene only */
     int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
 } mb_cli_clip;
 
-/* Opens spec; errors go to stderr (prefixed with cmd where they are not file:line:col).
- * Returns MB_EXIT_OK, MB_EXIT_USAGE or MB_EXIT_INPUT; on failure *out holds nothing. */
+/* The one input loader of every command: opens spec through mb_source_open (with the
+ * assimp crash probe). A malformed spec is a usage error ("cmd: message", a --help hint;
+ * MB_EXIT_USAGE); a file that cannot be read is reported as the library formats it
+ * ("file[:line:col]: message"; MB_EXIT_INPUT); loader warnings go to stderr. With still_ok,
+ * a scene file without animations, named without '#', opens too, with c = NULL (render,
+ * skin and info show its bind pose). On failure *out holds nothing. */
+int mb_cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
+                      mb_cli_clip *out);
+/* mb_cli_input_open without still scenes: every input has a clip. */
 int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out);
 void mb_cli_clip_close(mb_cli_clip *c);
 

@@ -169,12 +169,12 @@ static long long file_size(const char *path)
 
 /* A glTF/FBX/... scene (through assimp): nodes, mesh, animations, then the same motion
  * summary as for BVH on the chosen animation (file.glb#Name, default the first). */
-static int info_scene(const char *cmd, const char *spec, int table)
+static int info_scene(const char *cmd, const char *spec, mb_cli_clip *in, int table)
 {
     mb_src src;
     mb_src_opts o;
     memset(&o, 0, sizeof o);
-    int rc = mb_src_open(cmd, spec, &o, &src);
+    int rc = mb_src_open_input(cmd, spec, &o, in, &src);
     if (rc != MB_EXIT_OK)
         return rc;
     const char *path = src.path;
@@ -297,28 +297,19 @@ int mb_cmd_info(int argc, char **argv)
     }
     if (!path)
         return mb_cli_usage_error(cmd, "missing FILE");
-    char file[4096], anim[256];
-    int rc = mb_cli_split_spec(cmd, path, file, sizeof file, anim, sizeof anim);
+    mb_cli_clip in;
+    int rc = mb_cli_input_open(cmd, path, lenient, 1, &in);
     if (rc != MB_EXIT_OK)
         return rc;
-    if (!mb_cli_is_bvh(file))
-        return info_scene(cmd, path, table);
-    if (anim[0])
-        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an animation "
-                                  "of a glTF or FBX file)", path);
-    path = file;
-
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    rc = mb_cli_load_bvh(path, lenient, &s, &c);
-    if (rc != MB_EXIT_OK)
-        return rc;
-
+    if (in.scene)
+        return info_scene(cmd, path, &in, table);
+    const mb_skeleton *s = in.s;
+    const mb_clip *c = in.c;
+    path = in.file;
     print_bvh_layout(path, s, c);
     print_motion(path, s, c, 0);
     if (table)
         print_table(s, 1);
-    mb_clip_destroy(c);
-    mb_skeleton_destroy(s);
+    mb_cli_clip_close(&in);
     return rc;
 }

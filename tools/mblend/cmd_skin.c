@@ -245,12 +245,11 @@ static int parse_args(const char *cmd, int argc, char **argv, skin_args *o)
         return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", o->outp);
     if (o->scale > 0.0f && !o->glb)
         return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
-    char file[1024], anim[256];
-    int urc = mb_cli_split_spec(cmd, o->clip, file, sizeof file, anim, sizeof anim);
-    const char *files[2] = {file, o->so.mesh_path};
-    if (urc == MB_EXIT_OK)
-        urc = mb_cli_check_output(cmd, o->outp, files, 2);
-    return urc;
+    /* the input's file part for the check; a malformed spec is reported when it is opened */
+    char file[MB_SOURCE_FILE_MAX + 1], anim[MB_SOURCE_ANIM_MAX + 1];
+    int split = mb_source_split(o->clip, file, sizeof file, anim, sizeof anim, NULL) == MB_OK;
+    const char *files[2] = {split ? file : NULL, o->so.mesh_path};
+    return mb_cli_check_output(cmd, o->outp, files, 2);
 }
 
 /* The frames first, first + step, ... < end, one binary glTF: skeleton, mesh, skin and

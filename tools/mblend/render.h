@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_common.h"
 #include "mblend/mblend.h"
 
 /* ---------- motion sources (render_source.c) ---------- */
@@ -19,10 +20,9 @@ typedef struct mb_src_opts {
 } mb_src_opts;
 
 typedef struct mb_src {
-    mb_skeleton *bvh_skel;   /* owned pieces (any may be NULL) */
-    mb_clip *bvh_clip;
-    mb_scene *scene;
-    mb_scene *mesh_scene;
+    mb_cli_clip in;          /* the input, opened by the one loader (owned) */
+    const mb_scene *scene;   /* in's scene (NULL for BVH) */
+    mb_scene *mesh_scene;    /* owned pieces (any may be NULL) */
     mb_clip *mapped;
     mb_mesh *gen_mesh;
     const mb_skeleton *skel; /* the skeleton the clip plays on */
@@ -43,6 +43,10 @@ typedef struct mb_src {
 /* Opens "file.bvh", "file.glb" or "file.glb#Clip" (default: the first animation). Errors are
  * printed with cmd as prefix; returns an MB_EXIT_* code. */
 int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *out);
+/* mb_src_open for an input already opened with mb_cli_input_open (still_ok), which s takes
+ * over (in is left empty, also on failure). */
+int mb_src_open_input(const char *cmd, const char *spec, const mb_src_opts *o, mb_cli_clip *in,
+                      mb_src *out);
 void mb_src_close(mb_src *s);
 
 /* "A:B:STEP" (each part optional: A = 0, B = frames, STEP = 1; half-open) into first, end,

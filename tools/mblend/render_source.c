@@ -17,9 +17,7 @@ void mb_src_close(mb_src *s)
     mb_mesh_destroy(s->gen_mesh);
     mb_clip_destroy(s->mapped);
     mb_scene_destroy(s->mesh_scene);
-    mb_scene_destroy(s->scene);
-    mb_clip_destroy(s->bvh_clip);
-    mb_skeleton_destroy(s->bvh_skel);
+    mb_cli_clip_close(&s->in);
     /* path survives: error messages after a close still name the file */
     char path[sizeof s->path];
     memcpy(path, s->path, sizeof path);
@@ -124,21 +122,12 @@ static void find_forward(mb_src *s, const mb_motion_info *info)
 }
 
 /* A BVH file: its skeleton and clip, the up axis detected. Returns an MB_EXIT_* code. */
-static int open_bvh(const char *cmd, const char *spec, const char *clip, const mb_src_opts *o,
-                    mb_src *s)
+static int use_bvh(const char *cmd, mb_src *s)
 {
     const char *path = s->path;
-    if (clip[0])
-        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
-                                  "and FBX files)", spec, clip);
-    int rc = mb_cli_load_bvh(path, o->lenient, &s->bvh_skel, &s->bvh_clip);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    if (mb_clip_frame_count(s->bvh_clip) < 1)
+    if (mb_clip_frame_count(s->clip) < 1)
         return mb_cli_input_error(cmd, "%s: the file has no frames", path);
     s->from_bvh = 1;
-    s->skel = s->bvh_skel;
-    s->clip = s->bvh_clip;
     mb_motion_info info;
     s->up = 1;
     if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
@@ -176,34 +165,22 @@ static mb_status still_clip(mb_src *s, const mb_mesh *m)
     return st;
 }
 
-/* A glTF/FBX/... scene: its skeleton, mesh and the animation named clip (default: the
- * first; a still mesh without animations plays its bind pose). */
-static int open_scene(const char *cmd, const char *clip, mb_src *s)
+/* A glTF/FBX/... scene: its skeleton, mesh and the animation the loader picked (a still
+ * mesh without animations plays its bind pose). */
+static int use_scene(const char *cmd, mb_src *s)
 {
     const char *path = s->path;
-    int rc = mb_cli_load_scene(cmd, path, &s->scene);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    s->skel = mb_scene_skeleton(s->scene);
     s->up = 1; /* glTF is +Y up */
-    int ci = 0;
-    if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
-        fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
-        for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
-            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(s->scene, i));
-        fprintf(stderr, "%s\n", mb_scene_clip_count(s->scene) ? "" : " none");
-        return MB_EXIT_INPUT;
-    }
-    if (mb_scene_clip_count(s->scene) > 0) {
-        s->clip = mb_scene_clip(s->scene, ci);
-        s->clip_name = mb_scene_clip_name(s->scene, ci);
-    } else if (mb_scene_mesh(s->scene)) {
+    for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
+        if (mb_scene_clip(s->scene, i) == s->clip)
+            s->clip_name = mb_scene_clip_name(s->scene, i);
+    if (!s->clip && mb_scene_mesh(s->scene)) {
         mb_status st = still_clip(s, mb_scene_mesh(s->scene));
         if (st != MB_OK)
             return mb_cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
         s->clip = s->mapped;
         s->clip_name = "bind";
-    } else {
+    } else if (!s->clip) {
         return mb_cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
     }
     s->mesh = mb_scene_mesh(s->scene);
@@ -279,12 +256,26 @@ static int analyse(const char *cmd, mb_src *s)
 
 int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *s)
 {
-    memset(s, 0, sizeof *s);
-    char clip[256] = "";
-    int rc = mb_cli_split_spec(cmd, spec, s->path, sizeof s->path, clip, sizeof clip);
-    if (rc != MB_EXIT_OK)
+    mb_cli_clip in;
+    int rc = mb_cli_input_open(cmd, spec, o->lenient, 1, &in);
+    if (rc != MB_EXIT_OK) {
+        memset(s, 0, sizeof *s);
         return rc;
-    rc = mb_cli_is_bvh(s->path) ? open_bvh(cmd, spec, clip, o, s) : open_scene(cmd, clip, s);
+    }
+    return mb_src_open_input(cmd, spec, o, &in, s);
+}
+
+int mb_src_open_input(const char *cmd, const char *spec, const mb_src_opts *o, mb_cli_clip *in,
+                      mb_src *s)
+{
+    memset(s, 0, sizeof *s);
+    s->in = *in;
+    memset(in, 0, sizeof *in);
+    snprintf(s->path, sizeof s->path, "%s", s->in.file);
+    s->scene = s->in.scene;
+    s->skel = s->in.s;
+    s->clip = s->in.c;
+    int rc = s->scene ? use_scene(cmd, s) : use_bvh(cmd, s);
     if (rc == MB_EXIT_OK && !s->clip_name) {
         const char *base = strrchr(s->path, '/');
         s->clip_name = base ? base + 1 : spec;
