@@ -2,7 +2,9 @@
  * or binary glTF. */
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
 
 void mb_cmd_convert_usage(FILE *out)
 {

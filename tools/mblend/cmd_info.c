@@ -5,7 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_pose.h"
 #include "render.h"
 
 void mb_cmd_info_usage(FILE *out)

@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
+#include "cli_pose.h"
 
 void mb_cmd_positions_usage(FILE *out)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
 #include "render.h"
 
 void mb_cmd_render_usage(FILE *out)

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_output.h"
 #include "render.h"
 
 void mb_cmd_skin_usage(FILE *out)

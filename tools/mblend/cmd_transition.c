@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
+#include "cli_pose.h"
 
 void mb_cmd_transition_usage(FILE *out)
 {

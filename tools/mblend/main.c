@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli.h"
 
 #ifndef MB_CLI_VERSION
 #define MB_CLI_VERSION "unknown"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli_common.h"
+#include "cli_load.h"
 #include "mblend/mblend.h"
 
 /* ---------- motion sources (render_source.c) ---------- */

@@ -14,7 +14,7 @@
 #include <gif_lib.h>
 #include <png.h>
 
-#include "cli_common.h"
+#include "cli.h"
 #include "render.h"
 
 /* ---------- a growing memory buffer ---------- */

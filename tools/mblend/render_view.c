@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli.h"
 #include "render.h"
 
 static void cross(const float a[3], const float b[3], float o[3])
