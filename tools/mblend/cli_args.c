@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,4 +165,149 @@ int mb_cli_ends_with_ci(const char *s, const char *suffix)
         if (tolower((unsigned char)s[n - k + i]) != tolower((unsigned char)suffix[i]))
             return 0;
     return 1;
+}
+
+int mb_cli_parse_frames(const char *text, long frames, long *first, long *end, long *step)
+{
+    long v[3] = {0, frames, 1};
+    int given[3] = {0, 0, 0};
+    const char *p = text;
+    if (!*text) /* an empty option is a mistake, not "every frame" */
+        return 0;
+    for (int k = 0; k < 3; ++k) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char buf[32];
+        if (n >= sizeof buf)
+            return 0;
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        if (n > 0) {
+            if (!mb_cli_parse_long(buf, &v[k]))
+                return 0;
+            given[k] = 1;
+        }
+        if (!colon) {
+            if (k == 0 && given[0]) /* "N": just frame N (past the clip: refused below) */
+                v[1] = v[0] < frames ? v[0] + 1 : frames + 1;
+            break;
+        }
+        if (k == 2)
+            return 0;
+        p = colon + 1;
+    }
+    if (v[2] < 1)
+        return 0;
+    if (v[0] < 0 || v[1] > frames || v[0] >= v[1])
+        return -1;
+    *first = v[0];
+    *end = v[1];
+    /* a step past the range takes its first frame only (and keeps the count's arithmetic,
+     * end - first + step - 1, from overflowing) */
+    *step = v[2] < v[1] - v[0] ? v[2] : v[1] - v[0];
+    return 1;
+}
+
+int mb_cli_take_frames(const char *cmd, const char *text, long frames, const char *name,
+                       long *first, long *end, long *step)
+{
+    int pf = mb_cli_parse_frames(text, frames, first, end, step);
+    if (pf > 0)
+        return MB_EXIT_OK;
+    return (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+        cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
+        "(0 <= A < B <= %ld, STEP >= 1)", text, frames, name, frames);
+}
+
+int mb_cli_take_output(const char *cmd, const char *arg, const char **outp)
+{
+    if (*outp)
+        return mb_cli_usage_error(cmd, "-o/--output given twice");
+    if (!*arg)
+        return mb_cli_usage_error(cmd, "-o/--output needs a file name");
+    *outp = arg;
+    return MB_EXIT_OK;
+}
+
+int mb_cli_take_scale(const char *cmd, const char *arg, float *scale)
+{
+    if (!mb_cli_parse_scale(arg, scale))
+        return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
+    return MB_EXIT_OK;
+}
+
+int mb_cli_check_scale(const char *cmd, float scale, int glb)
+{
+    if (scale > 0.0f && !glb)
+        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    return MB_EXIT_OK;
+}
+
+int mb_cli_take_up(const char *cmd, const char *arg, int *up)
+{
+    if (!mb_cli_parse_up(arg, up))
+        return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
+    return MB_EXIT_OK;
+}
+
+/* "a, b or c" into buf. */
+static const char *list_names(const char *const *names, const char *last_sep, char *buf,
+                              size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; names[i] && at < size; ++i)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : last_sep,
+                               names[i]);
+    return buf;
+}
+
+int mb_cli_bad_choice(const char *cmd, const char *opt, const char *arg,
+                      const char *const *names)
+{
+    char list[200];
+    return mb_cli_usage_error(cmd, "bad %s '%s' (%s)", opt, arg,
+                              list_names(names, " or ", list, sizeof list));
+}
+
+int mb_cli_take_choice(const char *cmd, const char *opt, const char *arg,
+                       const char *const *names, int *out)
+{
+    for (int i = 0; names[i]; ++i)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = i;
+            return MB_EXIT_OK;
+        }
+    return mb_cli_bad_choice(cmd, opt, arg, names);
+}
+
+int mb_cli_take_output_kind(const char *cmd, const char *outp, const char *const *exts,
+                            int *kind)
+{
+    char list[200];
+    if (!outp) {
+        char alt[200];
+        size_t at = 0;
+        for (int i = 0; exts[i] && at < sizeof alt; ++i)
+            at += (size_t)snprintf(alt + at, sizeof alt - at, "%sOUT%s",
+                                   i == 0 ? "" : exts[i + 1] ? ", " : " or ", exts[i]);
+        return mb_cli_usage_error(cmd, "missing -o %s", alt);
+    }
+    for (int i = 0; exts[i]; ++i)
+        if (mb_cli_ends_with_ci(outp, exts[i])) {
+            *kind = i;
+            return MB_EXIT_OK;
+        }
+    return mb_cli_usage_error(cmd, "the output must end in %s, got '%s'",
+                              list_names(exts, " or ", list, sizeof list), outp);
+}
+
+int mb_cli_take_skin_method(const char *cmd, const char *arg, mb_skin_method *out)
+{
+    static const char *const names[] = {"lbs", "dqs", NULL};
+    static const mb_skin_method methods[] = {MB_SKIN_LBS, MB_SKIN_DQS};
+    int which = 0, rc = mb_cli_take_choice(cmd, "--method", arg, names, &which);
+    if (rc == MB_EXIT_OK)
+        *out = methods[which];
+    return rc;
 }

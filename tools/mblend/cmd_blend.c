@@ -72,18 +72,11 @@ void mb_cmd_blend_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_WEIGHTS,
+    OPT_WEIGHTS = 1,
     OPT_CYCLE,
     OPT_RANGE,
     OPT_FEET,
-    OPT_UP,
-    OPT_METHOD,
-    OPT_EXACT,
-    OPT_REPORT,
-    OPT_COMPARE,
-    OPT_LENIENT,
-    OPT_SCALE
+    OPT_COMPARE
 };
 
 typedef struct input {
@@ -296,34 +289,28 @@ static int parse_operand(const char *arg, input *it)
 static int take_option(int id, const char *arg, blend_args *o)
 {
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
+    case MB_OPT_OUTPUT: return mb_cli_take_output(cmd, arg, &o->outp);
     case OPT_WEIGHTS: o->weights = arg; break;
     case OPT_RANGE: o->ranges = arg; break;
     case OPT_FEET: o->feet = arg; break;
-    case OPT_REPORT: o->report = arg; break;
-    case OPT_EXACT: o->exact = 1; break;
+    case MB_OPT_REPORT: o->report = arg; break;
+    case MB_OPT_EXACT: o->exact = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
-    case OPT_LENIENT: o->lenient = 1; break;
-    case OPT_SCALE:
-        if (!mb_cli_parse_scale(arg, &o->scale))
-            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
-        break;
-    case OPT_CYCLE:
-        if (strcmp(arg, "auto") == 0)
-            o->cycle_auto = 1;
-        else if (strcmp(arg, "none") == 0)
-            o->cycle_auto = 0;
-        else
-            return mb_cli_usage_error(cmd, "bad --cycle '%s' (auto or none)", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
-        break;
-    case OPT_METHOD:
+    case MB_OPT_LENIENT: o->lenient = 1; break;
+    case MB_OPT_SCALE: return mb_cli_take_scale(cmd, arg, &o->scale);
+    case OPT_CYCLE: {
+        static const char *const cycles[] = {"auto", "none", NULL};
+        int which = 0, rc = mb_cli_take_choice(cmd, "--cycle", arg, cycles, &which);
+        o->cycle_auto = which == 0; /* auto: 1, none: 0 */
+        return rc;
+    }
+    case MB_OPT_UP: return mb_cli_take_up(cmd, arg, &o->up);
+    case MB_OPT_METHOD: {
+        static const char *const methods[] = {"logexp", "nlerp", "karcher", NULL};
         if (mb_blend_method_parse(arg, &o->method) != MB_OK)
-            return mb_cli_usage_error(cmd, "bad --method '%s' (logexp, nlerp or karcher)", arg);
+            return mb_cli_bad_choice(cmd, "--method", arg, methods);
         break;
+    }
     default: break;
     }
     return MB_EXIT_OK;
@@ -333,12 +320,12 @@ static int take_option(int id, const char *arg, blend_args *o)
 static int parse_args(int argc, char **argv, blend_args *o, input *in, int *n)
 {
     static const mb_cli_opt opts[] = {
-        {"output", 'o', 1, OPT_OUTPUT}, {"weights", 'w', 1, OPT_WEIGHTS},
-        {"cycle", 0, 1, OPT_CYCLE},     {"range", 0, 1, OPT_RANGE},
-        {"feet", 0, 1, OPT_FEET},       {"up", 0, 1, OPT_UP},
-        {"method", 0, 1, OPT_METHOD},   {"exact", 0, 0, OPT_EXACT},
-        {"report", 0, 1, OPT_REPORT},   {"compare", 0, 0, OPT_COMPARE},
-        {"lenient", 0, 0, OPT_LENIENT}, {"scale", 0, 1, OPT_SCALE},
+        MB_CLI_OPT_OUTPUT,           {"weights", 'w', 1, OPT_WEIGHTS},
+        {"cycle", 0, 1, OPT_CYCLE},  {"range", 0, 1, OPT_RANGE},
+        {"feet", 0, 1, OPT_FEET},    MB_CLI_OPT_UP,
+        MB_CLI_OPT_METHOD,           MB_CLI_OPT_EXACT,
+        MB_CLI_OPT_REPORT,           {"compare", 0, 0, OPT_COMPARE},
+        MB_CLI_OPT_LENIENT,          MB_CLI_OPT_SCALE,
         {NULL, 0, 0, 0}};
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
@@ -368,13 +355,10 @@ static int check_options(blend_args *o, const input *in, int n)
 {
     if (n == 0)
         return mb_cli_usage_error(cmd, "no input files");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
-    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
-    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".bvh"))
-        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !o->glb)
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    static const char *const exts[] = {".bvh", ".glb", NULL}; /* glb = 1 */
+    int rc = mb_cli_take_output_kind(cmd, o->outp, exts, &o->glb);
+    if (rc != MB_EXIT_OK || (rc = mb_cli_check_scale(cmd, o->scale, o->glb)) != MB_EXIT_OK)
+        return rc;
     o->poses = 0;
     for (int i = 0; i < n; ++i)
         o->poses += in[i].kind == 1;

@@ -38,14 +38,14 @@ void mb_cmd_convert_usage(FILE *out)
             "  -h, --help         show this help\n");
 }
 
-enum { OPT_OUTPUT = 1, OPT_ORDER, OPT_PRECISION, OPT_LENIENT };
+enum { OPT_ORDER = 1, OPT_PRECISION };
 
 int mb_cmd_convert(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
+    static const mb_cli_opt opts[] = {MB_CLI_OPT_OUTPUT,
                                       {"order", 0, 1, OPT_ORDER},
                                       {"precision", 0, 1, OPT_PRECISION},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      MB_CLI_OPT_LENIENT,
                                       {NULL, 0, 0, 0}};
     const char *cmd = "mblend convert";
     mb_cli_args a;
@@ -58,13 +58,10 @@ int mb_cmd_convert(int argc, char **argv)
         switch (id) {
         case MB_CLI_BAD: return MB_EXIT_USAGE;
         case MB_OPT_HELP: mb_cmd_convert_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_OUTPUT:
-            if (out)
-                return mb_cli_usage_error(cmd, "-o/--output given twice");
-            if (!a.arg[0])
-                return mb_cli_usage_error(cmd, "-o/--output needs a file name");
-            out = a.arg;
+        case MB_OPT_LENIENT: lenient = 1; break;
+        case MB_OPT_OUTPUT:
+            if (mb_cli_take_output(cmd, a.arg, &out) != MB_EXIT_OK)
+                return MB_EXIT_USAGE;
             break;
         case OPT_ORDER: {
             mb_euler_order o;

@@ -35,7 +35,7 @@ void mb_cmd_info_usage(FILE *out)
             "  -h, --help   show this help\n");
 }
 
-enum { OPT_LENIENT = 1, OPT_NO_TABLE };
+enum { OPT_NO_TABLE = 1 };
 
 /* "pos XYZ rot ZXY": consecutive channels of one kind grouped. */
 static void channel_summary(const mb_skeleton *s, int j, char *buf, size_t size)
@@ -275,7 +275,7 @@ static void print_bvh_layout(const char *path, const mb_skeleton *s, const mb_cl
 
 int mb_cmd_info(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
+    static const mb_cli_opt opts[] = {MB_CLI_OPT_LENIENT,
                                       {"no-table", 0, 0, OPT_NO_TABLE},
                                       {NULL, 0, 0, 0}};
     const char *cmd = "mblend info";
@@ -287,7 +287,7 @@ int mb_cmd_info(int argc, char **argv)
         switch (id) {
         case MB_CLI_BAD: return MB_EXIT_USAGE;
         case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
+        case MB_OPT_LENIENT: lenient = 1; break;
         case OPT_NO_TABLE: table = 0; break;
         case MB_CLI_OPERAND:
             if (path)

@@ -39,7 +39,7 @@ void mb_cmd_match_usage(FILE *out)
             "example: mblend match run.bvh walk.bvh -k 3 --window 0.4\n");
 }
 
-enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, OPT_DOUBLE, OPT_STATS, OPT_UP, OPT_LENIENT };
+enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, OPT_DOUBLE, OPT_STATS };
 
 
 
@@ -102,8 +102,8 @@ int mb_cmd_match(int argc, char **argv)
     static const mb_cli_opt opts[] = {
         {"count", 'k', 1, OPT_COUNT},     {"window", 0, 1, OPT_WINDOW}, {"samples", 0, 1, OPT_SAMPLES},
         {"a-range", 0, 1, OPT_ARANGE},    {"b-range", 0, 1, OPT_BRANGE}, {"separation", 0, 1, OPT_SEP},
-        {"double", 0, 0, OPT_DOUBLE},     {"stats", 0, 0, OPT_STATS},   {"up", 0, 1, OPT_UP},
-        {"lenient", 0, 0, OPT_LENIENT},   {NULL, 0, 0, 0}};
+        {"double", 0, 0, OPT_DOUBLE},     {"stats", 0, 0, OPT_STATS},   MB_CLI_OPT_UP,
+        MB_CLI_OPT_LENIENT,               {NULL, 0, 0, 0}};
     const char *cmd = "mblend match";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
@@ -146,10 +146,10 @@ int mb_cmd_match(int argc, char **argv)
             break;
         case OPT_DOUBLE: md.use_double = 1; break;
         case OPT_STATS: want_stats = 1; break;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_UP:
-            if (!mb_cli_parse_up(a.arg, &up))
-                USAGE("bad --up '%s' (x, y or z)", a.arg);
+        case MB_OPT_LENIENT: lenient = 1; break;
+        case MB_OPT_UP:
+            if ((rc = mb_cli_take_up(cmd, a.arg, &up)) != MB_EXIT_OK)
+                goto out;
             break;
         case MB_CLI_OPERAND:
             if (npaths == 2)

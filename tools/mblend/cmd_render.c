@@ -53,19 +53,14 @@ void mb_cmd_render_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_FRAMES,
-    OPT_VIEW,
+    OPT_VIEW = 1,
     OPT_SIZE,
     OPT_COLUMNS,
     OPT_SKELETON,
     OPT_BONES,
     OPT_MESH,
     OPT_AUTO,
-    OPT_METHOD,
-    OPT_UP,
-    OPT_NOLABELS,
-    OPT_LENIENT
+    OPT_NOLABELS
 };
 
 
@@ -101,18 +96,16 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
 {
     mb_render_opts *ro = &o->ro;
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
-    case OPT_FRAMES: o->frames_text = arg; break;
-    case OPT_VIEW:
-        if (strcmp(arg, "front") == 0)
-            ro->view = MB_VIEW_FRONT;
-        else if (strcmp(arg, "side") == 0)
-            ro->view = MB_VIEW_SIDE;
-        else if (strcmp(arg, "top") == 0)
-            ro->view = MB_VIEW_TOP;
-        else
-            return mb_cli_usage_error(cmd, "--view is front, side or top, not '%s'", arg);
-        break;
+    case MB_OPT_OUTPUT: return mb_cli_take_output(cmd, arg, &o->outp);
+    case MB_OPT_FRAMES: o->frames_text = arg; break;
+    case OPT_VIEW: {
+        static const char *const views[] = {"front", "side", "top", NULL};
+        static const mb_view view_of[] = {MB_VIEW_FRONT, MB_VIEW_SIDE, MB_VIEW_TOP};
+        int which = 0, rc = mb_cli_take_choice(cmd, "--view", arg, views, &which);
+        if (rc == MB_EXIT_OK)
+            ro->view = view_of[which];
+        return rc;
+    }
     case OPT_SIZE: return parse_size(cmd, arg, ro);
     case OPT_COLUMNS: {
         long c;
@@ -125,21 +118,14 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
     case OPT_BONES: ro->skeleton = 1; break;
     case OPT_MESH: o->so.mesh_path = arg; break;
     case OPT_AUTO: o->so.auto_mesh = 1; break;
-    case OPT_LENIENT: o->so.lenient = 1; break;
+    case MB_OPT_LENIENT: o->so.lenient = 1; break;
     case OPT_NOLABELS: ro->labels = 0; break;
-    case OPT_METHOD:
-        if (strcmp(arg, "lbs") == 0)
-            ro->method = MB_SKIN_LBS;
-        else if (strcmp(arg, "dqs") == 0)
-            ro->method = MB_SKIN_DQS;
-        else
-            return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", arg);
+    case MB_OPT_METHOD: return mb_cli_take_skin_method(cmd, arg, &ro->method);
+    case MB_OPT_UP: {
+        int rc = mb_cli_take_up(cmd, arg, &o->up);
         o->up -= 1; /* the renderer counts axes from 0 */
-        break;
+        return rc;
+    }
     case MB_CLI_OPERAND:
         if (o->in)
             return mb_cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", arg);
@@ -154,8 +140,8 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
  * when --help was printed). */
 static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
-                                      {"frames", 0, 1, OPT_FRAMES},
+    static const mb_cli_opt opts[] = {MB_CLI_OPT_OUTPUT,
+                                      MB_CLI_OPT_FRAMES,
                                       {"view", 0, 1, OPT_VIEW},
                                       {"size", 0, 1, OPT_SIZE},
                                       {"columns", 0, 1, OPT_COLUMNS},
@@ -163,10 +149,10 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
                                       {"bones", 0, 0, OPT_BONES},
                                       {"mesh", 0, 1, OPT_MESH},
                                       {"auto-mesh", 0, 0, OPT_AUTO},
-                                      {"method", 0, 1, OPT_METHOD},
-                                      {"up", 0, 1, OPT_UP},
+                                      MB_CLI_OPT_METHOD,
+                                      MB_CLI_OPT_UP,
                                       {"no-labels", 0, 0, OPT_NOLABELS},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      MB_CLI_OPT_LENIENT,
                                       {NULL, 0, 0, 0}};
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
@@ -191,12 +177,12 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
     }
     if (!o->in)
         return mb_cli_usage_error(cmd, "missing IN");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.png, OUT.gif or OUT.ppm");
-    o->gif = mb_cli_ends_with_ci(o->outp, ".gif");
-    o->ppm = mb_cli_ends_with_ci(o->outp, ".ppm");
-    if (!o->gif && !o->ppm && !mb_cli_ends_with_ci(o->outp, ".png"))
-        return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", o->outp);
+    static const char *const exts[] = {".png", ".gif", ".ppm", NULL};
+    int kind;
+    if ((rc = mb_cli_take_output_kind(cmd, o->outp, exts, &kind)) != MB_EXIT_OK)
+        return rc;
+    o->gif = kind == 1;
+    o->ppm = kind == 2;
     if (o->so.no_mesh && (o->so.mesh_path || o->so.auto_mesh))
         return mb_cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");
     if (o->so.mesh_path && o->so.auto_mesh)
@@ -230,11 +216,9 @@ static int choose_frames(const char *cmd, const render_args *o, const mb_src *s,
     *end = frames;
     *step = 1;
     if (o->frames_text) {
-        int pf = mb_parse_frames(o->frames_text, frames, first, end, step);
-        if (pf <= 0)
-            return (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
-                cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-                "(0 <= A < B <= %ld, STEP >= 1)", o->frames_text, frames, o->in, frames);
+        int rc = mb_cli_take_frames(cmd, o->frames_text, frames, o->in, first, end, step);
+        if (rc != MB_EXIT_OK)
+            return rc;
     } else if (o->gif) {
         *step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
         *step = *step < 1 ? 1 : *step;

@@ -54,7 +54,7 @@ void mb_cmd_skin_usage(FILE *out)
             "  mblend skin out/jog.bvh --scale 0.01 -o jog.glb\n");
 }
 
-enum { OPT_OUTPUT = 1, OPT_MESH, OPT_AUTO, OPT_METHOD, OPT_FRAMES, OPT_SCALE, OPT_LENIENT };
+enum { OPT_MESH = 1, OPT_AUTO };
 
 
 /* The frames [first, end) every step of a clip as a new clip (frame time * step). */
@@ -193,40 +193,30 @@ typedef struct skin_args {
  * when --help was printed). */
 static int parse_args(const char *cmd, int argc, char **argv, skin_args *o)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
+    static const mb_cli_opt opts[] = {MB_CLI_OPT_OUTPUT,
                                       {"mesh", 0, 1, OPT_MESH},
                                       {"auto-mesh", 0, 0, OPT_AUTO},
-                                      {"method", 0, 1, OPT_METHOD},
-                                      {"frames", 0, 1, OPT_FRAMES},
-                                      {"scale", 0, 1, OPT_SCALE},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      MB_CLI_OPT_METHOD,
+                                      MB_CLI_OPT_FRAMES,
+                                      MB_CLI_OPT_SCALE,
+                                      MB_CLI_OPT_LENIENT,
                                       {NULL, 0, 0, 0}};
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
     memset(o, 0, sizeof *o);
     o->method = MB_SKIN_LBS;
-    int id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    int id, rc = MB_EXIT_OK;
+    while (rc == MB_EXIT_OK && (id = mb_cli_next(&a, opts)) != MB_CLI_END) {
         switch (id) {
         case MB_CLI_BAD: return MB_EXIT_USAGE;
         case MB_OPT_HELP: mb_cmd_skin_usage(stdout); o->help = 1; return MB_EXIT_OK;
-        case OPT_OUTPUT: o->outp = a.arg; break;
+        case MB_OPT_OUTPUT: rc = mb_cli_take_output(cmd, a.arg, &o->outp); break;
         case OPT_MESH: o->so.mesh_path = a.arg; break;
         case OPT_AUTO: o->so.auto_mesh = 1; break;
-        case OPT_LENIENT: o->so.lenient = 1; break;
-        case OPT_FRAMES: o->frames_text = a.arg; break;
-        case OPT_METHOD:
-            if (strcmp(a.arg, "lbs") == 0)
-                o->method = MB_SKIN_LBS;
-            else if (strcmp(a.arg, "dqs") == 0)
-                o->method = MB_SKIN_DQS;
-            else
-                return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
-            break;
-        case OPT_SCALE:
-            if (!mb_cli_parse_scale(a.arg, &o->scale))
-                return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
-            break;
+        case MB_OPT_LENIENT: o->so.lenient = 1; break;
+        case MB_OPT_FRAMES: o->frames_text = a.arg; break;
+        case MB_OPT_METHOD: rc = mb_cli_take_skin_method(cmd, a.arg, &o->method); break;
+        case MB_OPT_SCALE: rc = mb_cli_take_scale(cmd, a.arg, &o->scale); break;
         case MB_CLI_OPERAND:
             if (o->clip)
                 return mb_cli_usage_error(cmd, "unexpected argument '%s' (one CLIP only)", a.arg);
@@ -235,17 +225,17 @@ static int parse_args(const char *cmd, int argc, char **argv, skin_args *o)
         default: break;
         }
     }
+    if (rc != MB_EXIT_OK)
+        return rc;
     if (!o->clip)
         return mb_cli_usage_error(cmd, "missing CLIP");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.obj or -o OUT.glb");
+    static const char *const exts[] = {".obj", ".glb", NULL}; /* glb = 1 */
+    if ((rc = mb_cli_take_output_kind(cmd, o->outp, exts, &o->glb)) != MB_EXIT_OK)
+        return rc;
     if (o->so.mesh_path && o->so.auto_mesh)
         return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
-    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
-    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".obj"))
-        return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !o->glb)
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    if ((rc = mb_cli_check_scale(cmd, o->scale, o->glb)) != MB_EXIT_OK)
+        return rc;
     /* the input's file part for the check; a malformed spec is reported when it is opened */
     char file[MB_SOURCE_FILE_MAX + 1], anim[MB_SOURCE_ANIM_MAX + 1];
     int split = mb_source_split(o->clip, file, sizeof file, anim, sizeof anim, NULL) == MB_OK;
@@ -472,11 +462,10 @@ int mb_cmd_skin(int argc, char **argv)
     if ((rc = mb_src_open(cmd, o.clip, &o.so, &s)) != MB_EXIT_OK)
         return rc;
     long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
-    int pf = o.frames_text ? mb_parse_frames(o.frames_text, frames, &first, &end, &step) : 1;
-    if (pf <= 0)
-        rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
-            cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-            "(0 <= A < B <= %ld, STEP >= 1)", o.frames_text, frames, o.clip, frames);
+    if (o.frames_text)
+        rc = mb_cli_take_frames(cmd, o.frames_text, frames, o.clip, &first, &end, &step);
+    if (rc != MB_EXIT_OK)
+        ;
     else if (o.glb)
         rc = write_glb(cmd, &o, &s, first, end, step);
     else

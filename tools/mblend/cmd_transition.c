@@ -65,19 +65,14 @@ void mb_cmd_transition_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_AT,
+    OPT_AT = 1,
     OPT_DURATION,
     OPT_BSTART,
     OPT_MODE,
     OPT_CURVE,
     OPT_SYNC,
     OPT_SEARCH,
-    OPT_WINDOW,
-    OPT_REPORT,
-    OPT_UP,
-    OPT_LENIENT,
-    OPT_SCALE
+    OPT_WINDOW
 };
 
 
@@ -208,14 +203,11 @@ static const char *const cmd = "mblend transition";
 static int take_option(int id, const char *arg, trans_args *o)
 {
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
-    case OPT_REPORT: o->report = arg; break;
+    case MB_OPT_OUTPUT: return mb_cli_take_output(cmd, arg, &o->outp);
+    case MB_OPT_REPORT: o->report = arg; break;
     case OPT_SYNC: o->sync = 1; break;
-    case OPT_LENIENT: o->lenient = 1; break;
-    case OPT_SCALE:
-        if (!mb_cli_parse_scale(arg, &o->scale))
-            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
-        break;
+    case MB_OPT_LENIENT: o->lenient = 1; break;
+    case MB_OPT_SCALE: return mb_cli_take_scale(cmd, arg, &o->scale);
     case OPT_AT:
         if (strcmp(arg, "auto") == 0)
             o->at_auto = 1;
@@ -246,27 +238,20 @@ static int take_option(int id, const char *arg, trans_args *o)
             return mb_cli_usage_error(cmd, "bad --search '%s' (FROM:TO in seconds, FROM < TO)", arg);
         o->have_search = 1;
         break;
-    case OPT_MODE:
-        if (strcmp(arg, "crossfade") == 0)
-            o->mode = MB_TRANSITION_CROSSFADE;
-        else if (strcmp(arg, "inertialize") == 0)
-            o->mode = MB_TRANSITION_INERTIALIZE;
-        else
-            return mb_cli_usage_error(cmd, "bad --mode '%s' (crossfade or inertialize)", arg);
-        break;
-    case OPT_CURVE:
+    case OPT_MODE: {
+        static const char *const modes[] = {"crossfade", "inertialize", NULL};
+        int which = 0, rc = mb_cli_take_choice(cmd, "--mode", arg, modes, &which);
+        o->mode = which == 0 ? MB_TRANSITION_CROSSFADE : MB_TRANSITION_INERTIALIZE;
+        return rc;
+    }
+    case OPT_CURVE: {
+        static const char *const curves[] = {"smoothstep", "linear", NULL};
+        int which = 0, rc = mb_cli_take_choice(cmd, "--curve", arg, curves, &which);
         o->curve_given = 1;
-        if (strcmp(arg, "smoothstep") == 0)
-            o->curve = MB_CURVE_SMOOTHSTEP;
-        else if (strcmp(arg, "linear") == 0)
-            o->curve = MB_CURVE_LINEAR;
-        else
-            return mb_cli_usage_error(cmd, "bad --curve '%s' (smoothstep or linear)", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
-        break;
+        o->curve = which == 0 ? MB_CURVE_SMOOTHSTEP : MB_CURVE_LINEAR;
+        return rc;
+    }
+    case MB_OPT_UP: return mb_cli_take_up(cmd, arg, &o->up);
     case MB_CLI_OPERAND:
         if (o->npaths == 2)
             return mb_cli_usage_error(cmd, "too many inputs: give A.bvh and B.bvh");
@@ -281,11 +266,11 @@ static int take_option(int id, const char *arg, trans_args *o)
 static int parse_args(int argc, char **argv, trans_args *o)
 {
     static const mb_cli_opt opts[] = {
-        {"output", 'o', 1, OPT_OUTPUT}, {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
-        {"b-start", 0, 1, OPT_BSTART},  {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
-        {"sync", 0, 0, OPT_SYNC},       {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
-        {"report", 0, 1, OPT_REPORT},   {"up", 0, 1, OPT_UP},         {"lenient", 0, 0, OPT_LENIENT},
-        {"scale", 0, 1, OPT_SCALE},     {NULL, 0, 0, 0}};
+        MB_CLI_OPT_OUTPUT,             {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
+        {"b-start", 0, 1, OPT_BSTART}, {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
+        {"sync", 0, 0, OPT_SYNC},      {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
+        MB_CLI_OPT_REPORT,             MB_CLI_OPT_UP,                MB_CLI_OPT_LENIENT,
+        MB_CLI_OPT_SCALE,              {NULL, 0, 0, 0}};
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
     int id, rc;
@@ -307,12 +292,10 @@ static int check_options(const trans_args *o)
 {
     if (o->npaths != 2)
         return mb_cli_usage_error(cmd, "need two inputs, A.bvh and B.bvh");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
-    if (!mb_cli_ends_with_ci(o->outp, ".bvh") && !mb_cli_ends_with_ci(o->outp, ".glb"))
-        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !mb_cli_ends_with_ci(o->outp, ".glb"))
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+    static const char *const exts[] = {".bvh", ".glb", NULL};
+    int glb, rc = mb_cli_take_output_kind(cmd, o->outp, exts, &glb);
+    if (rc != MB_EXIT_OK || (rc = mb_cli_check_scale(cmd, o->scale, glb == 1)) != MB_EXIT_OK)
+        return rc;
     if (o->at_auto < 0)
         return mb_cli_usage_error(cmd, "missing --at SECONDS|auto");
     if (o->duration < 0.0)

@@ -49,11 +49,6 @@ int mb_src_open_input(const char *cmd, const char *spec, const mb_src_opts *o, m
                       mb_src *out);
 void mb_src_close(mb_src *s);
 
-/* "A:B:STEP" (each part optional: A = 0, B = frames, STEP = 1; half-open) into first, end,
- * step. Returns 1 on success, 0 when text is not of that form (a usage error), -1 when the
- * range is empty or outside the frames. */
-int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step);
-
 /* Per-frame skinning buffers for a source. */
 typedef struct mb_skinner {
     int nj, np, nv;

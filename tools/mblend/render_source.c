@@ -305,47 +305,6 @@ int mb_src_open_input(const char *cmd, const char *spec, const mb_src_opts *o, m
     return rc;
 }
 
-int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step)
-{
-    long v[3] = {0, frames, 1};
-    int given[3] = {0, 0, 0};
-    const char *p = text;
-    if (!*text) /* an empty option is a mistake, not "every frame" */
-        return 0;
-    for (int k = 0; k < 3; ++k) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        char buf[32];
-        if (n >= sizeof buf)
-            return 0;
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        if (n > 0) {
-            if (!mb_cli_parse_long(buf, &v[k]))
-                return 0;
-            given[k] = 1;
-        }
-        if (!colon) {
-            if (k == 0 && given[0]) /* "N": just frame N (past the clip: refused below) */
-                v[1] = v[0] < frames ? v[0] + 1 : frames + 1;
-            break;
-        }
-        if (k == 2)
-            return 0;
-        p = colon + 1;
-    }
-    if (v[2] < 1)
-        return 0;
-    if (v[0] < 0 || v[1] > frames || v[0] >= v[1])
-        return -1;
-    *first = v[0];
-    *end = v[1];
-    /* a step past the range takes its first frame only (and keeps the count's arithmetic,
-     * end - first + step - 1, from overflowing) */
-    *step = v[2] < v[1] - v[0] ? v[2] : v[1] - v[0];
-    return 1;
-}
-
 int mb_skinner_init(mb_skinner *k, const mb_src *s)
 {
     memset(k, 0, sizeof *k);
