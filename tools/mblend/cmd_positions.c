@@ -31,7 +31,7 @@ void mb_cmd_positions_usage(FILE *out)
             "Default: all frames. A range outside 0..frames exits with status 2.\n");
 }
 
-enum { OPT_FRAME = 1, OPT_FRAMES, OPT_LENIENT };
+enum { OPT_FRAME = 1 };
 
 /* Parses "A:B", "A:", ":B" or ":"; a missing bound is -1. Returns 1 on success. */
 static int parse_range(const char *s, long *a, long *b)
@@ -56,88 +56,103 @@ static int parse_range(const char *s, long *a, long *b)
     return 1;
 }
 
-int mb_cmd_positions(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct positions_args {
+    const char *path, *range_text;
+    long first, last; /* requested [first, last), -1: open */
+    int lenient;
+    int have_range;   /* 0: all frames, 1: --frame, 2: --frames */
+    int help;         /* --help was given (and printed) */
+} positions_args;
+
+/* One of --frame N and --frames A:B into o; returns an MB_EXIT_* code. */
+static int take_range(const char *cmd, int id, const char *arg, positions_args *o)
+{
+    if (o->have_range)
+        return mb_cli_usage_error(cmd, "give one of --frame and --frames, once");
+    o->range_text = arg;
+    if (id == OPT_FRAME) {
+        if (!mb_cli_parse_long(arg, &o->first))
+            return mb_cli_usage_error(cmd, "--frame needs a whole number, got '%s'", arg);
+        if (o->first < 0)
+            return mb_cli_input_error(cmd, "frame %ld is out of range (frames count from 0)",
+                                      o->first);
+        o->last = o->first + 1;
+        o->have_range = 1;
+        return MB_EXIT_OK;
+    }
+    switch (parse_range(arg, &o->first, &o->last)) {
+    case 0: return mb_cli_usage_error(cmd, "--frames needs A:B (e.g. 0:10), got '%s'", arg);
+    case -1: return mb_cli_input_error(cmd, "frame range '%s' has a negative bound", arg);
+    default: break;
+    }
+    o->have_range = 2;
+    return MB_EXIT_OK;
+}
+
+/* Parses the command line; returns an MB_EXIT_* code (MB_EXIT_OK with help set when --help
+ * was printed). */
+static int parse_args(const char *cmd, int argc, char **argv, positions_args *o)
 {
     static const mb_cli_opt opts[] = {{"frame", 0, 1, OPT_FRAME},
-                                      {"frames", 0, 1, OPT_FRAMES},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      MB_CLI_OPT_FRAMES,
+                                      MB_CLI_OPT_LENIENT,
                                       {NULL, 0, 0, 0}};
-    const char *cmd = "mblend positions";
     mb_cli_args a;
     mb_cli_args_init(&a, cmd, argc, argv);
-    const char *path = NULL, *range_text = NULL;
-    long first = -1, last = -1; /* requested [first, last), -1: open */
-    int lenient = 0, have_range = 0, id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    memset(o, 0, sizeof *o);
+    o->first = o->last = -1;
+    int id, rc = MB_EXIT_OK;
+    while (rc == MB_EXIT_OK && (id = mb_cli_next(&a, opts)) != MB_CLI_END) {
         switch (id) {
         case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_positions_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
+        case MB_OPT_HELP: mb_cmd_positions_usage(stdout); o->help = 1; return MB_EXIT_OK;
+        case MB_OPT_LENIENT: o->lenient = 1; break;
         case OPT_FRAME:
-            if (have_range)
-                return mb_cli_usage_error(cmd, "give one of --frame and --frames, once");
-            if (!mb_cli_parse_long(a.arg, &first))
-                return mb_cli_usage_error(cmd, "--frame needs a whole number, got '%s'", a.arg);
-            if (first < 0)
-                return mb_cli_input_error(cmd, "frame %ld is out of range (frames count from 0)",
-                                          first);
-            last = first + 1;
-            have_range = 1;
-            range_text = a.arg;
-            break;
-        case OPT_FRAMES:
-            if (have_range)
-                return mb_cli_usage_error(cmd, "give one of --frame and --frames, once");
-            switch (parse_range(a.arg, &first, &last)) {
-            case 0: return mb_cli_usage_error(cmd, "--frames needs A:B (e.g. 0:10), got '%s'", a.arg);
-            case -1: return mb_cli_input_error(cmd, "frame range '%s' has a negative bound", a.arg);
-            default: break;
-            }
-            have_range = 2;
-            range_text = a.arg;
-            break;
+        case MB_OPT_FRAMES: rc = take_range(cmd, id, a.arg, o); break;
         case MB_CLI_OPERAND:
-            if (path)
+            if (o->path)
                 return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
-            path = a.arg;
+            o->path = a.arg;
             break;
         default: break;
         }
     }
-    if (!path)
+    if (rc == MB_EXIT_OK && !o->path)
         return mb_cli_usage_error(cmd, "missing FILE");
+    return rc;
+}
 
-    /* a BVH file, or a glTF/FBX animation (file.glb#Walk) */
-    mb_cli_clip src;
-    int rc = mb_cli_clip_open(cmd, path, lenient, &src);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    const mb_skeleton *s = src.s;
-    const mb_clip *c = src.c;
-    long frames = mb_clip_frame_count(c);
-    if (first < 0)
-        first = 0;
-    if (last < 0)
-        last = frames;
-    if (have_range == 1 && first >= frames) {
+/* The requested frames against the clip's: open bounds filled in; an MB_EXIT_* code. */
+static int check_range(const char *cmd, positions_args *o, long frames)
+{
+    const char *path = o->path;
+    if (o->first < 0)
+        o->first = 0;
+    if (o->last < 0)
+        o->last = frames;
+    if (o->have_range == 1 && o->first >= frames) {
         if (frames == 0)
-            rc = mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has no frames)",
-                                    path, first);
-        else
-            rc = mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has %ld frame%s, "
-                                    "numbered 0 to %ld)",
-                                    path, first, frames, frames == 1 ? "" : "s", frames - 1);
-        goto out;
+            return mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has no "
+                                      "frames)", path, o->first);
+        return mb_cli_input_error(cmd, "%s: frame %ld is out of range (the file has %ld frame%s, "
+                                  "numbered 0 to %ld)",
+                                  path, o->first, frames, frames == 1 ? "" : "s", frames - 1);
     }
-    if (have_range == 2 && (last > frames || first >= last)) {
-        rc = mb_cli_input_error(cmd, "%s: frame range '%s' = [%ld, %ld) is %s (the file has %ld "
-                                "frames; A:B means A <= frame < B)",
-                                path, range_text, first, last,
-                                first >= last ? "empty" : "out of range", frames);
-        goto out;
-    }
+    if (o->have_range == 2 && (o->last > frames || o->first >= o->last))
+        return mb_cli_input_error(cmd, "%s: frame range '%s' = [%ld, %ld) is %s (the file has %ld "
+                                  "frames; A:B means A <= frame < B)",
+                                  path, o->range_text, o->first, o->last,
+                                  o->first >= o->last ? "empty" : "out of range", frames);
+    return MB_EXIT_OK;
+}
 
-    int n = mb_skeleton_joint_count(s);
+/* The CSV of frames [first, last) of src on stdout; an MB_EXIT_* code. */
+static int print_positions(const char *cmd, const char *path, const mb_cli_clip *src, long first,
+                           long last)
+{
+    const mb_skeleton *s = src->s;
+    int n = mb_skeleton_joint_count(s), rc = MB_EXIT_OK;
     mb_xform *pose = malloc((size_t)n * sizeof *pose);
     float(*world)[16] = malloc((size_t)n * sizeof *world);
     if (!pose || !world) {
@@ -145,7 +160,7 @@ int mb_cmd_positions(int argc, char **argv)
     } else {
         printf("frame,joint_index,joint_name,x,y,z\n");
         for (long f = first; f < last; ++f) {
-            mb_status st = mb_cli_frame_world(s, c, (int)f, pose, world);
+            mb_status st = mb_cli_frame_world(s, src->c, (int)f, pose, world);
             if (st != MB_OK) {
                 rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", path, f, mb_status_str(st));
                 break;
@@ -161,7 +176,23 @@ int mb_cmd_positions(int argc, char **argv)
     }
     free(pose);
     free(world);
-out:
+    return rc;
+}
+
+int mb_cmd_positions(int argc, char **argv)
+{
+    const char *cmd = "mblend positions";
+    positions_args o;
+    int rc = parse_args(cmd, argc, argv, &o);
+    if (rc != MB_EXIT_OK || o.help)
+        return rc;
+    /* a BVH file, or a glTF/FBX animation (file.glb#Walk) */
+    mb_cli_clip src;
+    if ((rc = mb_cli_clip_open(cmd, o.path, o.lenient, &src)) != MB_EXIT_OK)
+        return rc;
+    rc = check_range(cmd, &o, mb_clip_frame_count(src.c));
+    if (rc == MB_EXIT_OK)
+        rc = print_positions(cmd, o.path, &src, o.first, o.last);
     mb_cli_clip_close(&src);
     return rc;
 }
