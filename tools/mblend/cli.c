@@ -10,32 +10,32 @@ static void vmessage(const char *cmd, const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
-int mb_cli_usage_error(const char *cmd, const char *fmt, ...)
+int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(cmd, fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help'.\n", cmd);
-    return MB_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
 }
 
-int mb_cli_input_error(const char *cmd, const char *fmt, ...)
+int cli_input_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(cmd, fmt, ap);
     va_end(ap);
-    return MB_EXIT_INPUT;
+    return CLI_EXIT_INPUT;
 }
 
-void mb_cli_print_error(const mb_error *e)
+void cli_print_error(const mb_error *e)
 {
     char buf[600];
     fprintf(stderr, "%s\n", mb_error_format(e, buf, sizeof buf));
 }
 
-void mb_cli_print_warning(const mb_error *w)
+void cli_print_warning(const mb_error *w)
 {
     const char *src = w->source[0] ? w->source : "<memory>";
     if (w->line > 0)

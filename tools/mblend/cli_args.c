@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
+void cli_args_init(cli_args *a, const char *cmd, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->argc = argc;
@@ -21,7 +21,7 @@ void mb_cli_args_init(mb_cli_args *a, const char *cmd, int argc, char **argv)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int bad(const mb_cli_args *a, const char *fmt, ...)
+static int bad(const cli_args *a, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -29,27 +29,27 @@ static int bad(const mb_cli_args *a, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\nTry '%s --help'.\n", a->cmd);
     va_end(ap);
-    return MB_CLI_BAD;
+    return CLI_BAD;
 }
 
-int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts)
+int cli_next(cli_args *a, const cli_opt *opts)
 {
-    static const mb_cli_opt help = {"help", 'h', 0, MB_OPT_HELP};
+    static const cli_opt help = {"help", 'h', 0, CLI_OPT_HELP};
     a->arg = NULL;
     a->opt = NULL;
     if (a->next >= a->argc)
-        return MB_CLI_END;
+        return CLI_END;
     char *s = a->argv[a->next++];
     if (a->options_done || s[0] != '-' || s[1] == '\0') { /* "-" is an operand */
         a->arg = s;
-        return MB_CLI_OPERAND;
+        return CLI_OPERAND;
     }
     a->opt = s;
     if (strcmp(s, "--") == 0) {
         a->options_done = 1;
-        return mb_cli_next(a, opts);
+        return cli_next(a, opts);
     }
-    const mb_cli_opt *found = NULL;
+    const cli_opt *found = NULL;
     const char *inline_arg = NULL;
     if (s[1] == '-') {
         const char *name = s + 2;
@@ -57,7 +57,7 @@ int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts)
         size_t n = eq ? (size_t)(eq - name) : strlen(name);
         if (n == 4 && strncmp(name, "help", 4) == 0)
             found = &help;
-        for (const mb_cli_opt *o = opts; !found && o && o->long_name; ++o)
+        for (const cli_opt *o = opts; !found && o && o->long_name; ++o)
             if (strlen(o->long_name) == n && strncmp(o->long_name, name, n) == 0)
                 found = o;
         if (!found)
@@ -71,7 +71,7 @@ int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts)
         char c = s[1];
         if (c == 'h')
             found = &help;
-        for (const mb_cli_opt *o = opts; !found && o && o->long_name; ++o)
+        for (const cli_opt *o = opts; !found && o && o->long_name; ++o)
             if (o->short_name && o->short_name == c)
                 found = o;
         if (!found)
@@ -94,7 +94,7 @@ int mb_cli_next(mb_cli_args *a, const mb_cli_opt *opts)
     return found->id;
 }
 
-int mb_cli_parse_long(const char *s, long *out)
+int cli_parse_long(const char *s, long *out)
 {
     if (!s || !*s)
         return 0;
@@ -112,7 +112,7 @@ int mb_cli_parse_long(const char *s, long *out)
     return 1;
 }
 
-int mb_cli_parse_nonneg(const char *s, double *out)
+int cli_parse_nonneg(const char *s, double *out)
 {
     /* decimal only: strtod would also take leading blanks, hexadecimal and "infinity" */
     if (!s || !*s || strspn(s, "0123456789.eE+-") != strlen(s))
@@ -126,18 +126,18 @@ int mb_cli_parse_nonneg(const char *s, double *out)
     return 1;
 }
 
-int mb_cli_parse_scale(const char *s, float *out)
+int cli_parse_scale(const char *s, float *out)
 {
     double v;
     /* below 1e-6 a bone shrinks to float noise and its inverse bind matrix is singular: the
      * file would not read back */
-    if (!mb_cli_parse_nonneg(s, &v) || !(v >= 1e-6) || v > 1e6)
+    if (!cli_parse_nonneg(s, &v) || !(v >= 1e-6) || v > 1e6)
         return 0;
     *out = (float)v;
     return 1;
 }
 
-int mb_cli_parse_span(const char *s, double *from, double *to)
+int cli_parse_span(const char *s, double *from, double *to)
 {
     const char *colon = strchr(s, ':');
     char buf[64];
@@ -145,10 +145,10 @@ int mb_cli_parse_span(const char *s, double *from, double *to)
         return 0;
     memcpy(buf, s, (size_t)(colon - s));
     buf[colon - s] = '\0';
-    return mb_cli_parse_nonneg(buf, from) && mb_cli_parse_nonneg(colon + 1, to);
+    return cli_parse_nonneg(buf, from) && cli_parse_nonneg(colon + 1, to);
 }
 
-int mb_cli_parse_up(const char *s, int *out)
+int cli_parse_up(const char *s, int *out)
 {
     if (strlen(s) != 1 || !strchr("xyzXYZ", s[0]))
         return 0;
@@ -156,7 +156,7 @@ int mb_cli_parse_up(const char *s, int *out)
     return 1;
 }
 
-int mb_cli_ends_with_ci(const char *s, const char *suffix)
+int cli_ends_with_ci(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     if (k > n)
@@ -167,7 +167,7 @@ int mb_cli_ends_with_ci(const char *s, const char *suffix)
     return 1;
 }
 
-int mb_cli_parse_frames(const char *text, long frames, long *first, long *end, long *step)
+int cli_parse_frames(const char *text, long frames, long *first, long *end, long *step)
 {
     long v[3] = {0, frames, 1};
     int given[3] = {0, 0, 0};
@@ -183,7 +183,7 @@ int mb_cli_parse_frames(const char *text, long frames, long *first, long *end, l
         memcpy(buf, p, n);
         buf[n] = '\0';
         if (n > 0) {
-            if (!mb_cli_parse_long(buf, &v[k]))
+            if (!cli_parse_long(buf, &v[k]))
                 return 0;
             given[k] = 1;
         }
@@ -208,46 +208,46 @@ int mb_cli_parse_frames(const char *text, long frames, long *first, long *end, l
     return 1;
 }
 
-int mb_cli_take_frames(const char *cmd, const char *text, long frames, const char *name,
-                       long *first, long *end, long *step)
+int cli_take_frames(const char *cmd, const char *text, long frames, const char *name,
+                    long *first, long *end, long *step)
 {
-    int pf = mb_cli_parse_frames(text, frames, first, end, step);
+    int pf = cli_parse_frames(text, frames, first, end, step);
     if (pf > 0)
-        return MB_EXIT_OK;
-    return (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
+        return CLI_EXIT_OK;
+    return (pf == 0 ? cli_usage_error : cli_input_error)(
         cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
         "(0 <= A < B <= %ld, STEP >= 1)", text, frames, name, frames);
 }
 
-int mb_cli_take_output(const char *cmd, const char *arg, const char **outp)
+int cli_take_output(const char *cmd, const char *arg, const char **outp)
 {
     if (*outp)
-        return mb_cli_usage_error(cmd, "-o/--output given twice");
+        return cli_usage_error(cmd, "-o/--output given twice");
     if (!*arg)
-        return mb_cli_usage_error(cmd, "-o/--output needs a file name");
+        return cli_usage_error(cmd, "-o/--output needs a file name");
     *outp = arg;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-int mb_cli_take_scale(const char *cmd, const char *arg, float *scale)
+int cli_take_scale(const char *cmd, const char *arg, float *scale)
 {
-    if (!mb_cli_parse_scale(arg, scale))
-        return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
-    return MB_EXIT_OK;
+    if (!cli_parse_scale(arg, scale))
+        return cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
+    return CLI_EXIT_OK;
 }
 
-int mb_cli_check_scale(const char *cmd, float scale, int glb)
+int cli_check_scale(const char *cmd, float scale, int glb)
 {
     if (scale > 0.0f && !glb)
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
-    return MB_EXIT_OK;
+        return cli_usage_error(cmd, "--scale applies to .glb output only");
+    return CLI_EXIT_OK;
 }
 
-int mb_cli_take_up(const char *cmd, const char *arg, int *up)
+int cli_take_up(const char *cmd, const char *arg, int *up)
 {
-    if (!mb_cli_parse_up(arg, up))
-        return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
-    return MB_EXIT_OK;
+    if (!cli_parse_up(arg, up))
+        return cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
+    return CLI_EXIT_OK;
 }
 
 /* "a, b or c" into buf. */
@@ -262,27 +262,27 @@ static const char *list_names(const char *const *names, const char *last_sep, ch
     return buf;
 }
 
-int mb_cli_bad_choice(const char *cmd, const char *opt, const char *arg,
-                      const char *const *names)
+int cli_bad_choice(const char *cmd, const char *opt, const char *arg,
+                   const char *const *names)
 {
     char list[200];
-    return mb_cli_usage_error(cmd, "bad %s '%s' (%s)", opt, arg,
-                              list_names(names, " or ", list, sizeof list));
+    return cli_usage_error(cmd, "bad %s '%s' (%s)", opt, arg,
+                           list_names(names, " or ", list, sizeof list));
 }
 
-int mb_cli_take_choice(const char *cmd, const char *opt, const char *arg,
-                       const char *const *names, int *out)
+int cli_take_choice(const char *cmd, const char *opt, const char *arg,
+                    const char *const *names, int *out)
 {
     for (int i = 0; names[i]; ++i)
         if (strcmp(arg, names[i]) == 0) {
             *out = i;
-            return MB_EXIT_OK;
+            return CLI_EXIT_OK;
         }
-    return mb_cli_bad_choice(cmd, opt, arg, names);
+    return cli_bad_choice(cmd, opt, arg, names);
 }
 
-int mb_cli_take_output_kind(const char *cmd, const char *outp, const char *const *exts,
-                            int *kind)
+int cli_take_output_kind(const char *cmd, const char *outp, const char *const *exts,
+                         int *kind)
 {
     char list[200];
     if (!outp) {
@@ -291,23 +291,23 @@ int mb_cli_take_output_kind(const char *cmd, const char *outp, const char *const
         for (int i = 0; exts[i] && at < sizeof alt; ++i)
             at += (size_t)snprintf(alt + at, sizeof alt - at, "%sOUT%s",
                                    i == 0 ? "" : exts[i + 1] ? ", " : " or ", exts[i]);
-        return mb_cli_usage_error(cmd, "missing -o %s", alt);
+        return cli_usage_error(cmd, "missing -o %s", alt);
     }
     for (int i = 0; exts[i]; ++i)
-        if (mb_cli_ends_with_ci(outp, exts[i])) {
+        if (cli_ends_with_ci(outp, exts[i])) {
             *kind = i;
-            return MB_EXIT_OK;
+            return CLI_EXIT_OK;
         }
-    return mb_cli_usage_error(cmd, "the output must end in %s, got '%s'",
-                              list_names(exts, " or ", list, sizeof list), outp);
+    return cli_usage_error(cmd, "the output must end in %s, got '%s'",
+                           list_names(exts, " or ", list, sizeof list), outp);
 }
 
-int mb_cli_take_skin_method(const char *cmd, const char *arg, mb_skin_method *out)
+int cli_take_skin_method(const char *cmd, const char *arg, mb_skin_method *out)
 {
     static const char *const names[] = {"lbs", "dqs", NULL};
     static const mb_skin_method methods[] = {MB_SKIN_LBS, MB_SKIN_DQS};
-    int which = 0, rc = mb_cli_take_choice(cmd, "--method", arg, names, &which);
-    if (rc == MB_EXIT_OK)
+    int which = 0, rc = cli_take_choice(cmd, "--method", arg, names, &which);
+    if (rc == CLI_EXIT_OK)
         *out = methods[which];
     return rc;
 }

@@ -12,9 +12,9 @@ static int open_failed(const char *cmd, mb_status st, const mb_error *e)
 {
     char buf[600];
     if (st == MB_INVALID_ARG)
-        return mb_cli_usage_error(cmd, "%s", mb_error_format(e, buf, sizeof buf));
-    mb_cli_print_error(e);
-    return MB_EXIT_INPUT;
+        return cli_usage_error(cmd, "%s", mb_error_format(e, buf, sizeof buf));
+    cli_print_error(e);
+    return CLI_EXIT_INPUT;
 }
 
 /* Warnings about what a scene reader had to change: cut influences, dropped scales. */
@@ -32,7 +32,7 @@ static void print_scene_warnings(const char *cmd, const char *path, const mb_sce
                 "they follow their node rigidly\n", cmd, path, si.unweighted_vertices);
 }
 
-int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
+int cli_load_scene(const char *cmd, const char *path, mb_scene **out)
 {
     mb_source_desc d = {0, 1, NULL}; /* probe: a file assimp crashes on is bad input */
     mb_error err;
@@ -40,12 +40,12 @@ int mb_cli_load_scene(const char *cmd, const char *path, mb_scene **out)
     if (st != MB_OK)
         return open_failed(cmd, st, &err);
     print_scene_warnings(cmd, path, *out);
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* spec names a scene file without animations (mb_source_open said MB_MISMATCH): opens it as
  * a still scene, c = NULL. Returns 0 when it is not one (the caller reports its error). */
-static int open_still(const char *cmd, const char *spec, mb_cli_clip *out)
+static int open_still(const char *cmd, const char *spec, cli_clip *out)
 {
     mb_error err;
     mb_source_desc d = {0, 1, NULL};
@@ -64,26 +64,26 @@ static int open_still(const char *cmd, const char *spec, mb_cli_clip *out)
     return 1;
 }
 
-int mb_cli_clip_open(const char *cmd, const char *spec, int lenient, mb_cli_clip *out)
+int cli_clip_open(const char *cmd, const char *spec, int lenient, cli_clip *out)
 {
-    return mb_cli_input_open(cmd, spec, lenient, 0, out);
+    return cli_input_open(cmd, spec, lenient, 0, out);
 }
 
-int mb_cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
-                      mb_cli_clip *out)
+int cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
+                   cli_clip *out)
 {
     memset(out, 0, sizeof *out);
     mb_error err, warning;
     mb_source_desc d = {lenient, 1, &warning};
     mb_status st = mb_source_open(spec, &d, &out->source, &err);
     if (st == MB_MISMATCH && still_ok && open_still(cmd, spec, out))
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     if (st != MB_OK) {
         memset(out, 0, sizeof *out);
         return open_failed(cmd, st, &err);
     }
     if (warning.code != MB_OK && warning.text[0])
-        mb_cli_print_warning(&warning);
+        cli_print_warning(&warning);
     snprintf(out->file, sizeof out->file, "%s", mb_source_file(out->source));
     snprintf(out->anim, sizeof out->anim, "%s", mb_source_anim(out->source));
     out->scene = (mb_scene *)mb_source_scene(out->source);
@@ -92,10 +92,10 @@ int mb_cli_input_open(const char *cmd, const char *spec, int lenient, int still_
     out->up_axis = mb_source_up_axis(out->source);
     if (out->scene)
         print_scene_warnings(cmd, out->file, out->scene);
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-void mb_cli_clip_close(mb_cli_clip *c)
+void cli_clip_close(cli_clip *c)
 {
     mb_source_destroy(c->source);
     mb_scene_destroy(c->own_scene);
@@ -106,24 +106,24 @@ void mb_cli_clip_close(mb_cli_clip *c)
     c->c = NULL;
 }
 
-int mb_cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
-                         const char *name_b, const mb_skeleton *b)
+int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
+                      const char *name_b, const mb_skeleton *b)
 {
     int diff;
     if (mb_skeleton_same_topology(a, b, &diff))
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
     if (diff >= na || diff >= nb) {
         /* one is the other plus joints: name the first of those */
         const mb_skeleton *longer = na > nb ? a : b;
         int first = na < nb ? na : nb;
-        return mb_cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
-                                  "share a skeleton (the first without a counterpart: '%s', "
-                                  "joint %d of %s)", name_b, nb, name_a, na,
-                                  mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
+        return cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
+                               "share a skeleton (the first without a counterpart: '%s', "
+                               "joint %d of %s)", name_b, nb, name_a, na,
+                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
     }
-    return mb_cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
-                              "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
-                              mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
-                              mb_skeleton_parents(b)[diff]);
+    return cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
+                           "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
+                           mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
+                           mb_skeleton_parents(b)[diff]);
 }

@@ -22,7 +22,7 @@ static int split_dir(const char *path, char *dir, size_t size, const char **base
     return 1;
 }
 
-int mb_cli_same_file(const char *a, const char *b)
+int cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
@@ -42,36 +42,36 @@ int mb_cli_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int mb_cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n)
+int cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n)
 {
     for (int i = 0; outp && i < n; ++i)
-        if (inputs[i] && mb_cli_same_file(outp, inputs[i]))
-            return mb_cli_usage_error(
+        if (inputs[i] && cli_same_file(outp, inputs[i]))
+            return cli_usage_error(
                 cmd, "-o '%s' is the input '%s': the result would replace it%s; write it "
                 "elsewhere", outp, inputs[i],
-                mb_cli_ends_with_ci(inputs[i], ".glb") || mb_cli_ends_with_ci(inputs[i], ".gltf")
+                cli_ends_with_ci(inputs[i], ".glb") || cli_ends_with_ci(inputs[i], ".gltf")
                     ? " (a glTF file with all its animations)" : "");
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
-                        const char *const *inputs, int n)
+int cli_check_report(const char *cmd, const char *report, const char *outp,
+                     const char *const *inputs, int n)
 {
     struct stat st;
     if (!report)
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     if (stat(report, &st) == 0 && S_ISDIR(st.st_mode))
-        return mb_cli_usage_error(cmd, "--report '%s' is a directory", report);
-    if (outp && mb_cli_same_file(report, outp))
-        return mb_cli_usage_error(cmd, "--report and -o name the same file '%s'", report);
+        return cli_usage_error(cmd, "--report '%s' is a directory", report);
+    if (outp && cli_same_file(report, outp))
+        return cli_usage_error(cmd, "--report and -o name the same file '%s'", report);
     for (int i = 0; i < n; ++i)
-        if (mb_cli_same_file(report, inputs[i]))
-            return mb_cli_usage_error(cmd, "--report '%s' is the input '%s': it would be overwritten",
-                                      report, inputs[i]);
-    return MB_EXIT_OK;
+        if (cli_same_file(report, inputs[i]))
+            return cli_usage_error(cmd, "--report '%s' is the input '%s': it would be overwritten",
+                                   report, inputs[i]);
+    return CLI_EXIT_OK;
 }
 
-mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src)
+mb_bvh_write_desc cli_bvh_desc(const cli_clip *src)
 {
     mb_bvh_write_desc d;
     memset(&d, 0, sizeof d);
@@ -79,8 +79,8 @@ mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src)
     return d;
 }
 
-int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name, int up_axis, float scale)
+int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
+                  const mb_clip *clip, const char *name, int up_axis, float scale)
 {
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
@@ -92,8 +92,8 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
         gen_desc.clip = clip;
         mb_status st = mb_skin_generate(src->s, &gen_desc, &gen);
         if (st != MB_OK)
-            return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
-                                      mb_status_str(st));
+            return cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
+                                   mb_status_str(st));
         mesh = gen;
     }
     mb_gltf_write_desc gd;
@@ -115,13 +115,13 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     mb_status st = mb_gltf_write_file(outp, &gd, &e);
     mb_mesh_destroy(gen);
     if (st != MB_OK) {
-        mb_cli_print_error(&e);
-        return MB_EXIT_INPUT;
+        cli_print_error(&e);
+        return CLI_EXIT_INPUT;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-void mb_cli_csv_field(FILE *f, const char *s)
+void cli_csv_field(FILE *f, const char *s)
 {
     if (!s[strcspn(s, ",\"\r\n")]) {
         fputs(s, f);

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
-                             float (*world)[16])
+mb_status cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
+                          float (*world)[16])
 {
     int n = mb_skeleton_joint_count(s);
     mb_pose p = {pose, n};
@@ -14,8 +14,8 @@ mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, 
     return mb_fk(s, &p, world, n);
 }
 
-int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], int up,
-                        mb_motion_info info[2], mb_error *e)
+int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], int up,
+                     mb_motion_info info[2], mb_error *e)
 {
     mb_prepare_desc d[2];
     memset(d, 0, sizeof d);
@@ -27,12 +27,12 @@ int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], in
     d[0].up_axis = up ? up : src[0].up_axis;
     mb_prepared_clip *p[2];
     if (mb_clips_prepare(d, 2, p, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return MB_EXIT_INPUT;
+        cli_print_error(e);
+        return CLI_EXIT_INPUT;
     }
     for (int i = 0; i < 2; ++i) {
         info[i] = mb_prepared_clip_info(p[i])->motion;
         mb_prepared_clip_destroy(p[i]);
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }

@@ -10,7 +10,7 @@
 #include "cli_pose.h"
 #include "render.h"
 
-void mb_cmd_info_usage(FILE *out)
+void cmd_info_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend info [--lenient] [--no-table] FILE[#Animation]\n"
@@ -120,8 +120,8 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
         double ends[2][3];
         int ok = pose && world;
         for (int k = 0; ok && k < 2; ++k) {
-            ok = mb_cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
-                                    pose, world) == MB_OK;
+            ok = cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
+                                 pose, world) == MB_OK;
             for (int a3 = 0; ok && a3 < 3; ++a3)
                 ends[k][a3] = world[mi.root][12 + a3] + 0.0; /* + 0.0: no "-0" printed */
         }
@@ -171,13 +171,13 @@ static long long file_size(const char *path)
 
 /* A glTF/FBX/... scene (through assimp): nodes, mesh, animations, then the same motion
  * summary as for BVH on the chosen animation (file.glb#Name, default the first). */
-static int info_scene(const char *cmd, const char *spec, mb_cli_clip *in, int table)
+static int info_scene(const char *cmd, const char *spec, cli_clip *in, int table)
 {
-    mb_src src;
-    mb_src_opts o;
+    cli_src src;
+    cli_src_opts o;
     memset(&o, 0, sizeof o);
-    int rc = mb_src_open_input(cmd, spec, &o, in, &src);
-    if (rc != MB_EXIT_OK)
+    int rc = cli_src_open_input(cmd, spec, &o, in, &src);
+    if (rc != CLI_EXIT_OK)
         return rc;
     const char *path = src.path;
     const mb_skeleton *s = src.skel;
@@ -212,8 +212,8 @@ static int info_scene(const char *cmd, const char *spec, mb_cli_clip *in, int ta
     print_motion(path, s, src.clip, src.up + 1);
     if (table)
         print_table(s, 0);
-    mb_src_close(&src);
-    return MB_EXIT_OK;
+    cli_src_close(&src);
+    return CLI_EXIT_OK;
 }
 
 /* The BVH part of info: file size, joints and End Sites (and the ROOTs' group), Euler
@@ -273,35 +273,35 @@ static void print_bvh_layout(const char *path, const mb_skeleton *s, const mb_cl
 
 }
 
-int mb_cmd_info(int argc, char **argv)
+int cmd_info(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {MB_CLI_OPT_LENIENT,
+    static const cli_opt opts[] = {CLI_OPTION_LENIENT,
                                       {"no-table", 0, 0, OPT_NO_TABLE},
                                       {NULL, 0, 0, 0}};
     const char *cmd = "mblend info";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     const char *path = NULL;
     int lenient = 0, table = 1, id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    while ((id = cli_next(&a, opts)) != CLI_END) {
         switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
-        case MB_OPT_LENIENT: lenient = 1; break;
+        case CLI_BAD: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: cmd_info_usage(stdout); return CLI_EXIT_OK;
+        case CLI_OPT_LENIENT: lenient = 1; break;
         case OPT_NO_TABLE: table = 0; break;
-        case MB_CLI_OPERAND:
+        case CLI_OPERAND:
             if (path)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
+                return cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
             path = a.arg;
             break;
         default: break;
         }
     }
     if (!path)
-        return mb_cli_usage_error(cmd, "missing FILE");
-    mb_cli_clip in;
-    int rc = mb_cli_input_open(cmd, path, lenient, 1, &in);
-    if (rc != MB_EXIT_OK)
+        return cli_usage_error(cmd, "missing FILE");
+    cli_clip in;
+    int rc = cli_input_open(cmd, path, lenient, 1, &in);
+    if (rc != CLI_EXIT_OK)
         return rc;
     if (in.scene)
         return info_scene(cmd, path, &in, table);
@@ -312,6 +312,6 @@ int mb_cmd_info(int argc, char **argv)
     print_motion(path, s, c, 0);
     if (table)
         print_table(s, 1);
-    mb_cli_clip_close(&in);
+    cli_clip_close(&in);
     return rc;
 }
