@@ -64,7 +64,9 @@ void render_skinner_free(render_skinner *k);
 /* Pose, world matrices and (with a mesh) skinned positions and normals of one clip frame. */
 mb_status render_skinner_frame(render_skinner *k, const cli_src *s, int frame, mb_skin_method method);
 
-/* ---------- the rasterizer (render_raster.c; no dependency beyond libc) ---------- */
+/* ---------- the rasterizer (render_raster.c; no dependency beyond libc) ----------
+ * Its names keep the mb_ prefix: tests/test_render.c includes render_raster.c and calls
+ * them, so they are renamed together with that test. */
 
 /* A float RGB canvas with a depth buffer; depth grows toward the viewer. */
 typedef struct mb_canvas {
