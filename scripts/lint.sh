@@ -17,7 +17,6 @@ ALLOWED=(
 
   # To split (not done yet).
   "src/motion/analyze.c|analyze_into|to split: the analysis's steps (up axis, root, feet, T-pose, extents) in one function"
-  "tools/mblend/cmd_positions.c|mb_cmd_positions|to split: options, loading, printing in one function"
 )
 
 die() { echo "lint: $*" >&2; exit 2; }

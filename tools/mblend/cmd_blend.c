@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
 
-void mb_cmd_blend_usage(FILE *out)
+void cmd_blend_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend blend IN... --weights W1,W2,... -o OUT.bvh|OUT.glb [options]\n"
@@ -70,25 +72,18 @@ void mb_cmd_blend_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_WEIGHTS,
+    OPT_WEIGHTS = 1,
     OPT_CYCLE,
     OPT_RANGE,
     OPT_FEET,
-    OPT_UP,
-    OPT_METHOD,
-    OPT_EXACT,
-    OPT_REPORT,
-    OPT_COMPARE,
-    OPT_LENIENT,
-    OPT_SCALE
+    OPT_COMPARE
 };
 
 typedef struct input {
     char path[1024]; /* as given, without @...: names the input in messages */
     int kind; /* 0 whole clip, 1 pose @N, 2 range @A:B */
     long a, b;
-    mb_cli_clip src;  /* the loaded file (owns what s and c point to) */
+    cli_clip src;  /* the loaded file (owns what s and c point to) */
     const mb_skeleton *s;
     const mb_clip *c;
     mb_prepared_clip *prep; /* clips: what the library decided about the input */
@@ -160,19 +155,19 @@ static int split_list(char *s, char **items, int max)
 }
 
 /* An option's per-input list ("a,b,c", one item per input) split into buf (size bytes)
- * and items; a usage error (printed; MB_EXIT_USAGE) when it is too long or has another
+ * and items; a usage error (printed; CLI_EXIT_USAGE) when it is too long or has another
  * count than the n inputs. what names an item ("value", "item"). */
 static int split_per_input(const char *cmd, const char *opt, const char *what, const char *text,
                            char *buf, size_t size, char **items, int n)
 {
     if (strlen(text) >= size)
-        return mb_cli_usage_error(cmd, "%s too long", opt);
+        return cli_usage_error(cmd, "%s too long", opt);
     strcpy(buf, text);
     int k = split_list(buf, items, MB_BLEND_MAX_LAYERS + 1);
     if (k != n)
-        return mb_cli_usage_error(cmd, "%s has %d %s%s for %d input%s", opt, k, what,
-                                  k == 1 ? "" : "s", n, n == 1 ? "" : "s");
-    return MB_EXIT_OK;
+        return cli_usage_error(cmd, "%s has %d %s%s for %d input%s", opt, k, what,
+                               k == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    return CLI_EXIT_OK;
 }
 
 /* ---------- the report ---------- */
@@ -213,7 +208,7 @@ static mb_status report_frame(void *user, int frame, double phase, const mb_blen
         if (mb_skeleton_is_end_site(r->s, j))
             continue;
         fprintf(r->f, "%d,%.6f,%d,", frame, phase, j);
-        mb_cli_csv_field(r->f, mb_skeleton_name(r->s, j));
+        cli_csv_field(r->f, mb_skeleton_name(r->s, j));
         fputc(',', r->f);
         for (int i = 0; i < layer_count; ++i)
             fprintf(r->f, "%s%.6g", i ? ";" : "", layers[i].weight / total);
@@ -253,7 +248,7 @@ static void free_inputs(input *in, int n)
 {
     for (int i = 0; i < n; ++i) {
         mb_prepared_clip_destroy(in[i].prep);
-        mb_cli_clip_close(&in[i].src);
+        cli_clip_close(&in[i].src);
     }
     free(in);
 }
@@ -265,127 +260,118 @@ static int parse_operand(const char *arg, input *it)
     const char *at = stat(arg, &whole) == 0 && S_ISREG(whole.st_mode) ? NULL : strrchr(arg, '@');
     size_t plen = at ? (size_t)(at - arg) : strlen(arg);
     if (plen == 0 || plen >= sizeof it->path)
-        return mb_cli_usage_error(cmd, "bad input '%s'", arg);
+        return cli_usage_error(cmd, "bad input '%s'", arg);
     memcpy(it->path, arg, plen);
     it->path[plen] = '\0';
     if (!at)
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     const char *spec = at + 1, *colon = strchr(spec, ':');
     char buf[64];
     if (!colon) {
-        if (!mb_cli_parse_long(spec, &it->a) || it->a < 0)
-            return mb_cli_usage_error(cmd, "bad frame in '%s' (file.bvh@N, N >= 0)", arg);
+        if (!cli_parse_long(spec, &it->a) || it->a < 0)
+            return cli_usage_error(cmd, "bad frame in '%s' (file.bvh@N, N >= 0)", arg);
         it->kind = 1;
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     size_t l1 = (size_t)(colon - spec);
     if (l1 == 0 || l1 >= sizeof buf)
-        return mb_cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B)", arg);
+        return cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B)", arg);
     memcpy(buf, spec, l1);
     buf[l1] = '\0';
-    if (!mb_cli_parse_long(buf, &it->a) || !mb_cli_parse_long(colon + 1, &it->b) || it->a < 0 ||
+    if (!cli_parse_long(buf, &it->a) || !cli_parse_long(colon + 1, &it->b) || it->a < 0 ||
         it->b <= it->a)
-        return mb_cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B with 0 <= A < B)", arg);
+        return cli_usage_error(cmd, "bad range in '%s' (file.bvh@A:B with 0 <= A < B)", arg);
     it->kind = 2;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-/* One option's value into o; MB_EXIT_OK or a usage error (printed). */
+/* One option's value into o; CLI_EXIT_OK or a usage error (printed). */
 static int take_option(int id, const char *arg, blend_args *o)
 {
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
+    case CLI_OPT_OUTPUT: return cli_take_output(cmd, arg, &o->outp);
     case OPT_WEIGHTS: o->weights = arg; break;
     case OPT_RANGE: o->ranges = arg; break;
     case OPT_FEET: o->feet = arg; break;
-    case OPT_REPORT: o->report = arg; break;
-    case OPT_EXACT: o->exact = 1; break;
+    case CLI_OPT_REPORT: o->report = arg; break;
+    case CLI_OPT_EXACT: o->exact = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
-    case OPT_LENIENT: o->lenient = 1; break;
-    case OPT_SCALE:
-        if (!mb_cli_parse_scale(arg, &o->scale))
-            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
-        break;
-    case OPT_CYCLE:
-        if (strcmp(arg, "auto") == 0)
-            o->cycle_auto = 1;
-        else if (strcmp(arg, "none") == 0)
-            o->cycle_auto = 0;
-        else
-            return mb_cli_usage_error(cmd, "bad --cycle '%s' (auto or none)", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
-        break;
-    case OPT_METHOD:
+    case CLI_OPT_LENIENT: o->lenient = 1; break;
+    case CLI_OPT_SCALE: return cli_take_scale(cmd, arg, &o->scale);
+    case OPT_CYCLE: {
+        static const char *const cycles[] = {"auto", "none", NULL};
+        int which = 0, rc = cli_take_choice(cmd, "--cycle", arg, cycles, &which);
+        o->cycle_auto = which == 0; /* auto: 1, none: 0 */
+        return rc;
+    }
+    case CLI_OPT_UP: return cli_take_up(cmd, arg, &o->up);
+    case CLI_OPT_METHOD: {
+        static const char *const methods[] = {"logexp", "nlerp", "karcher", NULL};
         if (mb_blend_method_parse(arg, &o->method) != MB_OK)
-            return mb_cli_usage_error(cmd, "bad --method '%s' (logexp, nlerp or karcher)", arg);
+            return cli_bad_choice(cmd, "--method", arg, methods);
         break;
+    }
     default: break;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-/* argv into o and the inputs; MB_EXIT_OK, MB_EXIT_USAGE, or -1 after --help. */
+/* argv into o and the inputs; CLI_EXIT_OK, CLI_EXIT_USAGE, or -1 after --help. */
 static int parse_args(int argc, char **argv, blend_args *o, input *in, int *n)
 {
-    static const mb_cli_opt opts[] = {
-        {"output", 'o', 1, OPT_OUTPUT}, {"weights", 'w', 1, OPT_WEIGHTS},
-        {"cycle", 0, 1, OPT_CYCLE},     {"range", 0, 1, OPT_RANGE},
-        {"feet", 0, 1, OPT_FEET},       {"up", 0, 1, OPT_UP},
-        {"method", 0, 1, OPT_METHOD},   {"exact", 0, 0, OPT_EXACT},
-        {"report", 0, 1, OPT_REPORT},   {"compare", 0, 0, OPT_COMPARE},
-        {"lenient", 0, 0, OPT_LENIENT}, {"scale", 0, 1, OPT_SCALE},
+    static const cli_opt opts[] = {
+        CLI_OPTION_OUTPUT,           {"weights", 'w', 1, OPT_WEIGHTS},
+        {"cycle", 0, 1, OPT_CYCLE},  {"range", 0, 1, OPT_RANGE},
+        {"feet", 0, 1, OPT_FEET},    CLI_OPTION_UP,
+        CLI_OPTION_METHOD,           CLI_OPTION_EXACT,
+        CLI_OPTION_REPORT,           {"compare", 0, 0, OPT_COMPARE},
+        CLI_OPTION_LENIENT,          CLI_OPTION_SCALE,
         {NULL, 0, 0, 0}};
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     int id, rc;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        if (id == MB_CLI_BAD)
-            return MB_EXIT_USAGE;
-        if (id == MB_OPT_HELP) {
-            mb_cmd_blend_usage(stdout);
+    while ((id = cli_next(&a, opts)) != CLI_END) {
+        if (id == CLI_BAD)
+            return CLI_EXIT_USAGE;
+        if (id == CLI_OPT_HELP) {
+            cmd_blend_usage(stdout);
             return -1;
         }
-        if (id == MB_CLI_OPERAND) {
+        if (id == CLI_OPERAND) {
             if (*n == MB_BLEND_MAX_LAYERS)
-                return mb_cli_usage_error(cmd, "at most %d inputs", MB_BLEND_MAX_LAYERS);
+                return cli_usage_error(cmd, "at most %d inputs", MB_BLEND_MAX_LAYERS);
             rc = parse_operand(a.arg, &in[(*n)++]);
         } else {
             rc = take_option(id, a.arg, o);
         }
-        if (rc != MB_EXIT_OK)
+        if (rc != CLI_EXIT_OK)
             return rc;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Options that do not go together, before anything is read. */
 static int check_options(blend_args *o, const input *in, int n)
 {
     if (n == 0)
-        return mb_cli_usage_error(cmd, "no input files");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
-    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
-    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".bvh"))
-        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !o->glb)
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+        return cli_usage_error(cmd, "no input files");
+    static const char *const exts[] = {".bvh", ".glb", NULL}; /* glb = 1 */
+    int rc = cli_take_output_kind(cmd, o->outp, exts, &o->glb);
+    if (rc != CLI_EXIT_OK || (rc = cli_check_scale(cmd, o->scale, o->glb)) != CLI_EXIT_OK)
+        return rc;
     o->poses = 0;
     for (int i = 0; i < n; ++i)
         o->poses += in[i].kind == 1;
     if (o->poses && o->poses != n)
-        return mb_cli_usage_error(cmd, "mix of poses (file@N) and clips: give all inputs as poses "
+        return cli_usage_error(cmd, "mix of poses (file@N) and clips: give all inputs as poses "
                                        "or all as clips");
     if (o->poses && (o->ranges || o->feet || o->cycle_auto >= 0))
-        return mb_cli_usage_error(cmd, "--range, --cycle and --feet apply to clips; these inputs "
+        return cli_usage_error(cmd, "--range, --cycle and --feet apply to clips; these inputs "
                                        "are poses (file@N)");
     if (o->compare && !o->report)
-        return mb_cli_usage_error(cmd, "--compare adds the methods' angles to the report: give "
+        return cli_usage_error(cmd, "--compare adds the methods' angles to the report: give "
                                        "--report FILE too");
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* --weights into in[].weight (each a float, their float sum positive and finite). */
@@ -394,37 +380,37 @@ static int parse_weights(const blend_args *o, input *in, int n)
     if (!o->weights) {
         for (int i = 0; i < n; ++i)
             in[i].weight = 1.0f;
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     char buf[4096], *items[MB_BLEND_MAX_LAYERS + 1];
     int rc = split_per_input(cmd, "--weights", "value", o->weights, buf, sizeof buf, items, n);
-    if (rc != MB_EXIT_OK)
+    if (rc != CLI_EXIT_OK)
         return rc;
     /* the library takes float weights: each must fit one, and their float sum must be
      * positive and finite (1e-50 is 0 in float) */
     float sum = 0.0f;
     for (int i = 0; i < n; ++i) {
         double w;
-        if (!mb_cli_parse_nonneg(items[i], &w)) {
+        if (!cli_parse_nonneg(items[i], &w)) {
             /* a positive decimal below double's range: strtod's underflow */
             errno = 0;
             double tiny = strspn(items[i], "0123456789.eE+-") == strlen(items[i])
                               ? strtod(items[i], NULL) : -1.0;
             if (errno == ERANGE && tiny >= 0.0 && tiny < 1.0)
-                return mb_cli_usage_error(cmd, "weight '%s' is too small for a float (below %g): "
-                                          "give 0, or scale all the weights up", items[i], FLT_MIN);
-            return mb_cli_usage_error(cmd, "bad weight '%s' (a finite decimal number >= 0)", items[i]);
+                return cli_usage_error(cmd, "weight '%s' is too small for a float (below %g): "
+                                       "give 0, or scale all the weights up", items[i], FLT_MIN);
+            return cli_usage_error(cmd, "bad weight '%s' (a finite decimal number >= 0)", items[i]);
         }
         if (w > FLT_MAX)
-            return mb_cli_usage_error(cmd, "weight '%s' is too large (at most %g)", items[i], FLT_MAX);
+            return cli_usage_error(cmd, "weight '%s' is too large (at most %g)", items[i], FLT_MAX);
         in[i].weight = (float)w;
         sum += in[i].weight;
     }
     if (!(sum > 0.0f))
-        return mb_cli_usage_error(cmd, "the weights sum to zero (in single precision)");
+        return cli_usage_error(cmd, "the weights sum to zero (in single precision)");
     if (!isfinite(sum))
-        return mb_cli_usage_error(cmd, "the weights' sum overflows single precision: scale them down");
-    return MB_EXIT_OK;
+        return cli_usage_error(cmd, "the weights' sum overflows single precision: scale them down");
+    return CLI_EXIT_OK;
 }
 
 /* --range's syntax and count (checked before loading: seconds need the clip's frame time,
@@ -434,25 +420,25 @@ static int parse_ranges_and_feet(blend_args *o, int n)
     if (o->ranges) {
         int rc = split_per_input(cmd, "--range", "item", o->ranges, o->range_buf,
                                  sizeof o->range_buf, o->range_items, n);
-        if (rc != MB_EXIT_OK)
+        if (rc != CLI_EXIT_OK)
             return rc;
         for (int i = 0; i < n; ++i) {
             mb_frame_range r;
             if (strcmp(o->range_items[i], "-") != 0 && !parse_range(o->range_items[i], 0.0, &r))
-                return mb_cli_usage_error(cmd, "bad range '%s' (A:B frames or A s:B s seconds, A < B)",
-                                          o->range_items[i]);
+                return cli_usage_error(cmd, "bad range '%s' (A:B frames or A s:B s seconds, A < B)",
+                                       o->range_items[i]);
         }
     }
     if (o->feet) {
         if (strlen(o->feet) >= sizeof o->feet_buf)
-            return mb_cli_usage_error(cmd, "--feet too long");
+            return cli_usage_error(cmd, "--feet too long");
         strcpy(o->feet_buf, o->feet);
         if (split_list(o->feet_buf, o->feet_lr, 3) != 2 || !o->feet_lr[0][0] || !o->feet_lr[1][0])
-            return mb_cli_usage_error(cmd, "--feet needs two joint names, LEFT,RIGHT");
+            return cli_usage_error(cmd, "--feet needs two joint names, LEFT,RIGHT");
         if (strcmp(o->feet_lr[0], o->feet_lr[1]) == 0)
-            return mb_cli_usage_error(cmd, "--feet names '%s' for both feet", o->feet_lr[0]);
+            return cli_usage_error(cmd, "--feet names '%s' for both feet", o->feet_lr[0]);
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Opens every input and checks frames, skeletons, the report and the output paths. */
@@ -460,31 +446,31 @@ static int load_inputs(const blend_args *o, input *in, int n)
 {
     int rc;
     for (int i = 0; i < n; ++i) {
-        if ((rc = mb_cli_clip_open(cmd, in[i].path, o->lenient, &in[i].src)) != MB_EXIT_OK)
+        if ((rc = cli_clip_open(cmd, in[i].path, o->lenient, &in[i].src)) != CLI_EXIT_OK)
             return rc;
         in[i].s = in[i].src.s;
         in[i].c = in[i].src.c;
         int nf = mb_clip_frame_count(in[i].c);
         if (in[i].kind == 1 && in[i].a >= nf)
-            return mb_cli_input_error(cmd, "%s has %d frames; frame %ld does not exist", in[i].path,
-                                      nf, in[i].a);
+            return cli_input_error(cmd, "%s has %d frames; frame %ld does not exist", in[i].path,
+                                   nf, in[i].a);
         if (in[i].kind == 2) {
             if (in[i].b > nf)
-                return mb_cli_input_error(cmd, "%s has %d frames; range %ld:%ld does not fit",
-                                          in[i].path, nf, in[i].a, in[i].b);
+                return cli_input_error(cmd, "%s has %d frames; range %ld:%ld does not fit",
+                                       in[i].path, nf, in[i].a, in[i].b);
             in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
             in[i].has_range = 1;
         }
-        if (i > 0 && (rc = mb_cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) !=
-                         MB_EXIT_OK)
+        if (i > 0 && (rc = cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) !=
+                         CLI_EXIT_OK)
             return rc;
     }
     const char *files[MB_BLEND_MAX_LAYERS];
     for (int i = 0; i < n; ++i)
         files[i] = in[i].src.file;
-    if ((rc = mb_cli_check_report(cmd, o->report, o->outp, files, n)) != MB_EXIT_OK)
+    if ((rc = cli_check_report(cmd, o->report, o->outp, files, n)) != CLI_EXIT_OK)
         return rc;
-    return mb_cli_check_output(cmd, o->outp, files, n);
+    return cli_check_output(cmd, o->outp, files, n);
 }
 
 /* --range values (they override @A:B; '-' leaves the input to --cycle). */
@@ -498,17 +484,17 @@ static int apply_ranges(const blend_args *o, input *in, int n)
         double ft = mb_clip_frame_time(in[i].c);
         int pr = parse_range(item, ft, &in[i].range);
         if (pr == -2)
-            return mb_cli_input_error(cmd, "%s has %d frames; range '%s' does not fit", in[i].path,
-                                      nf, item);
+            return cli_input_error(cmd, "%s has %d frames; range '%s' does not fit", in[i].path,
+                                   nf, item);
         if (pr <= 0)
-            return mb_cli_input_error(cmd, "range '%s' covers no frame of %s: in its frames (%g s "
-                                      "each) B does not come after A", item, in[i].path, ft);
+            return cli_input_error(cmd, "range '%s' covers no frame of %s: in its frames (%g s "
+                                   "each) B does not come after A", item, in[i].path, ft);
         if (in[i].range.end > nf)
-            return mb_cli_input_error(cmd, "%s has %d frames; range %d:%d does not fit", in[i].path,
-                                      nf, in[i].range.start, in[i].range.end);
+            return cli_input_error(cmd, "%s has %d frames; range %d:%d does not fit", in[i].path,
+                                   nf, in[i].range.start, in[i].range.end);
         in[i].has_range = 1;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The library's preparation of every clip input (analysis, loop kind). */
@@ -516,9 +502,9 @@ static int prepare_inputs(const blend_args *o, input *in, int n, mb_error *e)
 {
     for (int i = 0; i < n; ++i) {
         if (mb_clip_frame_count(in[i].c) == 0)
-            return mb_cli_input_error(cmd, "%s has no frames: nothing to blend", in[i].path);
+            return cli_input_error(cmd, "%s has no frames: nothing to blend", in[i].path);
         if (mb_clip_frame_count(in[i].c) < 2)
-            return mb_cli_input_error(cmd, "%s has 1 frame: give it as a pose (file@0)", in[i].path);
+            return cli_input_error(cmd, "%s has 1 frame: give it as a pose (file@0)", in[i].path);
         mb_prepare_desc pd = {0};
         pd.skeleton = in[i].s;
         pd.clip = in[i].c;
@@ -528,11 +514,11 @@ static int prepare_inputs(const blend_args *o, input *in, int n, mb_error *e)
         pd.right_foot = o->feet_lr[1];
         pd.range = in[i].has_range ? in[i].range : (mb_frame_range){0, 0};
         if (mb_clip_prepare(&pd, &in[i].prep, e) != MB_OK) {
-            mb_cli_print_error(e);
-            return MB_EXIT_INPUT;
+            cli_print_error(e);
+            return CLI_EXIT_INPUT;
         }
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The library's selection of every input's frames, with its warnings and, for cycles,
@@ -544,14 +530,14 @@ static int select_frames(int cyclic, input *in, int n, mb_error *e)
         p[i] = in[i].prep;
     mb_status st = mb_prepared_select_cycles(p, n, cyclic ? MB_CYCLE_AUTO : MB_CYCLE_NONE, e);
     if (st == MB_INVALID_ARG) /* a given cycle that leaves none */
-        return mb_cli_input_error(cmd, "%s %s", e->source, e->text);
+        return cli_input_error(cmd, "%s %s", e->source, e->text);
     if (st != MB_OK) {
-        mb_cli_print_error(e);
+        cli_print_error(e);
         if (st == MB_MISMATCH)
             fprintf(stderr, "%s: the right foot gives no full cycle in every input either\n"
                     "%s: hint: --range A:B per input, --feet L,R, or --cycle none to stretch "
                     "whole clips\n", cmd, cmd);
-        return MB_EXIT_INPUT;
+        return CLI_EXIT_INPUT;
     }
     for (int i = 0; i < n; ++i) {
         const mb_prepared_info *pi = mb_prepared_clip_info(p[i]);
@@ -568,7 +554,7 @@ static int select_frames(int cyclic, input *in, int n, mb_error *e)
                 : how == MB_SELECT_RIGHT_FOOT ? ", right-foot touchdowns" : "",
                 pi->range_clamped ? " (ending on the clip's last frame)" : "");
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* One blended pose as a one-frame clip on in[0]'s skeleton (tracking its joints with
@@ -613,7 +599,7 @@ static int blend_poses(const blend_args *o, const input *in, int n, report_ctx *
         if (!p[i].joints || mb_clip_frame_pose(in[i].s, in[i].c, (int)in[i].a, p[i]) != MB_OK) {
             for (int k = 0; k <= i; ++k)
                 free(p[k].joints);
-            return mb_cli_input_error(cmd, "cannot read frame %ld of %s", in[i].a, in[i].path);
+            return cli_input_error(cmd, "cannot read frame %ld of %s", in[i].a, in[i].path);
         }
         layers[i] = (mb_blend_layer){&p[i], in[i].weight, NULL};
     }
@@ -641,8 +627,8 @@ static int blend_poses(const blend_args *o, const input *in, int n, report_ctx *
     free(gaps);
     free(angles);
     if (st != MB_OK)
-        return mb_cli_input_error(cmd, "blend failed: %s", mb_status_str(st));
-    return MB_EXIT_OK;
+        return cli_input_error(cmd, "blend failed: %s", mb_status_str(st));
+    return CLI_EXIT_OK;
 }
 
 /* Clip inputs: the library's clip blend over the prepared clips. */
@@ -667,10 +653,10 @@ static int blend_clips(const blend_args *o, const input *in, int n, report_ctx *
     bd.report_user = rctx;
     bd.prepared = prep;
     if (mb_clip_blend(&bd, result, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return MB_EXIT_INPUT;
+        cli_print_error(e);
+        return CLI_EXIT_INPUT;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The blend into *result, its report streamed to rs (opened here when asked for). */
@@ -680,8 +666,8 @@ static int run_blend(const blend_args *o, const input *in, int n, mb_file_stream
     FILE *rf = NULL;
     if (o->report) {
         if (mb_file_stream_open(rs, o->report, e) != MB_OK) {
-            mb_cli_print_error(e);
-            return MB_EXIT_INPUT;
+            cli_print_error(e);
+            return CLI_EXIT_INPUT;
         }
         rf = rs->f;
         report_header(rf, o->compare);
@@ -689,7 +675,7 @@ static int run_blend(const blend_args *o, const input *in, int n, mb_file_stream
     int nj = mb_skeleton_joint_count(in[0].s);
     mb_xform *scratch = calloc((size_t)(2 + n) * (size_t)nj, sizeof *scratch);
     if (!scratch)
-        return mb_cli_input_error(cmd, "out of memory");
+        return cli_input_error(cmd, "out of memory");
     report_ctx rctx = {rf, in[0].s, o->compare, in, n, scratch};
     int rc = o->poses ? blend_poses(o, in, n, &rctx, result) : blend_clips(o, in, n, &rctx, result, e);
     free(scratch);
@@ -702,26 +688,26 @@ static int write_result(const blend_args *o, const input *in, mb_file_stream *rs
 {
     /* The report is complete; it goes into place only once the output is written. */
     if (rs->f && (fflush(rs->f) != 0 || ferror(rs->f)))
-        return mb_cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
-    int rc = MB_EXIT_OK;
-    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&in[0].src);
+        return cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
+    int rc = CLI_EXIT_OK;
+    const mb_bvh_write_desc wd = cli_bvh_desc(&in[0].src);
     if (o->glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
         int up = o->up ? o->up
                  : o->poses ? 0 : mb_prepared_clip_info(in[0].prep)->motion.up_axis + 1;
-        rc = mb_cli_write_glb(cmd, o->outp, &in[0].src, result, "blend", up, o->scale);
+        rc = cli_write_glb(cmd, o->outp, &in[0].src, result, "blend", up, o->scale);
     } else if (mb_bvh_write_file(o->outp, in[0].s, result, &wd, e) != MB_OK) {
-        mb_cli_print_error(e);
-        rc = MB_EXIT_INPUT;
+        cli_print_error(e);
+        rc = CLI_EXIT_INPUT;
     }
-    if (rc == MB_EXIT_OK && rs->f && mb_file_stream_commit(rs, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return mb_cli_input_error(cmd, "wrote %s, but not the report", o->outp);
+    if (rc == CLI_EXIT_OK && rs->f && mb_file_stream_commit(rs, e) != MB_OK) {
+        cli_print_error(e);
+        return cli_input_error(cmd, "wrote %s, but not the report", o->outp);
     }
     return rc;
 }
 
-int mb_cmd_blend(int argc, char **argv)
+int cmd_blend(int argc, char **argv)
 {
     blend_args o;
     memset(&o, 0, sizeof o);
@@ -729,7 +715,7 @@ int mb_cmd_blend(int argc, char **argv)
     o.method = MB_BLEND_LOGEXP;
     input *in = calloc(MB_BLEND_MAX_LAYERS, sizeof *in);
     if (!in)
-        return mb_cli_input_error(cmd, "out of memory");
+        return cli_input_error(cmd, "out of memory");
     int n = 0;
     /* --report streams to a temporary file that goes into place only once the output is
      * written, so a failure leaves neither; every exit discards it unless committed */
@@ -739,19 +725,19 @@ int mb_cmd_blend(int argc, char **argv)
     mb_clip *result = NULL;
     int rc = parse_args(argc, argv, &o, in, &n);
     if (rc == -1) /* --help */
-        rc = MB_EXIT_OK;
-    else if (rc == MB_EXIT_OK && (rc = check_options(&o, in, n)) == MB_EXIT_OK &&
-             (rc = parse_weights(&o, in, n)) == MB_EXIT_OK &&
-             (rc = parse_ranges_and_feet(&o, n)) == MB_EXIT_OK &&
-             (rc = load_inputs(&o, in, n)) == MB_EXIT_OK) {
-        if (!o.poses && (rc = apply_ranges(&o, in, n)) == MB_EXIT_OK &&
-            (rc = prepare_inputs(&o, in, n, &e)) == MB_EXIT_OK)
+        rc = CLI_EXIT_OK;
+    else if (rc == CLI_EXIT_OK && (rc = check_options(&o, in, n)) == CLI_EXIT_OK &&
+             (rc = parse_weights(&o, in, n)) == CLI_EXIT_OK &&
+             (rc = parse_ranges_and_feet(&o, n)) == CLI_EXIT_OK &&
+             (rc = load_inputs(&o, in, n)) == CLI_EXIT_OK) {
+        if (!o.poses && (rc = apply_ranges(&o, in, n)) == CLI_EXIT_OK &&
+            (rc = prepare_inputs(&o, in, n, &e)) == CLI_EXIT_OK)
             rc = select_frames(o.cycle_auto != 0, in, n, &e);
-        if (rc == MB_EXIT_OK)
+        if (rc == CLI_EXIT_OK)
             rc = run_blend(&o, in, n, &rs, &result, &e);
-        if (rc == MB_EXIT_OK)
+        if (rc == CLI_EXIT_OK)
             rc = write_result(&o, in, &rs, result, &e);
-        if (rc == MB_EXIT_OK)
+        if (rc == CLI_EXIT_OK)
             fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, o.outp,
                     mb_clip_frame_count(result), mb_clip_frame_count(result) == 1 ? "" : "s",
                     mb_clip_duration(result));

@@ -2,9 +2,11 @@
  * or binary glTF. */
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
 
-void mb_cmd_convert_usage(FILE *out)
+void cmd_convert_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend convert IN -o OUT.bvh|OUT.glb [--order ORDER] [--precision N] [--lenient]\n"
@@ -36,38 +38,35 @@ void mb_cmd_convert_usage(FILE *out)
             "  -h, --help         show this help\n");
 }
 
-enum { OPT_OUTPUT = 1, OPT_ORDER, OPT_PRECISION, OPT_LENIENT };
+enum { OPT_ORDER = 1, OPT_PRECISION };
 
-int mb_cmd_convert(int argc, char **argv)
+int cmd_convert(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
+    static const cli_opt opts[] = {CLI_OPTION_OUTPUT,
                                       {"order", 0, 1, OPT_ORDER},
                                       {"precision", 0, 1, OPT_PRECISION},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      CLI_OPTION_LENIENT,
                                       {NULL, 0, 0, 0}};
     const char *cmd = "mblend convert";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     const char *in = NULL, *out = NULL;
     int lenient = 0, id;
     mb_bvh_write_desc wd;
     memset(&wd, 0, sizeof wd);
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    while ((id = cli_next(&a, opts)) != CLI_END) {
         switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_convert_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_OUTPUT:
-            if (out)
-                return mb_cli_usage_error(cmd, "-o/--output given twice");
-            if (!a.arg[0])
-                return mb_cli_usage_error(cmd, "-o/--output needs a file name");
-            out = a.arg;
+        case CLI_BAD: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: cmd_convert_usage(stdout); return CLI_EXIT_OK;
+        case CLI_OPT_LENIENT: lenient = 1; break;
+        case CLI_OPT_OUTPUT:
+            if (cli_take_output(cmd, a.arg, &out) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_ORDER: {
             mb_euler_order o;
             if (mb_euler_order_parse(a.arg, &o) != MB_OK)
-                return mb_cli_usage_error(
+                return cli_usage_error(
                     cmd, "bad --order '%s' (use one of XYZ XZY YXZ YZX ZXY ZYX)", a.arg);
             /* rewrite_order is documented both as a flag and as "order + 1"; order + 1 is
              * non-zero and names the order either way. */
@@ -77,52 +76,52 @@ int mb_cmd_convert(int argc, char **argv)
         }
         case OPT_PRECISION: {
             long p;
-            if (!mb_cli_parse_long(a.arg, &p) || p < 1 || p > 17)
-                return mb_cli_usage_error(cmd, "--precision needs a whole number from 1 to 17, "
-                                          "got '%s'", a.arg);
+            if (!cli_parse_long(a.arg, &p) || p < 1 || p > 17)
+                return cli_usage_error(cmd, "--precision needs a whole number from 1 to 17, "
+                                       "got '%s'", a.arg);
             wd.precision = (int)p;
             break;
         }
-        case MB_CLI_OPERAND:
+        case CLI_OPERAND:
             if (in)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one input file; the "
-                                          "output goes after -o)", a.arg);
+                return cli_usage_error(cmd, "unexpected argument '%s' (one input file; the "
+                                       "output goes after -o)", a.arg);
             in = a.arg;
             break;
         default: break;
         }
     }
     if (!in)
-        return mb_cli_usage_error(cmd, "missing input file");
+        return cli_usage_error(cmd, "missing input file");
     if (!out)
-        return mb_cli_usage_error(cmd, "missing -o OUT");
+        return cli_usage_error(cmd, "missing -o OUT");
 
-    int glb = mb_cli_ends_with_ci(out, ".glb");
-    if (mb_cli_ends_with_ci(out, ".gltf"))
-        return mb_cli_usage_error(cmd, "-o '%s': glTF is written as binary .glb only", out);
+    int glb = cli_ends_with_ci(out, ".glb");
+    if (cli_ends_with_ci(out, ".gltf"))
+        return cli_usage_error(cmd, "-o '%s': glTF is written as binary .glb only", out);
     if (glb && (wd.rewrite_order || wd.precision))
-        return mb_cli_usage_error(cmd, "--order and --precision shape BVH text; %s is a binary "
-                                  "glTF", out);
-    mb_cli_clip src;
-    int rc = mb_cli_clip_open(cmd, in, lenient, &src);
-    if (rc != MB_EXIT_OK)
+        return cli_usage_error(cmd, "--order and --precision shape BVH text; %s is a binary "
+                               "glTF", out);
+    cli_clip src;
+    int rc = cli_clip_open(cmd, in, lenient, &src);
+    if (rc != CLI_EXIT_OK)
         return rc;
     if (glb) {
-        rc = mb_cli_write_glb(cmd, out, &src, src.c, "convert", src.up_axis, 0.0f);
+        rc = cli_write_glb(cmd, out, &src, src.c, "convert", src.up_axis, 0.0f);
     } else {
         mb_error err;
         memset(&err, 0, sizeof err);
-        wd.drop_still_positions = mb_cli_bvh_desc(&src).drop_still_positions;
+        wd.drop_still_positions = cli_bvh_desc(&src).drop_still_positions;
         mb_status st = mb_bvh_write_file(out, src.s, src.c, &wd, &err);
         if (st != MB_OK) {
             if (err.code == MB_OK) {
                 err.code = st;
                 snprintf(err.source, sizeof err.source, "%s", out);
             }
-            mb_cli_print_error(&err);
-            rc = MB_EXIT_INPUT;
+            cli_print_error(&err);
+            rc = CLI_EXIT_INPUT;
         }
     }
-    mb_cli_clip_close(&src);
+    cli_clip_close(&src);
     return rc;
 }

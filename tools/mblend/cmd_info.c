@@ -5,10 +5,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_pose.h"
 #include "render.h"
 
-void mb_cmd_info_usage(FILE *out)
+void cmd_info_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend info [--lenient] [--no-table] FILE[#Animation]\n"
@@ -33,7 +35,7 @@ void mb_cmd_info_usage(FILE *out)
             "  -h, --help   show this help\n");
 }
 
-enum { OPT_LENIENT = 1, OPT_NO_TABLE };
+enum { OPT_NO_TABLE = 1 };
 
 /* "pos XYZ rot ZXY": consecutive channels of one kind grouped. */
 static void channel_summary(const mb_skeleton *s, int j, char *buf, size_t size)
@@ -118,8 +120,8 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
         double ends[2][3];
         int ok = pose && world;
         for (int k = 0; ok && k < 2; ++k) {
-            ok = mb_cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
-                                    pose, world) == MB_OK;
+            ok = cli_frame_world(s, ac, k == 0 ? mi.first_frame : mb_clip_frame_count(ac) - 1,
+                                 pose, world) == MB_OK;
             for (int a3 = 0; ok && a3 < 3; ++a3)
                 ends[k][a3] = world[mi.root][12 + a3] + 0.0; /* + 0.0: no "-0" printed */
         }
@@ -169,13 +171,13 @@ static long long file_size(const char *path)
 
 /* A glTF/FBX/... scene (through assimp): nodes, mesh, animations, then the same motion
  * summary as for BVH on the chosen animation (file.glb#Name, default the first). */
-static int info_scene(const char *cmd, const char *spec, int table)
+static int info_scene(const char *cmd, const char *spec, cli_clip *in, int table)
 {
-    mb_src src;
-    mb_src_opts o;
+    cli_src src;
+    cli_src_opts o;
     memset(&o, 0, sizeof o);
-    int rc = mb_src_open(cmd, spec, &o, &src);
-    if (rc != MB_EXIT_OK)
+    int rc = cli_src_open_input(cmd, spec, &o, in, &src);
+    if (rc != CLI_EXIT_OK)
         return rc;
     const char *path = src.path;
     const mb_skeleton *s = src.skel;
@@ -210,8 +212,8 @@ static int info_scene(const char *cmd, const char *spec, int table)
     print_motion(path, s, src.clip, src.up + 1);
     if (table)
         print_table(s, 0);
-    mb_src_close(&src);
-    return MB_EXIT_OK;
+    cli_src_close(&src);
+    return CLI_EXIT_OK;
 }
 
 /* The BVH part of info: file size, joints and End Sites (and the ROOTs' group), Euler
@@ -271,54 +273,45 @@ static void print_bvh_layout(const char *path, const mb_skeleton *s, const mb_cl
 
 }
 
-int mb_cmd_info(int argc, char **argv)
+int cmd_info(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {{"lenient", 0, 0, OPT_LENIENT},
+    static const cli_opt opts[] = {CLI_OPTION_LENIENT,
                                       {"no-table", 0, 0, OPT_NO_TABLE},
                                       {NULL, 0, 0, 0}};
     const char *cmd = "mblend info";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     const char *path = NULL;
     int lenient = 0, table = 1, id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    while ((id = cli_next(&a, opts)) != CLI_END) {
         switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_info_usage(stdout); return MB_EXIT_OK;
-        case OPT_LENIENT: lenient = 1; break;
+        case CLI_BAD: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: cmd_info_usage(stdout); return CLI_EXIT_OK;
+        case CLI_OPT_LENIENT: lenient = 1; break;
         case OPT_NO_TABLE: table = 0; break;
-        case MB_CLI_OPERAND:
+        case CLI_OPERAND:
             if (path)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
+                return cli_usage_error(cmd, "unexpected argument '%s' (one FILE only)", a.arg);
             path = a.arg;
             break;
         default: break;
         }
     }
     if (!path)
-        return mb_cli_usage_error(cmd, "missing FILE");
-    char file[4096], anim[256];
-    int rc = mb_cli_split_spec(cmd, path, file, sizeof file, anim, sizeof anim);
-    if (rc != MB_EXIT_OK)
+        return cli_usage_error(cmd, "missing FILE");
+    cli_clip in;
+    int rc = cli_input_open(cmd, path, lenient, 1, &in);
+    if (rc != CLI_EXIT_OK)
         return rc;
-    if (!mb_cli_is_bvh(file))
-        return info_scene(cmd, path, table);
-    if (anim[0])
-        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#' picks an animation "
-                                  "of a glTF or FBX file)", path);
-    path = file;
-
-    mb_skeleton *s = NULL;
-    mb_clip *c = NULL;
-    rc = mb_cli_load_bvh(path, lenient, &s, &c);
-    if (rc != MB_EXIT_OK)
-        return rc;
-
+    if (in.scene)
+        return info_scene(cmd, path, &in, table);
+    const mb_skeleton *s = in.s;
+    const mb_clip *c = in.c;
+    path = in.file;
     print_bvh_layout(path, s, c);
     print_motion(path, s, c, 0);
     if (table)
         print_table(s, 1);
-    mb_clip_destroy(c);
-    mb_skeleton_destroy(s);
+    cli_clip_close(&in);
     return rc;
 }

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_pose.h"
 
-void mb_cmd_match_usage(FILE *out)
+void cmd_match_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend match A B [options]\n"
@@ -37,29 +39,29 @@ void mb_cmd_match_usage(FILE *out)
             "example: mblend match run.bvh walk.bvh -k 3 --window 0.4\n");
 }
 
-enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, OPT_DOUBLE, OPT_STATS, OPT_UP, OPT_LENIENT };
+enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, OPT_DOUBLE, OPT_STATS };
 
 
 
 /* Opens A and B (one skeleton) and analyses both, B on A's up axis. */
 static int open_pair(const char *cmd, const char *const paths[2], int up, int lenient,
-                     mb_cli_clip src[2], mb_motion_info info[2])
+                     cli_clip src[2], mb_motion_info info[2])
 {
     int rc;
     for (int i = 0; i < 2; ++i)
-        if ((rc = mb_cli_clip_open(cmd, paths[i], lenient, &src[i])) != MB_EXIT_OK)
+        if ((rc = cli_clip_open(cmd, paths[i], lenient, &src[i])) != CLI_EXIT_OK)
             return rc;
-    if ((rc = mb_cli_same_skeleton(cmd, paths[0], src[0].s, paths[1], src[1].s)) != MB_EXIT_OK)
+    if ((rc = cli_same_skeleton(cmd, paths[0], src[0].s, paths[1], src[1].s)) != CLI_EXIT_OK)
         return rc;
     for (int i = 0; i < 2; ++i)
         if (mb_clip_frame_count(src[i].c) < 2)
-            return mb_cli_input_error(cmd, "%s has fewer than 2 frames", paths[i]);
+            return cli_input_error(cmd, "%s has fewer than 2 frames", paths[i]);
     mb_error e;
-    return mb_cli_prepare_pair(paths, src, up, info, &e);
+    return cli_prepare_pair(paths, src, up, info, &e);
 }
 
 /* The count best pairs from A to B, printed as CSV (and the timings with want_stats). */
-static int search_and_print(const char *cmd, mb_match_desc *md, const mb_cli_clip src[2],
+static int search_and_print(const char *cmd, mb_match_desc *md, const cli_clip src[2],
                             const mb_motion_info info[2], long count, int want_stats)
 {
     md->skeleton_a = src[0].s;
@@ -70,14 +72,14 @@ static int search_and_print(const char *cmd, mb_match_desc *md, const mb_cli_cli
     md->info_b = &info[1];
     mb_match_pair *pairs = malloc((size_t)count * sizeof *pairs);
     if (!pairs)
-        return mb_cli_input_error(cmd, "out of memory");
+        return cli_input_error(cmd, "out of memory");
     int found = 0;
     mb_match_stats st;
     mb_error e;
     if (mb_match_find(md, pairs, (int)count, &found, &st, &e) != MB_OK) {
-        mb_cli_print_error(&e);
+        cli_print_error(&e);
         free(pairs);
-        return MB_EXIT_INPUT;
+        return CLI_EXIT_INPUT;
     }
     double fta = mb_clip_frame_time(src[0].c), ftb = mb_clip_frame_time(src[1].c);
     printf("rank,a_frame,a_time,b_frame,b_time,cost,theta_deg,dx,dz\n");
@@ -91,65 +93,65 @@ static int search_and_print(const char *cmd, mb_match_desc *md, const mb_cli_cli
                 st.total_seconds, st.total_seconds > 0 ? 100.0 * st.blas_seconds / st.total_seconds : 0.0,
                 md->use_double ? "dgemm" : "sgemm");
     if (fflush(stdout) != 0 || ferror(stdout))
-        return mb_cli_input_error(cmd, "cannot write the output");
-    return MB_EXIT_OK;
+        return cli_input_error(cmd, "cannot write the output");
+    return CLI_EXIT_OK;
 }
 
-int mb_cmd_match(int argc, char **argv)
+int cmd_match(int argc, char **argv)
 {
-    static const mb_cli_opt opts[] = {
+    static const cli_opt opts[] = {
         {"count", 'k', 1, OPT_COUNT},     {"window", 0, 1, OPT_WINDOW}, {"samples", 0, 1, OPT_SAMPLES},
         {"a-range", 0, 1, OPT_ARANGE},    {"b-range", 0, 1, OPT_BRANGE}, {"separation", 0, 1, OPT_SEP},
-        {"double", 0, 0, OPT_DOUBLE},     {"stats", 0, 0, OPT_STATS},   {"up", 0, 1, OPT_UP},
-        {"lenient", 0, 0, OPT_LENIENT},   {NULL, 0, 0, 0}};
+        {"double", 0, 0, OPT_DOUBLE},     {"stats", 0, 0, OPT_STATS},   CLI_OPTION_UP,
+        CLI_OPTION_LENIENT,               {NULL, 0, 0, 0}};
     const char *cmd = "mblend match";
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     const char *paths[2] = {NULL, NULL};
-    int npaths = 0, up = 0, lenient = 0, want_stats = 0, id, rc = MB_EXIT_OK;
+    int npaths = 0, up = 0, lenient = 0, want_stats = 0, id, rc = CLI_EXIT_OK;
     long count = 5, samples = 0, sep = 0;
     mb_match_desc md = {0};
-    mb_cli_clip src[2];
+    cli_clip src[2];
     memset(src, 0, sizeof src);
-#define USAGE(...) do { rc = mb_cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+#define USAGE(...) do { rc = cli_usage_error(cmd, __VA_ARGS__); goto out; } while (0)
+    while ((id = cli_next(&a, opts)) != CLI_END) {
         switch (id) {
-        case MB_CLI_BAD: rc = MB_EXIT_USAGE; goto out;
-        case MB_OPT_HELP: mb_cmd_match_usage(stdout); goto out;
+        case CLI_BAD: rc = CLI_EXIT_USAGE; goto out;
+        case CLI_OPT_HELP: cmd_match_usage(stdout); goto out;
         case OPT_COUNT:
-            if (!mb_cli_parse_long(a.arg, &count) || count < 1 || count > 100000)
+            if (!cli_parse_long(a.arg, &count) || count < 1 || count > 100000)
                 USAGE("bad --count '%s' (1 to 100000)", a.arg);
             break;
         case OPT_SAMPLES:
-            if (!mb_cli_parse_long(a.arg, &samples) || samples < 1 || samples > 256)
+            if (!cli_parse_long(a.arg, &samples) || samples < 1 || samples > 256)
                 USAGE("bad --samples '%s' (1 to 256)", a.arg);
             md.window_samples = (int)samples;
             break;
         case OPT_SEP:
-            if (!mb_cli_parse_long(a.arg, &sep) || sep < 1 || sep > 1000000)
+            if (!cli_parse_long(a.arg, &sep) || sep < 1 || sep > 1000000)
                 USAGE("bad --separation '%s' (frames >= 1)", a.arg);
             md.min_separation = (int)sep;
             break;
         case OPT_WINDOW:
-            if (!mb_cli_parse_nonneg(a.arg, &md.window) || !(md.window > 0.0))
+            if (!cli_parse_nonneg(a.arg, &md.window) || !(md.window > 0.0))
                 USAGE("bad --window '%s' (seconds > 0)", a.arg);
             break;
         case OPT_ARANGE:
-            if (!mb_cli_parse_span(a.arg, &md.a_from, &md.a_to) || !(md.a_to > md.a_from))
+            if (!cli_parse_span(a.arg, &md.a_from, &md.a_to) || !(md.a_to > md.a_from))
                 USAGE("bad --a-range '%s' (FROM:TO seconds, FROM < TO)", a.arg);
             break;
         case OPT_BRANGE:
-            if (!mb_cli_parse_span(a.arg, &md.b_from, &md.b_to) || !(md.b_to > md.b_from))
+            if (!cli_parse_span(a.arg, &md.b_from, &md.b_to) || !(md.b_to > md.b_from))
                 USAGE("bad --b-range '%s' (FROM:TO seconds, FROM < TO)", a.arg);
             break;
         case OPT_DOUBLE: md.use_double = 1; break;
         case OPT_STATS: want_stats = 1; break;
-        case OPT_LENIENT: lenient = 1; break;
-        case OPT_UP:
-            if (!mb_cli_parse_up(a.arg, &up))
-                USAGE("bad --up '%s' (x, y or z)", a.arg);
+        case CLI_OPT_LENIENT: lenient = 1; break;
+        case CLI_OPT_UP:
+            if ((rc = cli_take_up(cmd, a.arg, &up)) != CLI_EXIT_OK)
+                goto out;
             break;
-        case MB_CLI_OPERAND:
+        case CLI_OPERAND:
             if (npaths == 2)
                 USAGE("too many inputs: give A and B");
             paths[npaths++] = a.arg;
@@ -160,13 +162,13 @@ int mb_cmd_match(int argc, char **argv)
     if (npaths != 2)
         USAGE("need two inputs, A and B");
     mb_motion_info info[2];
-    if ((rc = open_pair(cmd, paths, up, lenient, src, info)) != MB_EXIT_OK)
+    if ((rc = open_pair(cmd, paths, up, lenient, src, info)) != CLI_EXIT_OK)
         goto out;
     rc = search_and_print(cmd, &md, src, info, count, want_stats);
 
 out:
     for (int i = 0; i < 2; ++i)
-        mb_cli_clip_close(&src[i]);
+        cli_clip_close(&src[i]);
     return rc;
 #undef USAGE
 }

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
 #include "render.h"
 
-void mb_cmd_render_usage(FILE *out)
+void cmd_render_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend render IN -o OUT.png|OUT.gif|OUT.ppm [--frames A:B:STEP]\n"
@@ -53,71 +53,64 @@ void mb_cmd_render_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_FRAMES,
-    OPT_VIEW,
+    OPT_VIEW = 1,
     OPT_SIZE,
     OPT_COLUMNS,
     OPT_SKELETON,
     OPT_BONES,
     OPT_MESH,
     OPT_AUTO,
-    OPT_METHOD,
-    OPT_UP,
-    OPT_NOLABELS,
-    OPT_LENIENT
+    OPT_NOLABELS
 };
 
 
 /* What the command line asks for. */
 typedef struct render_args {
     const char *in, *outp, *frames_text;
-    mb_src_opts so;
-    mb_render_opts ro;
+    cli_src_opts so;
+    render_opts ro;
     int up;        /* --up as 0, 1, 2; -1: the source's */
     int gif, ppm;  /* the output format (else PNG) */
     int help;      /* --help was given (and printed) */
 } render_args;
 
-/* --size WxH into ro; returns an MB_EXIT_* code. */
-static int parse_size(const char *cmd, const char *arg, mb_render_opts *ro)
+/* --size WxH into ro; returns an CLI_EXIT_* code. */
+static int parse_size(const char *cmd, const char *arg, render_opts *ro)
 {
     long w, h;
     char buf[64];
     const char *x = strchr(arg, 'x');
     if (!x || (size_t)(x - arg) >= sizeof buf)
-        return mb_cli_usage_error(cmd, "--size needs WxH (e.g. 240x320), got '%s'", arg);
+        return cli_usage_error(cmd, "--size needs WxH (e.g. 240x320), got '%s'", arg);
     snprintf(buf, sizeof buf, "%.*s", (int)(x - arg), arg);
-    if (!mb_cli_parse_long(buf, &w) || !mb_cli_parse_long(x + 1, &h) || w < 16 || h < 16 ||
+    if (!cli_parse_long(buf, &w) || !cli_parse_long(x + 1, &h) || w < 16 || h < 16 ||
         w > 4096 || h > 4096)
-        return mb_cli_usage_error(cmd, "--size needs WxH with 16 <= W, H <= 4096, got '%s'", arg);
+        return cli_usage_error(cmd, "--size needs WxH with 16 <= W, H <= 4096, got '%s'", arg);
     ro->cell_w = (int)w;
     ro->cell_h = (int)h;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-/* One option (id, with a.arg) into o; returns an MB_EXIT_* code. */
+/* One option (id, with a.arg) into o; returns an CLI_EXIT_* code. */
 static int take_option(const char *cmd, int id, const char *arg, render_args *o)
 {
-    mb_render_opts *ro = &o->ro;
+    render_opts *ro = &o->ro;
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
-    case OPT_FRAMES: o->frames_text = arg; break;
-    case OPT_VIEW:
-        if (strcmp(arg, "front") == 0)
-            ro->view = MB_VIEW_FRONT;
-        else if (strcmp(arg, "side") == 0)
-            ro->view = MB_VIEW_SIDE;
-        else if (strcmp(arg, "top") == 0)
-            ro->view = MB_VIEW_TOP;
-        else
-            return mb_cli_usage_error(cmd, "--view is front, side or top, not '%s'", arg);
-        break;
+    case CLI_OPT_OUTPUT: return cli_take_output(cmd, arg, &o->outp);
+    case CLI_OPT_FRAMES: o->frames_text = arg; break;
+    case OPT_VIEW: {
+        static const char *const views[] = {"front", "side", "top", NULL};
+        static const render_view view_of[] = {RENDER_VIEW_FRONT, RENDER_VIEW_SIDE, RENDER_VIEW_TOP};
+        int which = 0, rc = cli_take_choice(cmd, "--view", arg, views, &which);
+        if (rc == CLI_EXIT_OK)
+            ro->view = view_of[which];
+        return rc;
+    }
     case OPT_SIZE: return parse_size(cmd, arg, ro);
     case OPT_COLUMNS: {
         long c;
-        if (!mb_cli_parse_long(arg, &c) || c < 1 || c > 1000)
-            return mb_cli_usage_error(cmd, "--columns needs a number 1..1000, got '%s'", arg);
+        if (!cli_parse_long(arg, &c) || c < 1 || c > 1000)
+            return cli_usage_error(cmd, "--columns needs a number 1..1000, got '%s'", arg);
         ro->columns = (int)c;
         break;
     }
@@ -125,37 +118,30 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
     case OPT_BONES: ro->skeleton = 1; break;
     case OPT_MESH: o->so.mesh_path = arg; break;
     case OPT_AUTO: o->so.auto_mesh = 1; break;
-    case OPT_LENIENT: o->so.lenient = 1; break;
+    case CLI_OPT_LENIENT: o->so.lenient = 1; break;
     case OPT_NOLABELS: ro->labels = 0; break;
-    case OPT_METHOD:
-        if (strcmp(arg, "lbs") == 0)
-            ro->method = MB_SKIN_LBS;
-        else if (strcmp(arg, "dqs") == 0)
-            ro->method = MB_SKIN_DQS;
-        else
-            return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", arg);
+    case CLI_OPT_METHOD: return cli_take_skin_method(cmd, arg, &ro->method);
+    case CLI_OPT_UP: {
+        int rc = cli_take_up(cmd, arg, &o->up);
         o->up -= 1; /* the renderer counts axes from 0 */
-        break;
-    case MB_CLI_OPERAND:
+        return rc;
+    }
+    case CLI_OPERAND:
         if (o->in)
-            return mb_cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", arg);
+            return cli_usage_error(cmd, "unexpected argument '%s' (one IN only)", arg);
         o->in = arg;
         break;
     default: break;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-/* Parses and checks the command line; returns an MB_EXIT_* code (MB_EXIT_OK with help set
+/* Parses and checks the command line; returns an CLI_EXIT_* code (CLI_EXIT_OK with help set
  * when --help was printed). */
 static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
-                                      {"frames", 0, 1, OPT_FRAMES},
+    static const cli_opt opts[] = {CLI_OPTION_OUTPUT,
+                                      CLI_OPTION_FRAMES,
                                       {"view", 0, 1, OPT_VIEW},
                                       {"size", 0, 1, OPT_SIZE},
                                       {"columns", 0, 1, OPT_COLUMNS},
@@ -163,13 +149,13 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
                                       {"bones", 0, 0, OPT_BONES},
                                       {"mesh", 0, 1, OPT_MESH},
                                       {"auto-mesh", 0, 0, OPT_AUTO},
-                                      {"method", 0, 1, OPT_METHOD},
-                                      {"up", 0, 1, OPT_UP},
+                                      CLI_OPTION_METHOD,
+                                      CLI_OPTION_UP,
                                       {"no-labels", 0, 0, OPT_NOLABELS},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      CLI_OPTION_LENIENT,
                                       {NULL, 0, 0, 0}};
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     memset(o, 0, sizeof *o);
     o->ro.cell_w = 240;
     o->ro.cell_h = 320;
@@ -178,34 +164,34 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
     o->ro.ssaa = 3;
     o->up = -1;
     int id, rc;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        if (id == MB_CLI_BAD)
-            return MB_EXIT_USAGE;
-        if (id == MB_OPT_HELP) {
-            mb_cmd_render_usage(stdout);
+    while ((id = cli_next(&a, opts)) != CLI_END) {
+        if (id == CLI_BAD)
+            return CLI_EXIT_USAGE;
+        if (id == CLI_OPT_HELP) {
+            cmd_render_usage(stdout);
             o->help = 1;
-            return MB_EXIT_OK;
+            return CLI_EXIT_OK;
         }
-        if ((rc = take_option(cmd, id, a.arg, o)) != MB_EXIT_OK)
+        if ((rc = take_option(cmd, id, a.arg, o)) != CLI_EXIT_OK)
             return rc;
     }
     if (!o->in)
-        return mb_cli_usage_error(cmd, "missing IN");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.png, OUT.gif or OUT.ppm");
-    o->gif = mb_cli_ends_with_ci(o->outp, ".gif");
-    o->ppm = mb_cli_ends_with_ci(o->outp, ".ppm");
-    if (!o->gif && !o->ppm && !mb_cli_ends_with_ci(o->outp, ".png"))
-        return mb_cli_usage_error(cmd, "the output must end in .png, .gif or .ppm, got '%s'", o->outp);
+        return cli_usage_error(cmd, "missing IN");
+    static const char *const exts[] = {".png", ".gif", ".ppm", NULL};
+    int kind;
+    if ((rc = cli_take_output_kind(cmd, o->outp, exts, &kind)) != CLI_EXIT_OK)
+        return rc;
+    o->gif = kind == 1;
+    o->ppm = kind == 2;
     if (o->so.no_mesh && (o->so.mesh_path || o->so.auto_mesh))
-        return mb_cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");
+        return cli_usage_error(cmd, "--skeleton draws no mesh: drop --mesh / --auto-mesh");
     if (o->so.mesh_path && o->so.auto_mesh)
-        return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
-    return MB_EXIT_OK;
+        return cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
+    return CLI_EXIT_OK;
 }
 
 /* --up: a new up axis, keeping the facing direction's part perpendicular to it. */
-static void set_up(mb_src *s, int up)
+static void set_up(cli_src *s, int up)
 {
     s->up = up;
     s->forward[up] = 0.0f;
@@ -220,8 +206,8 @@ static void set_up(mb_src *s, int up)
 }
 
 /* The frames drawn: --frames, else every frame at most 30 per second for a GIF, at most 8
- * spread over the clip for a sheet. Returns an MB_EXIT_* code. */
-static int choose_frames(const char *cmd, const render_args *o, const mb_src *s, long *first,
+ * spread over the clip for a sheet. Returns an CLI_EXIT_* code. */
+static int choose_frames(const char *cmd, const render_args *o, const cli_src *s, long *first,
                          long *end, long *step)
 {
     long frames = mb_clip_frame_count(s->clip);
@@ -230,50 +216,48 @@ static int choose_frames(const char *cmd, const render_args *o, const mb_src *s,
     *end = frames;
     *step = 1;
     if (o->frames_text) {
-        int pf = mb_parse_frames(o->frames_text, frames, first, end, step);
-        if (pf <= 0)
-            return (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
-                cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-                "(0 <= A < B <= %ld, STEP >= 1)", o->frames_text, frames, o->in, frames);
+        int rc = cli_take_frames(cmd, o->frames_text, frames, o->in, first, end, step);
+        if (rc != CLI_EXIT_OK)
+            return rc;
     } else if (o->gif) {
         *step = (long)ceil(1.0 / (30.0 * dt) - 1e-9);
         *step = *step < 1 ? 1 : *step;
     } else if (frames > 8) {
         *step = (frames + 7) / 8; /* at most 8 frames, from the first to near the last */
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-int mb_cmd_render(int argc, char **argv)
+int cmd_render(int argc, char **argv)
 {
     const char *cmd = "mblend render";
     render_args o;
     int rc = parse_args(cmd, argc, argv, &o);
-    if (rc != MB_EXIT_OK || o.help)
+    if (rc != CLI_EXIT_OK || o.help)
         return rc;
-    mb_src s;
-    if ((rc = mb_src_open(cmd, o.in, &o.so, &s)) != MB_EXIT_OK)
+    cli_src s;
+    if ((rc = cli_src_open(cmd, o.in, &o.so, &s)) != CLI_EXIT_OK)
         return rc;
     if (o.up >= 0 && o.up != s.up)
         set_up(&s, o.up);
     long first, end, step;
-    if ((rc = choose_frames(cmd, &o, &s, &first, &end, &step)) != MB_EXIT_OK)
+    if ((rc = choose_frames(cmd, &o, &s, &first, &end, &step)) != CLI_EXIT_OK)
         goto out;
     unsigned char *rgb = NULL;
     int w = 0, h = 0, count = 0;
-    if (mb_render_frames(cmd, &s, &o.ro, first, end, step, !o.gif, &rgb, &w, &h, &count) != 0) {
-        rc = MB_EXIT_INPUT;
+    if (render_frames(cmd, &s, &o.ro, first, end, step, !o.gif, &rgb, &w, &h, &count) != 0) {
+        rc = CLI_EXIT_INPUT;
         goto out;
     }
     if (o.gif) {
         /* GIF delays are 16-bit hundredths of a second */
         double cs = floor(100.0 * mb_clip_frame_time(s.clip) * (double)step + 0.5);
         int delay = cs < 2.0 ? 2 : cs > 65535.0 ? 65535 : (int)cs;
-        rc = mb_write_gif(cmd, o.outp, rgb, w, h, count, delay);
+        rc = render_write_gif(cmd, o.outp, rgb, w, h, count, delay);
     } else if (o.ppm) {
-        rc = mb_write_ppm(cmd, o.outp, rgb, w, h);
+        rc = render_write_ppm(cmd, o.outp, rgb, w, h);
     } else {
-        rc = mb_write_png(cmd, o.outp, rgb, w, h);
+        rc = render_write_png(cmd, o.outp, rgb, w, h);
     }
     free(rgb);
     long drawn = (end - first + step - 1) / step; /* frames first, first + step, ... < end */
@@ -282,8 +266,8 @@ int mb_cmd_render(int argc, char **argv)
                 o.outp, w, h, o.gif ? "animation" : "sheet", drawn, drawn == 1 ? "" : "s", first,
                 first + (drawn - 1) * step, step, o.in);
     else
-        rc = MB_EXIT_INPUT;
+        rc = CLI_EXIT_INPUT;
 out:
-    mb_src_close(&s);
+    cli_src_close(&s);
     return rc;
 }

@@ -10,10 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_output.h"
 #include "render.h"
 
-void mb_cmd_skin_usage(FILE *out)
+void cmd_skin_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend skin CLIP [--mesh MESH | --auto-mesh] [--method lbs|dqs]\n"
@@ -53,7 +54,7 @@ void mb_cmd_skin_usage(FILE *out)
             "  mblend skin out/jog.bvh --scale 0.01 -o jog.glb\n");
 }
 
-enum { OPT_OUTPUT = 1, OPT_MESH, OPT_AUTO, OPT_METHOD, OPT_FRAMES, OPT_SCALE, OPT_LENIENT };
+enum { OPT_MESH = 1, OPT_AUTO };
 
 
 /* The frames [first, end) every step of a clip as a new clip (frame time * step). */
@@ -181,88 +182,77 @@ static void note_stop(int sig) { g_stop = sig; }
 /* What the command line asks for. */
 typedef struct skin_args {
     const char *clip, *outp, *frames_text;
-    mb_src_opts so;
+    cli_src_opts so;
     mb_skin_method method;
     float scale;
     int glb;  /* OUT.glb (else OUT.obj frames) */
     int help; /* --help was given (and printed) */
 } skin_args;
 
-/* Parses and checks the command line; returns an MB_EXIT_* code (MB_EXIT_OK with help set
+/* Parses and checks the command line; returns an CLI_EXIT_* code (CLI_EXIT_OK with help set
  * when --help was printed). */
 static int parse_args(const char *cmd, int argc, char **argv, skin_args *o)
 {
-    static const mb_cli_opt opts[] = {{"output", 'o', 1, OPT_OUTPUT},
+    static const cli_opt opts[] = {CLI_OPTION_OUTPUT,
                                       {"mesh", 0, 1, OPT_MESH},
                                       {"auto-mesh", 0, 0, OPT_AUTO},
-                                      {"method", 0, 1, OPT_METHOD},
-                                      {"frames", 0, 1, OPT_FRAMES},
-                                      {"scale", 0, 1, OPT_SCALE},
-                                      {"lenient", 0, 0, OPT_LENIENT},
+                                      CLI_OPTION_METHOD,
+                                      CLI_OPTION_FRAMES,
+                                      CLI_OPTION_SCALE,
+                                      CLI_OPTION_LENIENT,
                                       {NULL, 0, 0, 0}};
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     memset(o, 0, sizeof *o);
     o->method = MB_SKIN_LBS;
-    int id;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
+    int id, rc = CLI_EXIT_OK;
+    while (rc == CLI_EXIT_OK && (id = cli_next(&a, opts)) != CLI_END) {
         switch (id) {
-        case MB_CLI_BAD: return MB_EXIT_USAGE;
-        case MB_OPT_HELP: mb_cmd_skin_usage(stdout); o->help = 1; return MB_EXIT_OK;
-        case OPT_OUTPUT: o->outp = a.arg; break;
+        case CLI_BAD: return CLI_EXIT_USAGE;
+        case CLI_OPT_HELP: cmd_skin_usage(stdout); o->help = 1; return CLI_EXIT_OK;
+        case CLI_OPT_OUTPUT: rc = cli_take_output(cmd, a.arg, &o->outp); break;
         case OPT_MESH: o->so.mesh_path = a.arg; break;
         case OPT_AUTO: o->so.auto_mesh = 1; break;
-        case OPT_LENIENT: o->so.lenient = 1; break;
-        case OPT_FRAMES: o->frames_text = a.arg; break;
-        case OPT_METHOD:
-            if (strcmp(a.arg, "lbs") == 0)
-                o->method = MB_SKIN_LBS;
-            else if (strcmp(a.arg, "dqs") == 0)
-                o->method = MB_SKIN_DQS;
-            else
-                return mb_cli_usage_error(cmd, "--method is lbs or dqs, not '%s'", a.arg);
-            break;
-        case OPT_SCALE:
-            if (!mb_cli_parse_scale(a.arg, &o->scale))
-                return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", a.arg);
-            break;
-        case MB_CLI_OPERAND:
+        case CLI_OPT_LENIENT: o->so.lenient = 1; break;
+        case CLI_OPT_FRAMES: o->frames_text = a.arg; break;
+        case CLI_OPT_METHOD: rc = cli_take_skin_method(cmd, a.arg, &o->method); break;
+        case CLI_OPT_SCALE: rc = cli_take_scale(cmd, a.arg, &o->scale); break;
+        case CLI_OPERAND:
             if (o->clip)
-                return mb_cli_usage_error(cmd, "unexpected argument '%s' (one CLIP only)", a.arg);
+                return cli_usage_error(cmd, "unexpected argument '%s' (one CLIP only)", a.arg);
             o->clip = a.arg;
             break;
         default: break;
         }
     }
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (!o->clip)
-        return mb_cli_usage_error(cmd, "missing CLIP");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.obj or -o OUT.glb");
+        return cli_usage_error(cmd, "missing CLIP");
+    static const char *const exts[] = {".obj", ".glb", NULL}; /* glb = 1 */
+    if ((rc = cli_take_output_kind(cmd, o->outp, exts, &o->glb)) != CLI_EXIT_OK)
+        return rc;
     if (o->so.mesh_path && o->so.auto_mesh)
-        return mb_cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
-    o->glb = mb_cli_ends_with_ci(o->outp, ".glb");
-    if (!o->glb && !mb_cli_ends_with_ci(o->outp, ".obj"))
-        return mb_cli_usage_error(cmd, "the output must end in .obj or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !o->glb)
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
-    char file[1024], anim[256];
-    int urc = mb_cli_split_spec(cmd, o->clip, file, sizeof file, anim, sizeof anim);
-    const char *files[2] = {file, o->so.mesh_path};
-    if (urc == MB_EXIT_OK)
-        urc = mb_cli_check_output(cmd, o->outp, files, 2);
-    return urc;
+        return cli_usage_error(cmd, "give one of --mesh and --auto-mesh");
+    if ((rc = cli_check_scale(cmd, o->scale, o->glb)) != CLI_EXIT_OK)
+        return rc;
+    /* the input's file part for the check; a malformed spec is reported when it is opened */
+    char file[MB_SOURCE_FILE_MAX + 1], anim[MB_SOURCE_ANIM_MAX + 1];
+    int split = mb_source_split(o->clip, file, sizeof file, anim, sizeof anim, NULL) == MB_OK;
+    const char *files[2] = {split ? file : NULL, o->so.mesh_path};
+    return cli_check_output(cmd, o->outp, files, 2);
 }
 
 /* The frames first, first + step, ... < end, one binary glTF: skeleton, mesh, skin and
  * the frames as one animation. */
-static int write_glb(const char *cmd, const skin_args *o, const mb_src *s, long first, long end,
+static int write_glb(const char *cmd, const skin_args *o, const cli_src *s, long first, long end,
                      long step)
 {
     long n = (end - first + step - 1) / step;
     mb_clip *sub = NULL;
     mb_status st = sub_clip(s->clip, first, end, step, &sub);
     if (st != MB_OK)
-        return mb_cli_input_error(cmd, "%s: %s", o->clip, mb_status_str(st));
+        return cli_input_error(cmd, "%s: %s", o->clip, mb_status_str(st));
     mb_gltf_write_desc gd;
     memset(&gd, 0, sizeof gd);
     gd.skeleton = s->skel;
@@ -275,13 +265,13 @@ static int write_glb(const char *cmd, const skin_args *o, const mb_src *s, long 
     st = mb_gltf_write_file(o->outp, &gd, &err);
     mb_clip_destroy(sub);
     if (st != MB_OK) {
-        mb_cli_print_error(&err);
-        return MB_EXIT_INPUT;
+        cli_print_error(&err);
+        return CLI_EXIT_INPUT;
     }
     fprintf(stderr, "%s: wrote %s: %d vertices, %d triangles, %d joints, %ld frames at %.4g fps\n",
             cmd, o->outp, mb_mesh_vertex_count(s->mesh), mb_mesh_triangle_count(s->mesh),
             mb_skeleton_joint_count(s->skel), n, 1.0 / (mb_clip_frame_time(s->clip) * (double)step));
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* A sequence of OBJ frames being written: OUT_0010.obj per frame (OUT.obj for one). */
@@ -306,34 +296,34 @@ static void seq_name(frame_seq *q, long i)
  * however spelled): the second rename would fail after the first had replaced the file. */
 static int resolve_targets(const char *cmd, frame_seq *q)
 {
-    int rc = MB_EXIT_OK;
-    for (long i = 0; i < q->n && rc == MB_EXIT_OK; ++i) {
+    int rc = CLI_EXIT_OK;
+    for (long i = 0; i < q->n && rc == CLI_EXIT_OK; ++i) {
         long f = q->first + i * q->step;
         struct stat st;
         if (frame_name(q->name, q->outp, q->base_len, q->digits, q->n == 1 ? -1 : f) != 0 ||
             mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX) != 0) {
-            rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, q->name, strerror(errno));
+            rc = cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, q->name, strerror(errno));
         } else if (!(q->fo[i].target = strdup(q->path))) {
-            rc = mb_cli_input_error(cmd, "out of memory");
+            rc = cli_input_error(cmd, "out of memory");
         } else if (stat(q->path, &st) == 0 && !S_ISREG(st.st_mode)) {
             /* a name taken by a directory or device would fail the last step */
             int linked = strcmp(q->name, q->path) != 0;
-            rc = mb_cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", q->name,
-                                    linked ? " (a link to '" : "", linked ? q->path : "", linked ? "')" : "");
+            rc = cli_input_error(cmd, "'%s'%s%s%s exists and is not a regular file", q->name,
+                                 linked ? " (a link to '" : "", linked ? q->path : "", linked ? "')" : "");
         } else {
             frame_identity(&q->fo[i]);
         }
         q->sorted[i] = &q->fo[i];
     }
-    if (rc == MB_EXIT_OK && q->n > 1) {
+    if (rc == CLI_EXIT_OK && q->n > 1) {
         qsort(q->sorted, (size_t)q->n, sizeof *q->sorted, cmp_frame_out);
-        for (long i = 1; i < q->n && rc == MB_EXIT_OK; ++i)
+        for (long i = 1; i < q->n && rc == CLI_EXIT_OK; ++i)
             if (cmp_frame_out(&q->sorted[i - 1], &q->sorted[i]) == 0) {
                 long u = q->sorted[i - 1] - q->fo, v = q->sorted[i] - q->fo;
-                rc = mb_cli_input_error(cmd, "frames %ld and %ld would both be written to '%s' "
-                                        "(symbolic links): nothing written",
-                                        q->first + (u < v ? u : v) * q->step,
-                                        q->first + (u < v ? v : u) * q->step, q->sorted[i]->target);
+                rc = cli_input_error(cmd, "frames %ld and %ld would both be written to '%s' "
+                                     "(symbolic links): nothing written",
+                                     q->first + (u < v ? u : v) * q->step,
+                                     q->first + (u < v ? v : u) * q->step, q->sorted[i]->target);
             }
     }
     return rc;
@@ -341,32 +331,32 @@ static int resolve_targets(const char *cmd, frame_seq *q)
 
 /* Skins and writes every frame to its own staging file (reserve_staging); stops at the
  * first failure or signal. *written counts the staging files made (to remove or rename). */
-static int write_frames(const char *cmd, const skin_args *o, const mb_src *s, mb_skinner *k,
+static int write_frames(const char *cmd, const skin_args *o, const cli_src *s, render_skinner *k,
                         frame_seq *q, long *written)
 {
-    int rc = MB_EXIT_OK;
-    for (long i = 0; i < q->n && rc == MB_EXIT_OK; ++i) {
+    int rc = CLI_EXIT_OK;
+    for (long i = 0; i < q->n && rc == CLI_EXIT_OK; ++i) {
         long f = q->first + i * q->step;
-        mb_status st = mb_skinner_frame(k, s, (int)f, o->method);
+        mb_status st = render_skinner_frame(k, s, (int)f, o->method);
         if (st != MB_OK) {
-            rc = mb_cli_input_error(cmd, "%s: frame %ld: %s", o->clip, f, mb_status_str(st));
+            rc = cli_input_error(cmd, "%s: frame %ld: %s", o->clip, f, mb_status_str(st));
             break;
         }
         mb_error err;
         seq_name(q, i);
         if (!(q->fo[i].staged = reserve_staging(q->fo[i].target))) {
-            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): cannot create a staging file beside "
-                                    "'%s': %s", f, q->name, q->fo[i].target, strerror(errno));
+            rc = cli_input_error(cmd, "frame %ld ('%s'): cannot create a staging file beside "
+                                 "'%s': %s", f, q->name, q->fo[i].target, strerror(errno));
             break;
         }
         if (mb_obj_write_file(q->fo[i].staged, s->mesh, k->pos, k->nrm, &err) != MB_OK) {
-            rc = mb_cli_input_error(cmd, "frame %ld ('%s'): %s", f, q->name, err.text);
+            rc = cli_input_error(cmd, "frame %ld ('%s'): %s", f, q->name, err.text);
             *written = i + 1; /* its reserved staging file is removed below */
             break;
         }
         *written = i + 1;
         if (g_stop) {
-            rc = MB_EXIT_INPUT; /* the staged frames are removed below */
+            rc = CLI_EXIT_INPUT; /* the staged frames are removed below */
             break;
         }
     }
@@ -378,13 +368,13 @@ static int write_frames(const char *cmd, const skin_args *o, const mb_src *s, mb
 static int commit_frames(const char *cmd, frame_seq *q, long written, int rc)
 {
     for (long i = 0; i < written; ++i) {
-        if (rc != MB_EXIT_OK) {
+        if (rc != CLI_EXIT_OK) {
             unlink(q->fo[i].staged);
             continue;
         }
         if (rename(q->fo[i].staged, q->fo[i].target) != 0) {
             seq_name(q, i);
-            rc = mb_cli_input_error(cmd, "cannot write '%s': %s", q->name, strerror(errno));
+            rc = cli_input_error(cmd, "cannot write '%s': %s", q->name, strerror(errno));
             unlink(q->fo[i].staged);
         }
     }
@@ -395,7 +385,7 @@ static int commit_frames(const char *cmd, frame_seq *q, long written, int rc)
  * into place only once all are written: a failed run leaves files that existed before as
  * they were and no part of the new sequence. A frame's name that is a symbolic link keeps
  * the link: its target is written (as every mblend writer does). */
-static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src *s, long first,
+static int write_obj_sequence(const char *cmd, const skin_args *o, const cli_src *s, long first,
                               long end, long step)
 {
     frame_seq q;
@@ -408,18 +398,18 @@ static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src 
     q.first = first;
     q.step = step;
     q.n = (end - first + step - 1) / step;
-    mb_skinner k;
-    int rc = MB_EXIT_OK;
-    if (mb_skinner_init(&k, s) != 0) {
-        mb_skinner_free(&k);
-        return mb_cli_input_error(cmd, "out of memory");
+    render_skinner k;
+    int rc = CLI_EXIT_OK;
+    if (render_skinner_init(&k, s) != 0) {
+        render_skinner_free(&k);
+        return cli_input_error(cmd, "out of memory");
     }
     q.path = malloc(MB_FILE_PATH_MAX);
     q.name = malloc(MB_FILE_PATH_MAX);
     q.fo = calloc((size_t)q.n, sizeof *q.fo);
     q.sorted = malloc((size_t)q.n * sizeof *q.sorted);
     if (!q.path || !q.name || !q.fo || !q.sorted)
-        rc = mb_cli_input_error(cmd, "out of memory");
+        rc = cli_input_error(cmd, "out of memory");
     else
         rc = resolve_targets(cmd, &q);
     if (q.fo && q.sorted && q.path && q.name) {
@@ -432,7 +422,7 @@ static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src 
             signal(SIGHUP, SIG_IGN);
         if (old_int == SIG_IGN) /* a background job of a non-interactive shell */
             signal(SIGINT, SIG_IGN);
-        if (rc == MB_EXIT_OK)
+        if (rc == CLI_EXIT_OK)
             rc = write_frames(cmd, o, s, &k, &q, &written);
         rc = commit_frames(cmd, &q, written, rc);
         signal(SIGINT, old_int);
@@ -441,7 +431,7 @@ static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src 
         if (g_stop)
             raise(g_stop);
     }
-    if (rc == MB_EXIT_OK) {
+    if (rc == CLI_EXIT_OK) {
         /* the summary names the files as given (a link, not its target) */
         seq_name(&q, 0);
         frame_name(q.path, q.outp, q.base_len, q.digits, first + (q.n - 1) * step);
@@ -457,30 +447,29 @@ static int write_obj_sequence(const char *cmd, const skin_args *o, const mb_src 
     free(q.sorted);
     free(q.name);
     free(q.path);
-    mb_skinner_free(&k);
+    render_skinner_free(&k);
     return rc;
 }
 
-int mb_cmd_skin(int argc, char **argv)
+int cmd_skin(int argc, char **argv)
 {
     const char *cmd = "mblend skin";
     skin_args o;
     int rc = parse_args(cmd, argc, argv, &o);
-    if (rc != MB_EXIT_OK || o.help)
+    if (rc != CLI_EXIT_OK || o.help)
         return rc;
-    mb_src s;
-    if ((rc = mb_src_open(cmd, o.clip, &o.so, &s)) != MB_EXIT_OK)
+    cli_src s;
+    if ((rc = cli_src_open(cmd, o.clip, &o.so, &s)) != CLI_EXIT_OK)
         return rc;
     long frames = mb_clip_frame_count(s.clip), first = 0, end = frames, step = 1;
-    int pf = o.frames_text ? mb_parse_frames(o.frames_text, frames, &first, &end, &step) : 1;
-    if (pf <= 0)
-        rc = (pf == 0 ? mb_cli_usage_error : mb_cli_input_error)(
-            cmd, "--frames '%s' is not a non-empty range A:B:STEP of the %ld frames of %s "
-            "(0 <= A < B <= %ld, STEP >= 1)", o.frames_text, frames, o.clip, frames);
+    if (o.frames_text)
+        rc = cli_take_frames(cmd, o.frames_text, frames, o.clip, &first, &end, &step);
+    if (rc != CLI_EXIT_OK)
+        ;
     else if (o.glb)
         rc = write_glb(cmd, &o, &s, first, end, step);
     else
         rc = write_obj_sequence(cmd, &o, &s, first, end, step);
-    mb_src_close(&s);
+    cli_src_close(&s);
     return rc;
 }

@@ -6,9 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_output.h"
+#include "cli_pose.h"
 
-void mb_cmd_transition_usage(FILE *out)
+void cmd_transition_usage(FILE *out)
 {
     fprintf(out,
             "usage: mblend transition A B --at SECONDS|auto --duration SECONDS -o OUT.bvh|OUT.glb [options]\n"
@@ -62,19 +65,14 @@ void mb_cmd_transition_usage(FILE *out)
 }
 
 enum {
-    OPT_OUTPUT = 1,
-    OPT_AT,
+    OPT_AT = 1,
     OPT_DURATION,
     OPT_BSTART,
     OPT_MODE,
     OPT_CURVE,
     OPT_SYNC,
     OPT_SEARCH,
-    OPT_WINDOW,
-    OPT_REPORT,
-    OPT_UP,
-    OPT_LENIENT,
-    OPT_SCALE
+    OPT_WINDOW
 };
 
 
@@ -169,7 +167,7 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
         fprintf(f, "# summary,root_step_ratio,%.4f,root_step_out,%.6g,root_step_in,%.6g\n", q->root_step_ratio,
                 q->root_step_out, q->root_step_in);
         fprintf(f, "# summary,angular_speed_ratio,%.4f,joint,", q->angular_ratio);
-        mb_cli_csv_field(f, q->angular_joint >= 0 ? mb_skeleton_name(s, q->angular_joint) : "-");
+        cli_csv_field(f, q->angular_joint >= 0 ? mb_skeleton_name(s, q->angular_joint) : "-");
         fprintf(f, ",out_rad_s,%.6g,in_rad_s,%.6g\n", q->angular_out, q->angular_in);
         fprintf(f, "# summary,foot_skate_ratio,%.4f,out,%.6g,in,%.6g,contact_frames_out,%d,contact_frames_in,%d\n",
                 q->skate_ratio, q->skate_out, q->skate_in, q->skate_frames_out, q->skate_frames_in);
@@ -191,7 +189,7 @@ typedef struct trans_args {
 } trans_args;
 
 typedef struct trans_inputs {
-    mb_cli_clip src[2];
+    cli_clip src[2];
     const mb_skeleton *sk[2];
     const mb_clip *cl[2];
     mb_motion_info info[2];
@@ -201,128 +199,116 @@ typedef struct trans_inputs {
 
 static const char *const cmd = "mblend transition";
 
-/* One option's value into o; MB_EXIT_OK or a usage error (printed). */
+/* One option's value into o; CLI_EXIT_OK or a usage error (printed). */
 static int take_option(int id, const char *arg, trans_args *o)
 {
     switch (id) {
-    case OPT_OUTPUT: o->outp = arg; break;
-    case OPT_REPORT: o->report = arg; break;
+    case CLI_OPT_OUTPUT: return cli_take_output(cmd, arg, &o->outp);
+    case CLI_OPT_REPORT: o->report = arg; break;
     case OPT_SYNC: o->sync = 1; break;
-    case OPT_LENIENT: o->lenient = 1; break;
-    case OPT_SCALE:
-        if (!mb_cli_parse_scale(arg, &o->scale))
-            return mb_cli_usage_error(cmd, "--scale needs a number from 1e-6 to 1e6, got '%s'", arg);
-        break;
+    case CLI_OPT_LENIENT: o->lenient = 1; break;
+    case CLI_OPT_SCALE: return cli_take_scale(cmd, arg, &o->scale);
     case OPT_AT:
         if (strcmp(arg, "auto") == 0)
             o->at_auto = 1;
-        else if (mb_cli_parse_nonneg(arg, &o->at))
+        else if (cli_parse_nonneg(arg, &o->at))
             o->at_auto = 0;
         else
-            return mb_cli_usage_error(cmd, "bad --at '%s' (seconds >= 0 or auto)", arg);
+            return cli_usage_error(cmd, "bad --at '%s' (seconds >= 0 or auto)", arg);
         break;
     case OPT_BSTART:
         o->b_phase = strcmp(arg, "phase") == 0;
         if (strcmp(arg, "auto") == 0 || o->b_phase)
             o->b_auto = 1;
-        else if (mb_cli_parse_nonneg(arg, &o->b_start))
+        else if (cli_parse_nonneg(arg, &o->b_start))
             o->b_auto = 0;
         else
-            return mb_cli_usage_error(cmd, "bad --b-start '%s' (auto, phase or seconds >= 0)", arg);
+            return cli_usage_error(cmd, "bad --b-start '%s' (auto, phase or seconds >= 0)", arg);
         break;
     case OPT_DURATION:
-        if (!mb_cli_parse_nonneg(arg, &o->duration) || !(o->duration > 0.0))
-            return mb_cli_usage_error(cmd, "bad --duration '%s' (seconds > 0)", arg);
+        if (!cli_parse_nonneg(arg, &o->duration) || !(o->duration > 0.0))
+            return cli_usage_error(cmd, "bad --duration '%s' (seconds > 0)", arg);
         break;
     case OPT_WINDOW:
-        if (!mb_cli_parse_nonneg(arg, &o->window) || !(o->window > 0.0))
-            return mb_cli_usage_error(cmd, "bad --window '%s' (seconds > 0)", arg);
+        if (!cli_parse_nonneg(arg, &o->window) || !(o->window > 0.0))
+            return cli_usage_error(cmd, "bad --window '%s' (seconds > 0)", arg);
         break;
     case OPT_SEARCH:
-        if (!mb_cli_parse_span(arg, &o->s_from, &o->s_to) || !(o->s_to > o->s_from))
-            return mb_cli_usage_error(cmd, "bad --search '%s' (FROM:TO in seconds, FROM < TO)", arg);
+        if (!cli_parse_span(arg, &o->s_from, &o->s_to) || !(o->s_to > o->s_from))
+            return cli_usage_error(cmd, "bad --search '%s' (FROM:TO in seconds, FROM < TO)", arg);
         o->have_search = 1;
         break;
-    case OPT_MODE:
-        if (strcmp(arg, "crossfade") == 0)
-            o->mode = MB_TRANSITION_CROSSFADE;
-        else if (strcmp(arg, "inertialize") == 0)
-            o->mode = MB_TRANSITION_INERTIALIZE;
-        else
-            return mb_cli_usage_error(cmd, "bad --mode '%s' (crossfade or inertialize)", arg);
-        break;
-    case OPT_CURVE:
+    case OPT_MODE: {
+        static const char *const modes[] = {"crossfade", "inertialize", NULL};
+        int which = 0, rc = cli_take_choice(cmd, "--mode", arg, modes, &which);
+        o->mode = which == 0 ? MB_TRANSITION_CROSSFADE : MB_TRANSITION_INERTIALIZE;
+        return rc;
+    }
+    case OPT_CURVE: {
+        static const char *const curves[] = {"smoothstep", "linear", NULL};
+        int which = 0, rc = cli_take_choice(cmd, "--curve", arg, curves, &which);
         o->curve_given = 1;
-        if (strcmp(arg, "smoothstep") == 0)
-            o->curve = MB_CURVE_SMOOTHSTEP;
-        else if (strcmp(arg, "linear") == 0)
-            o->curve = MB_CURVE_LINEAR;
-        else
-            return mb_cli_usage_error(cmd, "bad --curve '%s' (smoothstep or linear)", arg);
-        break;
-    case OPT_UP:
-        if (!mb_cli_parse_up(arg, &o->up))
-            return mb_cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);
-        break;
-    case MB_CLI_OPERAND:
+        o->curve = which == 0 ? MB_CURVE_SMOOTHSTEP : MB_CURVE_LINEAR;
+        return rc;
+    }
+    case CLI_OPT_UP: return cli_take_up(cmd, arg, &o->up);
+    case CLI_OPERAND:
         if (o->npaths == 2)
-            return mb_cli_usage_error(cmd, "too many inputs: give A.bvh and B.bvh");
+            return cli_usage_error(cmd, "too many inputs: give A.bvh and B.bvh");
         o->paths[o->npaths++] = arg;
         break;
     default: break;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-/* argv into o; MB_EXIT_OK, MB_EXIT_USAGE, or -1 after --help. */
+/* argv into o; CLI_EXIT_OK, CLI_EXIT_USAGE, or -1 after --help. */
 static int parse_args(int argc, char **argv, trans_args *o)
 {
-    static const mb_cli_opt opts[] = {
-        {"output", 'o', 1, OPT_OUTPUT}, {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
-        {"b-start", 0, 1, OPT_BSTART},  {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
-        {"sync", 0, 0, OPT_SYNC},       {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
-        {"report", 0, 1, OPT_REPORT},   {"up", 0, 1, OPT_UP},         {"lenient", 0, 0, OPT_LENIENT},
-        {"scale", 0, 1, OPT_SCALE},     {NULL, 0, 0, 0}};
-    mb_cli_args a;
-    mb_cli_args_init(&a, cmd, argc, argv);
+    static const cli_opt opts[] = {
+        CLI_OPTION_OUTPUT,             {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
+        {"b-start", 0, 1, OPT_BSTART}, {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
+        {"sync", 0, 0, OPT_SYNC},      {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
+        CLI_OPTION_REPORT,             CLI_OPTION_UP,                CLI_OPTION_LENIENT,
+        CLI_OPTION_SCALE,              {NULL, 0, 0, 0}};
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
     int id, rc;
-    while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
-        if (id == MB_CLI_BAD)
-            return MB_EXIT_USAGE;
-        if (id == MB_OPT_HELP) {
-            mb_cmd_transition_usage(stdout);
+    while ((id = cli_next(&a, opts)) != CLI_END) {
+        if (id == CLI_BAD)
+            return CLI_EXIT_USAGE;
+        if (id == CLI_OPT_HELP) {
+            cmd_transition_usage(stdout);
             return -1;
         }
-        if ((rc = take_option(id, a.arg, o)) != MB_EXIT_OK)
+        if ((rc = take_option(id, a.arg, o)) != CLI_EXIT_OK)
             return rc;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Options that do not go together, before anything is read. */
 static int check_options(const trans_args *o)
 {
     if (o->npaths != 2)
-        return mb_cli_usage_error(cmd, "need two inputs, A.bvh and B.bvh");
-    if (!o->outp)
-        return mb_cli_usage_error(cmd, "missing -o OUT.bvh (or OUT.glb)");
-    if (!mb_cli_ends_with_ci(o->outp, ".bvh") && !mb_cli_ends_with_ci(o->outp, ".glb"))
-        return mb_cli_usage_error(cmd, "the output must end in .bvh or .glb, got '%s'", o->outp);
-    if (o->scale > 0.0f && !mb_cli_ends_with_ci(o->outp, ".glb"))
-        return mb_cli_usage_error(cmd, "--scale applies to .glb output only");
+        return cli_usage_error(cmd, "need two inputs, A.bvh and B.bvh");
+    static const char *const exts[] = {".bvh", ".glb", NULL};
+    int glb, rc = cli_take_output_kind(cmd, o->outp, exts, &glb);
+    if (rc != CLI_EXIT_OK || (rc = cli_check_scale(cmd, o->scale, glb == 1)) != CLI_EXIT_OK)
+        return rc;
     if (o->at_auto < 0)
-        return mb_cli_usage_error(cmd, "missing --at SECONDS|auto");
+        return cli_usage_error(cmd, "missing --at SECONDS|auto");
     if (o->duration < 0.0)
-        return mb_cli_usage_error(cmd, "missing --duration SECONDS");
+        return cli_usage_error(cmd, "missing --duration SECONDS");
     if (o->have_search && !o->at_auto)
-        return mb_cli_usage_error(cmd, "--search limits where --at auto looks: it does nothing with "
+        return cli_usage_error(cmd, "--search limits where --at auto looks: it does nothing with "
                                        "--at SECONDS");
     if (o->window > 0.0 && !o->at_auto && !o->b_auto)
-        return mb_cli_usage_error(cmd, "--window is the pose-matching window: it does nothing when "
+        return cli_usage_error(cmd, "--window is the pose-matching window: it does nothing when "
                                        "--at and --b-start are both given in seconds");
     if (o->curve_given && o->mode == MB_TRANSITION_INERTIALIZE)
-        return mb_cli_usage_error(cmd, "--curve shapes a cross-fade; --mode inertialize has its own decay");
-    return MB_EXIT_OK;
+        return cli_usage_error(cmd, "--curve shapes a cross-fade; --mode inertialize has its own decay");
+    return CLI_EXIT_OK;
 }
 
 /* Opens A and B, checks them and the output paths, and analyses both (B on A's up axis). */
@@ -330,27 +316,27 @@ static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
 {
     int rc;
     for (int i = 0; i < 2; ++i) {
-        if ((rc = mb_cli_clip_open(cmd, o->paths[i], o->lenient, &t->src[i])) != MB_EXIT_OK)
+        if ((rc = cli_clip_open(cmd, o->paths[i], o->lenient, &t->src[i])) != CLI_EXIT_OK)
             return rc;
         t->sk[i] = t->src[i].s;
         t->cl[i] = t->src[i].c;
     }
-    if ((rc = mb_cli_same_skeleton(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1])) != MB_EXIT_OK)
+    if ((rc = cli_same_skeleton(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1])) != CLI_EXIT_OK)
         return rc;
     const char *files[2] = {t->src[0].file, t->src[1].file};
-    if ((rc = mb_cli_check_report(cmd, o->report, o->outp, files, 2)) != MB_EXIT_OK ||
-        (rc = mb_cli_check_output(cmd, o->outp, files, 2)) != MB_EXIT_OK)
+    if ((rc = cli_check_report(cmd, o->report, o->outp, files, 2)) != CLI_EXIT_OK ||
+        (rc = cli_check_output(cmd, o->outp, files, 2)) != CLI_EXIT_OK)
         return rc;
     for (int i = 0; i < 2; ++i)
         if (mb_clip_frame_count(t->cl[i]) < 2)
-            return mb_cli_input_error(cmd, "%s has fewer than 2 frames", o->paths[i]);
-    if ((rc = mb_cli_prepare_pair(o->paths, t->src, o->up, t->info, e)) != MB_EXIT_OK)
+            return cli_input_error(cmd, "%s has fewer than 2 frames", o->paths[i]);
+    if ((rc = cli_prepare_pair(o->paths, t->src, o->up, t->info, e)) != CLI_EXIT_OK)
         return rc;
     t->fta = mb_clip_frame_time(t->cl[0]);
     t->ftb = mb_clip_frame_time(t->cl[1]);
     t->nfa = mb_clip_frame_count(t->cl[0]);
     t->nfb = mb_clip_frame_count(t->cl[1]);
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Times given in seconds must lie in their clips (checked here, before they become frame
@@ -363,22 +349,22 @@ static int check_times(const trans_args *o, const trans_inputs *t)
     double len_b = end_b - t->info[1].first_frame * ftb, dur_tol = 1e-9 + 1e-6 * duration;
     double start_a = t->info[0].first_frame * fta, start_b = t->info[1].first_frame * ftb;
     if (!o->at_auto && (at > end_a + 0.5 * fta || at < start_a - 0.5 * fta))
-        return mb_cli_input_error(cmd, "%s: --at %g s is outside the motion (%.4g s to %.4g s%s)",
-                                  o->paths[0], at, start_a, end_a,
-                                  start_a > 0.0 ? "; frame 0 is a T-pose" : "");
+        return cli_input_error(cmd, "%s: --at %g s is outside the motion (%.4g s to %.4g s%s)",
+                               o->paths[0], at, start_a, end_a,
+                               start_a > 0.0 ? "; frame 0 is a T-pose" : "");
     /* what A has left after --at, taken at its nearest frame */
     double left_a = end_a - floor(at / fta + 0.5) * fta;
     if (!o->at_auto && duration > left_a + dur_tol)
-        return mb_cli_input_error(cmd, "%s ends %.3g s after --at %g s; the %.3g s transition needs "
-                                  "it to go on", o->paths[0], left_a, at, duration);
+        return cli_input_error(cmd, "%s ends %.3g s after --at %g s; the %.3g s transition needs "
+                               "it to go on", o->paths[0], left_a, at, duration);
     if (!o->b_auto && (b_start > end_b + 0.5 * ftb || b_start < start_b - 0.5 * ftb))
-        return mb_cli_input_error(cmd, "%s: --b-start %g s is outside the motion (%.4g s to %.4g s%s)",
-                                  o->paths[1], b_start, start_b, end_b,
-                                  start_b > 0.0 ? "; frame 0 is a T-pose" : "");
+        return cli_input_error(cmd, "%s: --b-start %g s is outside the motion (%.4g s to %.4g s%s)",
+                               o->paths[1], b_start, start_b, end_b,
+                               start_b > 0.0 ? "; frame 0 is a T-pose" : "");
     if (len_b + dur_tol < duration)
-        return mb_cli_input_error(cmd, "%s has %.3g s of motion: too short for a %.3g s transition",
-                                  o->paths[1], len_b, duration);
-    return MB_EXIT_OK;
+        return cli_input_error(cmd, "%s has %.3g s of motion: too short for a %.3g s transition",
+                               o->paths[1], len_b, duration);
+    return CLI_EXIT_OK;
 }
 
 /* The transition points: given, or found by pose matching (the library's rule; *cost the
@@ -408,14 +394,14 @@ static int find_points(const trans_args *o, const trans_inputs *t, int *ka, int 
     pd.window = o->window;
     mb_transition_plan plan;
     if (mb_transition_plan_find(&pd, &plan, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return MB_EXIT_INPUT;
+        cli_print_error(e);
+        return CLI_EXIT_INPUT;
     }
     *ka = plan.a_frame;
     *kb = plan.b_frame;
     *b_start = plan.b_start;
     *cost = plan.cost;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The library's transition from A's frame ka to B at b_start, logged frame by frame. */
@@ -441,13 +427,13 @@ static int build_transition(const trans_args *o, const trans_inputs *t, int ka, 
     bd.report = log_frame;
     bd.report_user = lg;
     if (mb_transition_build(&bd, result, res, e) != MB_OK) {
-        mb_cli_print_error(e);
+        cli_print_error(e);
         if (e->code == MB_MISMATCH && (o->sync || o->b_phase))
             fprintf(stderr, "%s: hint: --sync and --b-start phase need foot touchdowns in both "
                     "clips (in-place clips that do not loop have none): leave them out\n", cmd);
-        return MB_EXIT_INPUT;
+        return CLI_EXIT_INPUT;
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* The output file, then the report into place (complete before the output is written). */
@@ -455,20 +441,20 @@ static int write_outputs(const trans_args *o, const trans_inputs *t, const mb_cl
                          mb_file_stream *rs, mb_error *e)
 {
     int rc;
-    const mb_bvh_write_desc wd = mb_cli_bvh_desc(&t->src[0]);
-    if (mb_cli_ends_with_ci(o->outp, ".glb")) {
-        if ((rc = mb_cli_write_glb(cmd, o->outp, &t->src[0], result, "transition",
-                                   t->info[0].up_axis + 1, o->scale)) != MB_EXIT_OK)
+    const mb_bvh_write_desc wd = cli_bvh_desc(&t->src[0]);
+    if (cli_ends_with_ci(o->outp, ".glb")) {
+        if ((rc = cli_write_glb(cmd, o->outp, &t->src[0], result, "transition",
+                                t->info[0].up_axis + 1, o->scale)) != CLI_EXIT_OK)
             return rc;
     } else if (mb_bvh_write_file(o->outp, t->sk[0], result, &wd, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return MB_EXIT_INPUT;
+        cli_print_error(e);
+        return CLI_EXIT_INPUT;
     }
     if (rs->f && mb_file_stream_commit(rs, e) != MB_OK) {
-        mb_cli_print_error(e);
-        return mb_cli_input_error(cmd, "wrote %s, but not the report", o->outp);
+        cli_print_error(e);
+        return cli_input_error(cmd, "wrote %s, but not the report", o->outp);
     }
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* Builds, measures, reports, writes and summarises the transition. */
@@ -476,7 +462,7 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
 {
     int ka = 0, kb = 0, rc;
     double b_start = 0.0, cost = -1.0;
-    if ((rc = find_points(o, t, &ka, &kb, &b_start, &cost, e)) != MB_EXIT_OK)
+    if ((rc = find_points(o, t, &ka, &kb, &b_start, &cost, e)) != CLI_EXIT_OK)
         return rc;
     /* --report: complete before the output is written, into place after it (so a failure
      * leaves neither changed); every exit discards it unless committed */
@@ -486,14 +472,14 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
     mb_clip *result = NULL;
     mb_transition_result res;
     if (o->report && mb_file_stream_open(&rs, o->report, e) != MB_OK) {
-        mb_cli_print_error(e);
-        rc = MB_EXIT_INPUT;
+        cli_print_error(e);
+        rc = CLI_EXIT_INPUT;
     } else {
         rc = build_transition(o, t, ka, b_start, &lg, &result, &res, e);
     }
     mb_transition_quality q;
     int qok = 0;
-    if (rc == MB_EXIT_OK) {
+    if (rc == CLI_EXIT_OK) {
         mb_transition_measure_desc qd = {0};
         qd.skeleton = t->sk[0];
         qd.a = t->cl[0];
@@ -506,15 +492,15 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
         qd.duration = o->duration;
         qok = mb_transition_measure(&qd, &q) == MB_OK;
     }
-    if (rc == MB_EXIT_OK && rs.f) {
+    if (rc == CLI_EXIT_OK && rs.f) {
         int ok = write_report(rs.f, t->sk[0], result, &t->info[0], &lg, &res, &q, qok, ka,
                               (int)floor(res.b_start / t->ftb + 0.5), cost);
         if (!ok || fflush(rs.f) != 0 || ferror(rs.f))
-            rc = mb_cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
+            rc = cli_input_error(cmd, "cannot write report '%s': %s", o->report, strerror(errno));
     }
-    if (rc == MB_EXIT_OK)
+    if (rc == CLI_EXIT_OK)
         rc = write_outputs(o, t, result, &rs, e);
-    if (rc == MB_EXIT_OK) {
+    if (rc == CLI_EXIT_OK) {
         char cost_text[48] = "";
         if (cost >= 0.0) /* a match ran */
             snprintf(cost_text, sizeof cost_text, ", match cost %.4g", cost);
@@ -537,7 +523,7 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
     return rc;
 }
 
-int mb_cmd_transition(int argc, char **argv)
+int cmd_transition(int argc, char **argv)
 {
     trans_args o;
     memset(&o, 0, sizeof o);
@@ -552,11 +538,11 @@ int mb_cmd_transition(int argc, char **argv)
     memset(&e, 0, sizeof e);
     int rc = parse_args(argc, argv, &o);
     if (rc == -1) /* --help */
-        rc = MB_EXIT_OK;
-    else if (rc == MB_EXIT_OK && (rc = check_options(&o)) == MB_EXIT_OK &&
-             (rc = load_pair(&o, &t, &e)) == MB_EXIT_OK && (rc = check_times(&o, &t)) == MB_EXIT_OK)
+        rc = CLI_EXIT_OK;
+    else if (rc == CLI_EXIT_OK && (rc = check_options(&o)) == CLI_EXIT_OK &&
+             (rc = load_pair(&o, &t, &e)) == CLI_EXIT_OK && (rc = check_times(&o, &t)) == CLI_EXIT_OK)
         rc = run_transition(&o, &t, &e);
     for (int i = 0; i < 2; ++i)
-        mb_cli_clip_close(&t.src[i]);
+        cli_clip_close(&t.src[i]);
     return rc;
 }

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli.h"
 
-#ifndef MB_CLI_VERSION
-#define MB_CLI_VERSION "unknown"
+#ifndef CLI_VERSION
+#define CLI_VERSION "unknown"
 #endif
 
 typedef struct command {
@@ -16,9 +16,9 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-#define MB_CLI_COMMAND(name, summary) {#name, summary, mb_cmd_##name, mb_cmd_##name##_usage},
+#define CLI_COMMAND(name, summary) {#name, summary, cmd_##name, cmd_##name##_usage},
 #include "commands.def"
-#undef MB_CLI_COMMAND
+#undef CLI_COMMAND
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -51,45 +51,45 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return MB_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     const char *first = argv[1];
     if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
         usage(stdout);
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (strcmp(first, "--version") == 0) {
-        printf("mblend %s\n", MB_CLI_VERSION);
-        return MB_EXIT_OK;
+        printf("mblend %s\n", CLI_VERSION);
+        return CLI_EXIT_OK;
     }
     if (strcmp(first, "help") == 0) { /* "mblend help [command]" */
         if (argc < 3) {
             usage(stdout);
-            return MB_EXIT_OK;
+            return CLI_EXIT_OK;
         }
         const command *c = find(argv[2]);
         if (!c) {
             fprintf(stderr, "mblend: unknown command '%s'\nTry 'mblend --help'.\n", argv[2]);
-            return MB_EXIT_USAGE;
+            return CLI_EXIT_USAGE;
         }
         c->usage(stdout);
-        return MB_EXIT_OK;
+        return CLI_EXIT_OK;
     }
     if (first[0] == '-') {
         fprintf(stderr, "mblend: unknown option '%s'\nTry 'mblend --help'.\n", first);
-        return MB_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     const command *c = find(first);
     if (!c) {
         fprintf(stderr, "mblend: unknown command '%s'\nTry 'mblend --help'.\n", first);
-        return MB_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     int rc = c->run(argc - 1, argv + 1);
     /* A full disk or closed pipe on stdout is an output I/O error. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "mblend %s: error writing to standard output\n", c->name);
-        if (rc == MB_EXIT_OK)
-            rc = MB_EXIT_INPUT;
+        if (rc == CLI_EXIT_OK)
+            rc = CLI_EXIT_INPUT;
     }
     return rc;
 }

@@ -1,28 +1,28 @@
 /* The pieces behind "mblend skin" and "mblend render": opening a motion source (BVH, a blend
  * result, or a glTF/FBX file with "#clip"), skinning its frames, a small software rasterizer,
  * and image writers (PNG through libpng, animated GIF through giflib, binary PPM). */
-#ifndef MB_CLI_RENDER_H
-#define MB_CLI_RENDER_H
+#ifndef CLI_RENDER_H
+#define CLI_RENDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_load.h"
 #include "mblend/mblend.h"
 
 /* ---------- motion sources (render_source.c) ---------- */
 
-typedef struct mb_src_opts {
+typedef struct cli_src_opts {
     const char *mesh_path;   /* --mesh: a glTF/FBX/... whose mesh the clip is mapped onto */
     int auto_mesh;           /* --auto-mesh: a generated capsule skin (BVH has no mesh) */
     int no_mesh;             /* skeleton only (render --skeleton) */
     int lenient;             /* BVH Frames line */
-} mb_src_opts;
+} cli_src_opts;
 
-typedef struct mb_src {
-    mb_skeleton *bvh_skel;   /* owned pieces (any may be NULL) */
-    mb_clip *bvh_clip;
-    mb_scene *scene;
-    mb_scene *mesh_scene;
+typedef struct cli_src {
+    cli_clip in;          /* the input, opened by the one loader (owned) */
+    const mb_scene *scene;   /* in's scene (NULL for BVH) */
+    mb_scene *mesh_scene;    /* owned pieces (any may be NULL) */
     mb_clip *mapped;
     mb_mesh *gen_mesh;
     const mb_skeleton *skel; /* the skeleton the clip plays on */
@@ -38,34 +38,35 @@ typedef struct mb_src {
                                 frames those bones only, as the generated skin skins them */
     int from_bvh;
     char path[4096];         /* the file (spec without "#Clip") */
-} mb_src;
+} cli_src;
 
 /* Opens "file.bvh", "file.glb" or "file.glb#Clip" (default: the first animation). Errors are
- * printed with cmd as prefix; returns an MB_EXIT_* code. */
-int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *out);
-void mb_src_close(mb_src *s);
-
-/* "A:B:STEP" (each part optional: A = 0, B = frames, STEP = 1; half-open) into first, end,
- * step. Returns 1 on success, 0 when text is not of that form (a usage error), -1 when the
- * range is empty or outside the frames. */
-int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step);
+ * printed with cmd as prefix; returns an CLI_EXIT_* code. */
+int cli_src_open(const char *cmd, const char *spec, const cli_src_opts *o, cli_src *out);
+/* cli_src_open for an input already opened with cli_input_open (still_ok), which s takes
+ * over (in is left empty, also on failure). */
+int cli_src_open_input(const char *cmd, const char *spec, const cli_src_opts *o, cli_clip *in,
+                       cli_src *out);
+void cli_src_close(cli_src *s);
 
 /* Per-frame skinning buffers for a source. */
-typedef struct mb_skinner {
+typedef struct render_skinner {
     int nj, np, nv;
     mb_xform *pose;
     float (*world)[16];
     float (*pal)[16];
     float (*dq)[8];
     float *pos, *nrm;        /* nv * 3 each (NULL without a mesh) */
-} mb_skinner;
+} render_skinner;
 
-int mb_skinner_init(mb_skinner *k, const mb_src *s);
-void mb_skinner_free(mb_skinner *k);
+int render_skinner_init(render_skinner *k, const cli_src *s);
+void render_skinner_free(render_skinner *k);
 /* Pose, world matrices and (with a mesh) skinned positions and normals of one clip frame. */
-mb_status mb_skinner_frame(mb_skinner *k, const mb_src *s, int frame, mb_skin_method method);
+mb_status render_skinner_frame(render_skinner *k, const cli_src *s, int frame, mb_skin_method method);
 
-/* ---------- the rasterizer (render_raster.c; no dependency beyond libc) ---------- */
+/* ---------- the rasterizer (render_raster.c; no dependency beyond libc) ----------
+ * Its names keep the mb_ prefix: tests/test_render.c includes render_raster.c and calls
+ * them, so they are renamed together with that test. */
 
 /* A float RGB canvas with a depth buffer; depth grows toward the viewer. */
 typedef struct mb_canvas {
@@ -96,16 +97,16 @@ void mb_canvas_resolve(const mb_canvas *c, int f, unsigned char *dst, int dst_w,
 
 /* The mesh's base colours (RGB 0..1), shaded by intensity 0.34..1; the GIF palette is built
  * around them. */
-#define MB_RENDER_BODY 0.86f, 0.56f, 0.32f
-#define MB_RENDER_LEFT 0.50f, 0.62f, 0.84f
+#define RENDER_BODY 0.86f, 0.56f, 0.32f
+#define RENDER_LEFT 0.50f, 0.62f, 0.84f
 
-typedef enum mb_view { MB_VIEW_FRONT, MB_VIEW_SIDE, MB_VIEW_TOP } mb_view;
+typedef enum render_view { RENDER_VIEW_FRONT, RENDER_VIEW_SIDE, RENDER_VIEW_TOP } render_view;
 
 /* Screen axes for a view: right, up and toward-the-viewer unit vectors. */
-void mb_view_axes(const mb_src *s, mb_view v, float right[3], float up[3], float toward[3]);
+void render_view_axes(const cli_src *s, render_view v, float right[3], float up[3], float toward[3]);
 
-typedef struct mb_render_opts {
-    mb_view view;
+typedef struct render_opts {
+    render_view view;
     int cell_w, cell_h;      /* pixels per frame */
     int columns;             /* contact sheet columns (0: automatic) */
     int skeleton;            /* draw the skeleton lines (over the mesh when there is one) */
@@ -113,25 +114,25 @@ typedef struct mb_render_opts {
     int labels;              /* frame numbers in the cells */
     mb_skin_method method;
     int ssaa;                /* supersampling factor, 1..4 */
-} mb_render_opts;
+} render_opts;
 
 /* Renders frames first, first + step, ... < end of a source, each into its own cell of an
  * 8-bit RGB image: a contact sheet (sheet = 1: cols x rows cells) or a sequence of
  * cell-sized frames (sheet = 0; *out_count images of cell_w x cell_h, back to back).
  * Framing: one scale for all frames; each frame centred horizontally, the vertical position
  * shared so the ground stays put. Returns 0 on success, prints why not otherwise. */
-int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, long first,
-                     long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
-                     int *out_h, int *out_count);
+int render_frames(const char *cmd, const cli_src *s, const render_opts *o, long first,
+                  long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
+                  int *out_h, int *out_count);
 
 /* ---------- image files (render_image.c) ---------- */
 
 /* Each writes to a temporary file beside path and renames it over path; on failure prints
  * "cmd: path: why" and returns non-zero. */
-int mb_write_png(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
-int mb_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
+int render_write_png(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
+int render_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, int w, int h);
 /* count frames of w x h, each shown delay_cs hundredths of a second, looping forever. */
-int mb_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
-                 int count, int delay_cs);
+int render_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
+                     int count, int delay_cs);
 
 #endif

@@ -14,7 +14,7 @@
 #include <gif_lib.h>
 #include <png.h>
 
-#include "cli_common.h"
+#include "cli.h"
 #include "render.h"
 
 /* ---------- a growing memory buffer ---------- */
@@ -49,14 +49,14 @@ static int finish(const char *cmd, const char *path, membuf *m)
 {
     if (m->failed) {
         free(m->p);
-        return mb_cli_input_error(cmd, "%s: out of memory", path);
+        return cli_input_error(cmd, "%s: out of memory", path);
     }
     mb_error err;
     mb_status st = mb_file_write_atomic(path, m->p, m->len, &err);
     free(m->p);
     if (st != MB_OK) {
-        mb_cli_print_error(&err);
-        return MB_EXIT_INPUT;
+        cli_print_error(&err);
+        return CLI_EXIT_INPUT;
     }
     return 0;
 }
@@ -86,7 +86,7 @@ static void png_on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-int mb_write_png(const char *cmd, const char *path, const unsigned char *rgb, int w, int h)
+int render_write_png(const char *cmd, const char *path, const unsigned char *rgb, int w, int h)
 {
     /* Everything libpng's longjmp may come back to lives on the heap (a local changed after
      * setjmp would be indeterminate there). */
@@ -100,11 +100,11 @@ int mb_write_png(const char *cmd, const char *path, const unsigned char *rgb, in
         png_destroy_write_struct(&png, &info);
         free(m);
         free(e);
-        return mb_cli_input_error(cmd, "%s: out of memory", path);
+        return cli_input_error(cmd, "%s: out of memory", path);
     }
     if (setjmp(e->jump)) {
         png_destroy_write_struct(&png, &info);
-        int rc = mb_cli_input_error(cmd, "%s: libpng: %s", path, e->text);
+        int rc = cli_input_error(cmd, "%s: libpng: %s", path, e->text);
         free(m->p);
         free(m);
         free(e);
@@ -132,7 +132,7 @@ int mb_write_png(const char *cmd, const char *path, const unsigned char *rgb, in
 
 /* ---------- PPM ---------- */
 
-int mb_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, int w, int h)
+int render_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, int w, int h)
 {
     membuf m = {NULL, 0, 0, 0};
     char hdr[64];
@@ -149,7 +149,7 @@ int mb_write_ppm(const char *cmd, const char *path, const unsigned char *rgb, in
  * blended edges); pixels map to their nearest entry through a 15-bit cache. */
 static void build_palette(GifColorType pal[256])
 {
-    const float body[3] = {MB_RENDER_BODY}, left[3] = {MB_RENDER_LEFT};
+    const float body[3] = {RENDER_BODY}, left[3] = {RENDER_LEFT};
     int i = 0;
     for (int k = 0; k < 64; ++k, ++i) {
         float t = 0.30f + 0.70f * (float)k / 63.0f;
@@ -201,16 +201,16 @@ static int gif_mem_write(GifFileType *gif, const GifByteType *data, int n)
     return m->failed ? 0 : n;
 }
 
-int mb_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
-                 int count, int delay_cs)
+int render_write_gif(const char *cmd, const char *path, const unsigned char *rgb, int w, int h,
+                     int count, int delay_cs)
 {
     if (w > 65535 || h > 65535)
-        return mb_cli_input_error(cmd, "%s: a GIF is at most 65535 pixels wide and high", path);
+        return cli_input_error(cmd, "%s: a GIF is at most 65535 pixels wide and high", path);
     membuf m = {NULL, 0, 0, 0};
     int err = 0;
     GifFileType *gif = EGifOpen(&m, gif_mem_write, &err);
     if (!gif)
-        return mb_cli_input_error(cmd, "%s: giflib: %s", path, GifErrorString(err));
+        return cli_input_error(cmd, "%s: giflib: %s", path, GifErrorString(err));
     GifColorType pal[256];
     build_palette(pal);
     ColorMapObject *cmap = GifMakeMapObject(256, pal);
@@ -262,7 +262,7 @@ int mb_write_gif(const char *cmd, const char *path, const unsigned char *rgb, in
     free(line);
     if (EGifCloseFile(gif, &err) == GIF_ERROR) {
         free(m.p);
-        return mb_cli_input_error(cmd, "%s: giflib: %s", path, GifErrorString(err));
+        return cli_input_error(cmd, "%s: giflib: %s", path, GifErrorString(err));
     }
     return finish(cmd, path, &m);
 fail:
@@ -271,5 +271,5 @@ fail:
     free(line);
     EGifCloseFile(gif, &err);
     free(m.p);
-    return mb_cli_input_error(cmd, "%s: giflib: %s", path, step);
+    return cli_input_error(cmd, "%s: giflib: %s", path, step);
 }

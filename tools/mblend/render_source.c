@@ -6,20 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli_args.h"
+#include "cli_load.h"
+#include "cli_pose.h"
 #include "render.h"
 
 
 
-void mb_src_close(mb_src *s)
+void cli_src_close(cli_src *s)
 {
     free(s->rigid);
     mb_mesh_destroy(s->gen_mesh);
     mb_clip_destroy(s->mapped);
     mb_scene_destroy(s->mesh_scene);
-    mb_scene_destroy(s->scene);
-    mb_clip_destroy(s->bvh_clip);
-    mb_skeleton_destroy(s->bvh_skel);
+    cli_clip_close(&s->in);
     /* path survives: error messages after a close still name the file */
     char path[sizeof s->path];
     memcpy(path, s->path, sizeof path);
@@ -44,7 +44,7 @@ static int branch_of(const int *parents, int a, int b)
 
 /* forward = up x right, right the mean of right hip minus left hip over the clip (pose and
  * world are scratch for the skeleton). Returns whether that gives a direction. */
-static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xform *pose,
+static int forward_from_hips(const cli_src *s, const mb_motion_info *info, mb_xform *pose,
                              float (*world)[16], float f[3])
 {
     const int *parents = mb_skeleton_parents(s->skel);
@@ -54,7 +54,7 @@ static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xfo
     double r[3] = {0, 0, 0};
     int step = frames > 64 ? frames / 64 : 1;
     for (int fr = 0; fr < frames; fr += step) {
-        if (mb_cli_frame_world(s->skel, s->clip, fr, pose, world) != MB_OK)
+        if (cli_frame_world(s->skel, s->clip, fr, pose, world) != MB_OK)
             break;
         /* a hip at the branch point itself (zero offset) says nothing: walk down the leg
          * until the two sides are apart */
@@ -91,7 +91,7 @@ static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xfo
  * joints where the legs branch off, found from the feet) over the clip, and forward = up x
  * right; without feet, the travel of the moving root; else +Z (+X when Z is up). info is
  * the clip's analysis (NULL when it failed). */
-static void find_forward(mb_src *s, const mb_motion_info *info)
+static void find_forward(cli_src *s, const mb_motion_info *info)
 {
     float f[3] = {0, 0, 0};
     int nj = mb_skeleton_joint_count(s->skel), frames = mb_clip_frame_count(s->clip);
@@ -102,10 +102,10 @@ static void find_forward(mb_src *s, const mb_motion_info *info)
         info->left_foot != info->right_foot)
         found = forward_from_hips(s, info, pose, world, f);
     if (!found && pose && world && frames > 1 &&
-        mb_cli_frame_world(s->skel, s->clip, 0, pose, world) == MB_OK) {
+        cli_frame_world(s->skel, s->clip, 0, pose, world) == MB_OK) {
         int r = s->root;
         float p0[3] = {world[r][12], world[r][13], world[r][14]};
-        if (mb_cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
+        if (cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
             for (int k = 0; k < 3; ++k)
                 f[k] = world[r][12 + k] - p0[k];
             f[s->up] = 0;
@@ -123,32 +123,23 @@ static void find_forward(mb_src *s, const mb_motion_info *info)
     free(world);
 }
 
-/* A BVH file: its skeleton and clip, the up axis detected. Returns an MB_EXIT_* code. */
-static int open_bvh(const char *cmd, const char *spec, const char *clip, const mb_src_opts *o,
-                    mb_src *s)
+/* A BVH file: its skeleton and clip, the up axis detected. Returns an CLI_EXIT_* code. */
+static int use_bvh(const char *cmd, cli_src *s)
 {
     const char *path = s->path;
-    if (clip[0])
-        return mb_cli_usage_error(cmd, "'%s': a BVH file holds one clip ('#%s' is for glTF "
-                                  "and FBX files)", spec, clip);
-    int rc = mb_cli_load_bvh(path, o->lenient, &s->bvh_skel, &s->bvh_clip);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    if (mb_clip_frame_count(s->bvh_clip) < 1)
-        return mb_cli_input_error(cmd, "%s: the file has no frames", path);
+    if (mb_clip_frame_count(s->clip) < 1)
+        return cli_input_error(cmd, "%s: the file has no frames", path);
     s->from_bvh = 1;
-    s->skel = s->bvh_skel;
-    s->clip = s->bvh_clip;
     mb_motion_info info;
     s->up = 1;
     if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
         s->up = info.up_axis;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* A still mesh: one frame of its bind pose (every node of a scene skeleton has position
  * channels, so every translation is tracked), into s->mapped. */
-static mb_status still_clip(mb_src *s, const mb_mesh *m)
+static mb_status still_clip(cli_src *s, const mb_mesh *m)
 {
     int nj = mb_skeleton_joint_count(s->skel), nt;
     const int *tracked = mb_skeleton_translation_joints(s->skel, &nt);
@@ -176,50 +167,38 @@ static mb_status still_clip(mb_src *s, const mb_mesh *m)
     return st;
 }
 
-/* A glTF/FBX/... scene: its skeleton, mesh and the animation named clip (default: the
- * first; a still mesh without animations plays its bind pose). */
-static int open_scene(const char *cmd, const char *clip, mb_src *s)
+/* A glTF/FBX/... scene: its skeleton, mesh and the animation the loader picked (a still
+ * mesh without animations plays its bind pose). */
+static int use_scene(const char *cmd, cli_src *s)
 {
     const char *path = s->path;
-    int rc = mb_cli_load_scene(cmd, path, &s->scene);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    s->skel = mb_scene_skeleton(s->scene);
     s->up = 1; /* glTF is +Y up */
-    int ci = 0;
-    if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
-        fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
-        for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
-            fprintf(stderr, "%s '%s'", i ? "," : "", mb_scene_clip_name(s->scene, i));
-        fprintf(stderr, "%s\n", mb_scene_clip_count(s->scene) ? "" : " none");
-        return MB_EXIT_INPUT;
-    }
-    if (mb_scene_clip_count(s->scene) > 0) {
-        s->clip = mb_scene_clip(s->scene, ci);
-        s->clip_name = mb_scene_clip_name(s->scene, ci);
-    } else if (mb_scene_mesh(s->scene)) {
+    for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
+        if (mb_scene_clip(s->scene, i) == s->clip)
+            s->clip_name = mb_scene_clip_name(s->scene, i);
+    if (!s->clip && mb_scene_mesh(s->scene)) {
         mb_status st = still_clip(s, mb_scene_mesh(s->scene));
         if (st != MB_OK)
-            return mb_cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
+            return cli_input_error(cmd, "%s: %s", path, mb_status_str(st));
         s->clip = s->mapped;
         s->clip_name = "bind";
-    } else {
-        return mb_cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
+    } else if (!s->clip) {
+        return cli_input_error(cmd, "%s: the file has neither animations nor a mesh", path);
     }
     s->mesh = mb_scene_mesh(s->scene);
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* --mesh: the clip mapped onto mesh_path's skeleton by joint name; the joints left
  * unmatched are listed on stderr. */
-static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_path, mb_src *s)
+static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_path, cli_src *s)
 {
-    int rc = mb_cli_load_scene(cmd, mesh_path, &s->mesh_scene);
-    if (rc != MB_EXIT_OK)
+    int rc = cli_load_scene(cmd, mesh_path, &s->mesh_scene);
+    if (rc != CLI_EXIT_OK)
         return rc;
     const mb_mesh *m = mb_scene_mesh(s->mesh_scene);
     if (!m)
-        return mb_cli_input_error(cmd, "%s: the file has no mesh", mesh_path);
+        return cli_input_error(cmd, "%s: the file has no mesh", mesh_path);
     const mb_skeleton *to = mb_scene_skeleton(s->mesh_scene);
     mb_clip_map_desc md;
     memset(&md, 0, sizeof md);
@@ -234,9 +213,9 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     if (st != MB_OK) {
         free(from);
         if (st == MB_MISMATCH)
-            return mb_cli_input_error(cmd, "%s: no joint of %s has a name in %s (the clip "
-                                      "is mapped by joint name)", spec, mesh_path, spec);
-        return mb_cli_input_error(cmd, "%s: %s", mesh_path, mb_status_str(st));
+            return cli_input_error(cmd, "%s: no joint of %s has a name in %s (the clip "
+                                   "is mapped by joint name)", spec, mesh_path, spec);
+        return cli_input_error(cmd, "%s: %s", mesh_path, mb_status_str(st));
     }
     if (unmatched > 0) {
         fprintf(stderr, "%s: %d of %d joints of %s have no joint of the same name in %s and "
@@ -256,12 +235,12 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     s->clip = mapped;
     s->mesh = m;
     s->up = 1;
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
 /* What the renderer and the generated skin need from the clip's analysis: the moving root,
- * the bones that keep their length, the facing direction. Returns an MB_EXIT_* code. */
-static int analyse(const char *cmd, mb_src *s)
+ * the bones that keep their length, the facing direction. Returns an CLI_EXIT_* code. */
+static int analyse(const char *cmd, cli_src *s)
 {
     mb_motion_info info;
     mb_analyze_desc ad;
@@ -272,29 +251,43 @@ static int analyse(const char *cmd, mb_src *s)
     s->rigid = malloc((size_t)mb_skeleton_joint_count(s->skel));
     mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid) : MB_NOMEM;
     if (st != MB_OK)
-        return mb_cli_input_error(cmd, "%s: %s", s->path, mb_status_str(st));
+        return cli_input_error(cmd, "%s: %s", s->path, mb_status_str(st));
     find_forward(s, analysed ? &info : NULL);
-    return MB_EXIT_OK;
+    return CLI_EXIT_OK;
 }
 
-int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src *s)
+int cli_src_open(const char *cmd, const char *spec, const cli_src_opts *o, cli_src *s)
+{
+    cli_clip in;
+    int rc = cli_input_open(cmd, spec, o->lenient, 1, &in);
+    if (rc != CLI_EXIT_OK) {
+        memset(s, 0, sizeof *s);
+        return rc;
+    }
+    return cli_src_open_input(cmd, spec, o, &in, s);
+}
+
+int cli_src_open_input(const char *cmd, const char *spec, const cli_src_opts *o, cli_clip *in,
+                       cli_src *s)
 {
     memset(s, 0, sizeof *s);
-    char clip[256] = "";
-    int rc = mb_cli_split_spec(cmd, spec, s->path, sizeof s->path, clip, sizeof clip);
-    if (rc != MB_EXIT_OK)
-        return rc;
-    rc = mb_cli_is_bvh(s->path) ? open_bvh(cmd, spec, clip, o, s) : open_scene(cmd, clip, s);
-    if (rc == MB_EXIT_OK && !s->clip_name) {
+    s->in = *in;
+    memset(in, 0, sizeof *in);
+    snprintf(s->path, sizeof s->path, "%s", s->in.file);
+    s->scene = s->in.scene;
+    s->skel = s->in.s;
+    s->clip = s->in.c;
+    int rc = s->scene ? use_scene(cmd, s) : use_bvh(cmd, s);
+    if (rc == CLI_EXIT_OK && !s->clip_name) {
         const char *base = strrchr(s->path, '/');
         s->clip_name = base ? base + 1 : spec;
     }
     /* The mesh: --mesh maps the clip onto another file's skeleton by joint name. */
-    if (rc == MB_EXIT_OK && o->mesh_path && !o->no_mesh) {
+    if (rc == CLI_EXIT_OK && o->mesh_path && !o->no_mesh) {
         rc = map_onto_mesh(cmd, spec, o->mesh_path, s);
-    } else if (rc == MB_EXIT_OK && o->no_mesh) {
+    } else if (rc == CLI_EXIT_OK && o->no_mesh) {
         s->mesh = NULL;
-    } else if (rc == MB_EXIT_OK && (o->auto_mesh || !s->mesh)) {
+    } else if (rc == CLI_EXIT_OK && (o->auto_mesh || !s->mesh)) {
         /* the clip goes along: a bone that stretches over it (a static root above the
          * moving hips) gets no capsule */
         mb_skin_gen_desc gd;
@@ -302,58 +295,17 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
         gd.clip = s->clip;
         mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh);
         if (st != MB_OK)
-            rc = mb_cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
+            rc = cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
         s->mesh = s->gen_mesh;
     }
-    if (rc == MB_EXIT_OK)
+    if (rc == CLI_EXIT_OK)
         rc = analyse(cmd, s);
-    if (rc != MB_EXIT_OK)
-        mb_src_close(s);
+    if (rc != CLI_EXIT_OK)
+        cli_src_close(s);
     return rc;
 }
 
-int mb_parse_frames(const char *text, long frames, long *first, long *end, long *step)
-{
-    long v[3] = {0, frames, 1};
-    int given[3] = {0, 0, 0};
-    const char *p = text;
-    if (!*text) /* an empty option is a mistake, not "every frame" */
-        return 0;
-    for (int k = 0; k < 3; ++k) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        char buf[32];
-        if (n >= sizeof buf)
-            return 0;
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        if (n > 0) {
-            if (!mb_cli_parse_long(buf, &v[k]))
-                return 0;
-            given[k] = 1;
-        }
-        if (!colon) {
-            if (k == 0 && given[0]) /* "N": just frame N (past the clip: refused below) */
-                v[1] = v[0] < frames ? v[0] + 1 : frames + 1;
-            break;
-        }
-        if (k == 2)
-            return 0;
-        p = colon + 1;
-    }
-    if (v[2] < 1)
-        return 0;
-    if (v[0] < 0 || v[1] > frames || v[0] >= v[1])
-        return -1;
-    *first = v[0];
-    *end = v[1];
-    /* a step past the range takes its first frame only (and keeps the count's arithmetic,
-     * end - first + step - 1, from overflowing) */
-    *step = v[2] < v[1] - v[0] ? v[2] : v[1] - v[0];
-    return 1;
-}
-
-int mb_skinner_init(mb_skinner *k, const mb_src *s)
+int render_skinner_init(render_skinner *k, const cli_src *s)
 {
     memset(k, 0, sizeof *k);
     k->nj = mb_skeleton_joint_count(s->skel);
@@ -374,7 +326,7 @@ int mb_skinner_init(mb_skinner *k, const mb_src *s)
     return 0;
 }
 
-void mb_skinner_free(mb_skinner *k)
+void render_skinner_free(render_skinner *k)
 {
     free(k->pose);
     free(k->world);
@@ -385,9 +337,9 @@ void mb_skinner_free(mb_skinner *k)
     memset(k, 0, sizeof *k);
 }
 
-mb_status mb_skinner_frame(mb_skinner *k, const mb_src *s, int frame, mb_skin_method method)
+mb_status render_skinner_frame(render_skinner *k, const cli_src *s, int frame, mb_skin_method method)
 {
-    mb_status st = mb_cli_frame_world(s->skel, s->clip, frame, k->pose, k->world);
+    mb_status st = cli_frame_world(s->skel, s->clip, frame, k->pose, k->world);
     if (st != MB_OK || !s->mesh)
         return st;
     mb_skin_palette_desc pd;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_common.h"
+#include "cli.h"
 #include "render.h"
 
 static void cross(const float a[3], const float b[3], float o[3])
@@ -16,19 +16,19 @@ static void cross(const float a[3], const float b[3], float o[3])
 
 static float dot(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-void mb_view_axes(const mb_src *s, mb_view v, float right[3], float up[3], float toward[3])
+void render_view_axes(const cli_src *s, render_view v, float right[3], float up[3], float toward[3])
 {
     float u[3] = {0, 0, 0}, f[3], r[3];
     u[s->up] = 1;
     memcpy(f, s->forward, sizeof f);
     cross(f, u, r); /* the character's right */
     switch (v) {
-    case MB_VIEW_SIDE: /* from the character's right: it faces screen right */
+    case RENDER_VIEW_SIDE: /* from the character's right: it faces screen right */
         memcpy(right, f, sizeof f);
         memcpy(up, u, sizeof u);
         memcpy(toward, r, sizeof r);
         break;
-    case MB_VIEW_TOP: /* from above: it faces screen up */
+    case RENDER_VIEW_TOP: /* from above: it faces screen up */
         memcpy(right, r, sizeof r);
         memcpy(up, f, sizeof f);
         memcpy(toward, u, sizeof u);
@@ -84,7 +84,7 @@ typedef struct frame_box {
  * the clip holds (s->rigid), so a static root whose one bone stretches to the moving hips
  * (Bandai-Namco's joint_Root) neither draws a line across the walk nor widens the frame;
  * every joint when no bone keeps its length. */
-static void joints_shown(const mb_src *s, unsigned char *shown)
+static void joints_shown(const cli_src *s, unsigned char *shown)
 {
     int nj = mb_skeleton_joint_count(s->skel), any = 0;
     const int *parents = mb_skeleton_parents(s->skel);
@@ -99,7 +99,7 @@ static void joints_shown(const mb_src *s, unsigned char *shown)
 }
 
 /* The points drawn for a frame, projected: mesh vertices and/or the joints shown. */
-static void frame_bounds(const mb_skinner *k, const mb_src *s, const mb_render_opts *o,
+static void frame_bounds(const render_skinner *k, const cli_src *s, const render_opts *o,
                          const unsigned char *shown, const float R[3], const float U[3],
                          frame_box *b)
 {
@@ -128,9 +128,9 @@ static void frame_bounds(const mb_skinner *k, const mb_src *s, const mb_render_o
 /* What drawing the frames of one render needs: the source, the options, the skinned frame
  * in hand (k), the canvas and the view. */
 typedef struct render_ctx {
-    const mb_src *s;
-    const mb_render_opts *o;
-    mb_skinner k;
+    const cli_src *s;
+    const render_opts *o;
+    render_skinner k;
     mb_canvas cv;
     int f;                   /* supersampling factor */
     float R[3], U[3], T[3];  /* screen right, up, toward the viewer */
@@ -160,9 +160,9 @@ static int frame_all(const char *cmd, render_ctx *r, long first, long step, long
     r->gy0 = INFINITY;
     r->gy1 = -INFINITY;
     for (long i = 0; i < n; ++i) {
-        mb_status st = mb_skinner_frame(&r->k, r->s, (int)(first + i * step), r->o->method);
+        mb_status st = render_skinner_frame(&r->k, r->s, (int)(first + i * step), r->o->method);
         if (st != MB_OK)
-            return mb_cli_input_error(cmd, "frame %ld: %s", first + i * step, mb_status_str(st));
+            return cli_input_error(cmd, "frame %ld: %s", first + i * step, mb_status_str(st));
         frame_box *b = &boxes[i];
         frame_bounds(&r->k, r->s, r->o, r->shown, r->R, r->U, b);
         maxw = fmaxf(maxw, b->x1 - b->x0);
@@ -170,12 +170,12 @@ static int frame_all(const char *cmd, render_ctx *r, long first, long step, long
         r->gy0 = fminf(r->gy0, b->y0);
         r->gy1 = fmaxf(r->gy1, b->y1);
     }
-    float height = r->o->view == MB_VIEW_TOP ? maxh : r->gy1 - r->gy0;
+    float height = r->o->view == RENDER_VIEW_TOP ? maxh : r->gy1 - r->gy0;
     int cw = r->o->cell_w, ch = r->o->cell_h;
     r->label = r->o->labels ? 12.0f : 0.0f;
     r->scale = fminf(0.88f * (float)cw / fmaxf(maxw, 1e-6f), (0.88f * (float)ch - r->label) / fmaxf(height, 1e-6f));
     if (!isfinite(r->scale) || r->scale <= 0.0f)
-        return mb_cli_input_error(cmd, "nothing to draw (the frames have no extent)");
+        return cli_input_error(cmd, "nothing to draw (the frames have no extent)");
     r->scale *= (float)r->f;
     return 0;
 }
@@ -197,7 +197,7 @@ static int prepare_shading(render_ctx *r)
     r->vside = malloc((size_t)nv);
     if (!r->sv || !r->col || !r->vside)
         return -1;
-    const mb_src *s = r->s;
+    const cli_src *s = r->s;
     int nj = mb_skeleton_joint_count(s->skel);
     unsigned char *jside = malloc((size_t)nj);
     const int *sj = mb_mesh_skin_joints(s->mesh);
@@ -214,7 +214,7 @@ static int prepare_shading(render_ctx *r)
  * gait reads at a glance. */
 static void draw_mesh(render_ctx *r, const cell_map *m)
 {
-    const float body[3] = {MB_RENDER_BODY}, left_c[3] = {MB_RENDER_LEFT};
+    const float body[3] = {RENDER_BODY}, left_c[3] = {RENDER_LEFT};
     const float *R = r->R, *U = r->U, *T = r->T, *L = r->L;
     for (int v = 0; v < r->k.nv; ++v) {
         const float *p = &r->k.pos[3 * v], *nr = &r->k.nrm[3 * v];
@@ -242,8 +242,8 @@ static void draw_mesh(render_ctx *r, const cell_map *m)
 static void draw_skeleton(render_ctx *r, const cell_map *m, int over_mesh)
 {
     const float bone[3] = {0.10f, 0.16f, 0.38f};
-    const mb_src *s = r->s;
-    const mb_skinner *k = &r->k;
+    const cli_src *s = r->s;
+    const render_skinner *k = &r->k;
     const float *R = r->R, *U = r->U, *T = r->T;
     const int *parents = mb_skeleton_parents(s->skel);
     float width = (over_mesh ? 1.5f : 2.5f) * (float)r->f;
@@ -272,9 +272,9 @@ static void draw_frame(render_ctx *r, long frame, const frame_box *b)
 {
     const float sky[3] = {0.97f, 0.97f, 0.99f}, floor_c[3] = {0.84f, 0.86f, 0.90f};
     const float ground[3] = {0.55f, 0.57f, 0.62f}, text[3] = {0.35f, 0.36f, 0.42f};
-    const mb_render_opts *o = r->o;
-    int f = r->f, cw = o->cell_w, ch = o->cell_h, top_view = o->view == MB_VIEW_TOP;
-    mb_skinner_frame(&r->k, r->s, (int)frame, o->method);
+    const render_opts *o = r->o;
+    int f = r->f, cw = o->cell_w, ch = o->cell_h, top_view = o->view == RENDER_VIEW_TOP;
+    render_skinner_frame(&r->k, r->s, (int)frame, o->method);
     cell_map m;
     m.cx = 0.5f * (b->x0 + b->x1);
     m.cy = top_view ? 0.5f * (b->y0 + b->y1) : 0.5f * (r->gy0 + r->gy1);
@@ -299,9 +299,9 @@ static void draw_frame(render_ctx *r, long frame, const frame_box *b)
     }
 }
 
-int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, long first,
-                     long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
-                     int *out_h, int *out_count)
+int render_frames(const char *cmd, const cli_src *s, const render_opts *o, long first,
+                  long end, long step, int sheet, unsigned char **out_rgb, int *out_w,
+                  int *out_h, int *out_count)
 {
     long n = (end - first + step - 1) / step;
     render_ctx r;
@@ -316,24 +316,24 @@ int mb_render_frames(const char *cmd, const mb_src *s, const mb_render_opts *o, 
     long rows = sheet ? (n + cols - 1) / cols : 1;
     long W = (long)cols * cw, H = rows * ch;
     if (W * H * (sheet ? 1 : n) > 400l * 1000 * 1000 || (long)cw * f > 16384 || (long)ch * f > 16384)
-        return mb_cli_input_error(cmd, "the image would be too large (%ld frames of %dx%d)", n, cw, ch);
+        return cli_input_error(cmd, "the image would be too large (%ld frames of %dx%d)", n, cw, ch);
     size_t img_bytes = (size_t)W * (size_t)H * 3 * (size_t)(sheet ? 1 : n);
     unsigned char *img = malloc(img_bytes);
     frame_box *boxes = malloc((size_t)n * sizeof *boxes);
     r.shown = malloc((size_t)mb_skeleton_joint_count(s->skel));
     int rc = 1;
-    if (mb_skinner_init(&r.k, s) != 0 || !img || !boxes || !r.shown ||
+    if (render_skinner_init(&r.k, s) != 0 || !img || !boxes || !r.shown ||
         mb_canvas_init(&r.cv, cw * f, ch * f) != 0) {
-        mb_cli_input_error(cmd, "out of memory");
+        cli_input_error(cmd, "out of memory");
         goto done;
     }
     joints_shown(s, r.shown);
     memset(img, 255, img_bytes);
-    mb_view_axes(s, o->view, r.R, r.U, r.T);
+    render_view_axes(s, o->view, r.R, r.U, r.T);
     if (frame_all(cmd, &r, first, step, n, boxes) != 0)
         goto done;
     if (prepare_shading(&r) != 0) {
-        mb_cli_input_error(cmd, "out of memory");
+        cli_input_error(cmd, "out of memory");
         goto done;
     }
     for (long i = 0; i < n; ++i) {
@@ -356,6 +356,6 @@ done:
     free(r.col);
     free(r.vside);
     mb_canvas_free(&r.cv);
-    mb_skinner_free(&r.k);
+    render_skinner_free(&r.k);
     return rc;
 }

@@ -1,0 +1,43 @@
+/* The commands' inputs: one loader for "walk.bvh", "Fox.glb#Walk", ... (mb_source_open). */
+#ifndef CLI_LOAD_H
+#define CLI_LOAD_H
+
+#include "cli.h"
+
+/* Reads a whole glTF/FBX/... scene through assimp (an error when the build has none), for
+ * its mesh (--mesh); errors go to stderr as for cli_input_open, warnings about cut
+ * influences and dropped scales prefixed with cmd. Returns CLI_EXIT_OK or CLI_EXIT_INPUT. */
+int cli_load_scene(const char *cmd, const char *path, mb_scene **out);
+
+/* A clip from the command line: "file.bvh", or "file.glb#Anim" (any assimp format; default
+ * the first animation; '#' splits only when no file has the whole name). */
+typedef struct cli_clip {
+    char file[1024];
+    char anim[256];          /* "" = the first animation */
+    mb_source *source;       /* owns everything below (or own_scene does) */
+    mb_scene *own_scene;     /* a still scene (see cli_input_open) */
+    mb_scene *scene;         /* a scene file's scene (NULL for BVH) */
+    const mb_skeleton *s;
+    const mb_clip *c;        /* NULL for a still scene only */
+    int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
+} cli_clip;
+
+/* The one input loader of every command: opens spec through mb_source_open (with the
+ * assimp crash probe). A malformed spec is a usage error ("cmd: message", a --help hint;
+ * CLI_EXIT_USAGE); a file that cannot be read is reported as the library formats it
+ * ("file[:line:col]: message"; CLI_EXIT_INPUT); loader warnings go to stderr. With still_ok,
+ * a scene file without animations, named without '#', opens too, with c = NULL (render,
+ * skin and info show its bind pose). On failure *out holds nothing. */
+int cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
+                   cli_clip *out);
+/* cli_input_open without still scenes: every input has a clip. */
+int cli_clip_open(const char *cmd, const char *spec, int lenient, cli_clip *out);
+void cli_clip_close(cli_clip *c);
+
+/* Whether b has a's skeleton (joint names and parents; offsets may differ). Otherwise prints
+ * the first difference (joint counts, or the joint with its names and parents on both
+ * sides) and returns CLI_EXIT_INPUT. name_a and name_b name the inputs in the message. */
+int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
+                      const char *name_b, const mb_skeleton *b);
+
+#endif
