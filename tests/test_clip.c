@@ -534,7 +534,7 @@ Test(clip, blend_of_clips_with_different_tracked_sets)
     mb_clip *a = make_clip(ta, 2), *b = make_clip(tb, 2);
     mb_motion_info info;
     memset(&info, 0, sizeof info);
-    info.up_axis = 1;
+    info.up_axis = MB_AXIS_Y;
     info.left_foot = info.right_foot = -1;
     mb_clip_input in[2] = {{s, a, "a", {0, 0}, 0.5f, &info}, {s, b, "b", {0, 0}, 0.5f, &info}};
     mb_clip_blend_desc d;

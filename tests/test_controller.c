@@ -169,7 +169,7 @@ Test(controller, set_queries)
     cr_assert_eq(mb_state_set_count(fx.set), 4);
     cr_assert_eq(mb_state_set_find(fx.set, "run"), 1);
     cr_assert_eq(mb_state_set_find(fx.set, "nope"), -1);
-    cr_assert_eq(mb_state_set_up_axis(fx.set), 1);
+    cr_assert_eq(mb_state_set_up_axis(fx.set), MB_AXIS_Y);
     cr_assert_str_eq(mb_skeleton_name(fx.walk.s, mb_state_set_root(fx.set)), "Hips");
     /* a blend space's cycle lasts the weighted mean of its clips' cycles */
     double tw = mb_state_set_cycle_duration(fx.set, 0, 0.0f), tr = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
@@ -190,7 +190,7 @@ Test(controller, root_motion_rebuilds_the_clip)
 {
     fixture fx = make_fixture();
     const mb_skeleton *s = fx.walk.s;
-    int n = fx.nj, up = fx.walk.info.up_axis, root = fx.walk.info.root;
+    int n = fx.nj, up = mb_axis_index(fx.walk.info.up_axis), root = fx.walk.info.root;
     const int *par = mb_skeleton_parents(s);
     mb_controller *c = make_ctl(&fx, 3, 0);
     mb_xform *x = malloc(sizeof *x * n), *o = malloc(sizeof *o * n);
@@ -989,7 +989,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
         pd.skeleton = s;
         pd.clip = clips[k];
         pd.source = k ? "Fox.glb#Run" : "Fox.glb#Walk";
-        pd.up_axis = 2;
+        pd.up_axis = MB_AXIS_Y;
         cr_assert_eq(mb_clip_prepare(&pd, &p[k], &e), MB_OK, "%s: %s", e.source, e.text);
     }
     cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s: %s", e.source, e.text);
@@ -1017,7 +1017,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
     d.skeleton = s;
     d.states = &sd;
     d.state_count = 1;
-    d.up_axis = 2;
+    d.up_axis = MB_AXIS_Y;
     mb_state_set *set = NULL;
     cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
     /* at each end of the axis one clip plays: its cycle's duration is the selected range's */
@@ -1072,7 +1072,7 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     mb_prepare_desc pd = {0};
     pd.skeleton = s;
     pd.clip = cut;
-    pd.up_axis = 2;
+    pd.up_axis = MB_AXIS_Y;
     mb_prepared_clip *p = NULL;
     cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_OK, "%s", e.text);
     cr_assert_eq(mb_prepared_select_cycles(&p, 1, MB_CYCLE_AUTO, &e), MB_OK, "%s", e.text);
@@ -1087,7 +1087,7 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     d.skeleton = s;
     d.states = &sd;
     d.state_count = 1;
-    d.up_axis = 2;
+    d.up_axis = MB_AXIS_Y;
     mb_state_set *set = NULL;
     cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
     cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), 17.0 / 24.0, 1e-6);

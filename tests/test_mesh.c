@@ -1227,7 +1227,7 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     bd.inputs = in;
     bd.input_count = 2;
     bd.cyclic = 1;
-    bd.up_axis = 2; /* glTF is +Y up */
+    bd.up_axis = MB_AXIS_Y; /* glTF is +Y up */
     bd.frame_time = 1.0 / 30.0;
     mb_clip *trot = NULL;
     mb_error err;
@@ -1241,7 +1241,7 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     cr_assert(fabs(dur - 0.5 * (tw + tr)) < 1.5 / 30.0, "%g s", dur);
     /* in phase: frame k holds Walk and Run each at phase k / frames, blended */
     mb_analyze_desc ad = {0};
-    ad.up_axis = 2;
+    ad.up_axis = MB_AXIS_Y;
     mb_motion_info wi;
     cr_assert_eq(mb_motion_analyze(sk, walk, &ad, "Fox.glb#Walk", &wi, &err), MB_OK, "%s", err.text);
     double e_phase = cyclic_blend_phase_error(sk, wi.root, walk, tw, run, tr, trot, 0);

@@ -79,7 +79,7 @@ static double contact_height(const float *pos, int n, int f0, int nf, const mb_m
     double lo = 1e300;
     for (int f = f0; f < nf; ++f)
         for (int s = 0; s < 2; ++s) {
-            double h = P3(pos, n, f, s ? in->right_foot : in->left_foot)[in->up_axis];
+            double h = P3(pos, n, f, s ? in->right_foot : in->left_foot)[mb_axis_index(in->up_axis)];
             lo = h < lo ? h : lo;
         }
     return lo + 0.06 * in->height;
@@ -88,7 +88,7 @@ static double contact_height(const float *pos, int n, int f0, int nf, const mb_m
 static void skate(const float *pos, int n, int f0, int f1, const mb_motion_info *in, double thr, double ft,
                   double *sum, int *cnt)
 {
-    int up = in->up_axis;
+    int up = mb_axis_index(in->up_axis);
     for (int f = f0; f + 1 < f1; ++f)
         for (int s = 0; s < 2; ++s) {
             int j = s ? in->right_foot : in->left_foot;
@@ -324,7 +324,7 @@ static void root_alignment(const char *fa, const char *fb, double dur)
 {
     built t = build(fa, fb, dur, MB_TRANSITION_CROSSFADE, 0);
     const mb_skeleton *s = t.a.s;
-    int n = mb_skeleton_joint_count(s), root = t.a.info.root, up = t.a.info.up_axis;
+    int n = mb_skeleton_joint_count(s), root = t.a.info.root, up = mb_axis_index(t.a.info.up_axis);
     double ft = mb_clip_frame_time(t.out);
     float *pa = positions(s, t.a.c), *pb = positions(t.b.s, t.b.c), *po = positions(s, t.out);
     int f0 = t.a.info.first_frame;
@@ -764,7 +764,7 @@ Test(transition, analysis_keeps_to_the_moving_actor)
     cr_assert(info.left_foot >= 0 && info.right_foot >= 0);
     cr_expect_str_eq(mb_skeleton_name(s, info.left_foot), "B_LeftFoot");
     cr_expect_str_eq(mb_skeleton_name(s, info.right_foot), "B_RightFoot");
-    cr_expect_eq(info.up_axis, 1);
+    cr_expect_eq(info.up_axis, MB_AXIS_Y);
     mb_skeleton_destroy(s);
     mb_clip_destroy(c);
     free(text);

@@ -9,7 +9,11 @@
  * - Matrices are float[16], column-major (OpenGL/cglm layout): element (row r, col c) is
  *   m[c * 4 + r]; the translation is m[12], m[13], m[14].
  * - Right-handed coordinates. The up axis is whatever the source uses (BVH: usually +Y,
- *   sometimes +Z); tools that need it detect it or take it as a parameter.
+ *   sometimes +Z); tools that need it detect it or take it as a parameter. It is always an
+ *   mb_axis (below): MB_AXIS_X, _Y, _Z name the positive direction of that axis as up;
+ *   MB_AXIS_DETECT (0, so a zeroed desc detects) is accepted only where a desc asks for an
+ *   axis, never returned: every output (mb_motion_info.up_axis, mb_state_set_up_axis) is
+ *   X, Y or Z. mb_axis_index gives the component index (0, 1, 2) for indexing a float[3].
  * - A local transform maps child space to parent space: p_parent = pos + rot * p_child.
  *   world(child) = world(parent) * T(pos) * R(rot).
  * - Joints are stored parents-first: parent[i] < i, the root has parent -1.
@@ -30,6 +34,18 @@ extern "C" {
 #else
 #define MB_API
 #endif
+
+/* An axis, for the up axis everywhere in the API (see the conventions above). */
+typedef enum mb_axis {
+    MB_AXIS_DETECT = 0, /* in descs only: detect from the motion (or take it from the format) */
+    MB_AXIS_X = 1,
+    MB_AXIS_Y = 2,
+    MB_AXIS_Z = 3
+} mb_axis;
+
+/* The component index of a (MB_AXIS_X, _Y, _Z: 0, 1, 2), e.g. pos[mb_axis_index(up)];
+ * a must not be MB_AXIS_DETECT. */
+static inline int mb_axis_index(mb_axis a) { return (int)a - (int)MB_AXIS_X; }
 
 /* One table for the status codes and their strings (X-macro). */
 #define MB_STATUS_TABLE(X)                                                        \

@@ -205,9 +205,9 @@ typedef struct mb_gltf_write_desc {
     const mb_xform *rest;
     float scale;                     /* applied to the whole scene by a root node; 0: 1
                                         (e.g. 0.01 for a BVH in cm viewed in metres) */
-    int up_axis;                     /* the skeleton's up axis: 0 or 2: +Y, glTF's own;
-                                        1: +X, 3: +Z (a Z-up BVH), turned to +Y by the
-                                        same root node */
+    mb_axis up_axis;                 /* the skeleton's up axis (DETECT is taken as Y,
+                                        glTF's own); X or Z (a Z-up BVH) is turned to
+                                        +Y by the same root node */
     mb_allocator allocator;          /* for the output buffer */
 } mb_gltf_write_desc;
 

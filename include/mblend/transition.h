@@ -84,7 +84,7 @@ typedef struct mb_transition_build_desc {
     /* Gait cycles for sync, in each clip's frames; end == 0: detected (left-foot
      * touchdowns, else right) when transition.sync is set. */
     mb_frame_range cycle_a, cycle_b;
-    int up_axis;             /* 0: from A's analysis; 1..3: X, Y, Z */
+    mb_axis up_axis;         /* MB_AXIS_DETECT: from A's analysis */
     mb_allocator allocator;  /* for the output clip */
     /* Optional, called once per output frame in order. A non-OK return stops the build
      * with that status. */

@@ -123,13 +123,13 @@ class StateSet:
     @property
     def up_axis(self):
         """The set's up axis: 0, 1, 2 = X, Y, Z."""
-        return lib.mb_state_set_up_axis(self._set)
+        return lib.mb_axis_index(lib.mb_state_set_up_axis(self._set))
 
 
 def _up_axis_code(up):
     if up is None:
-        return 0
-    codes = {"x": 1, "y": 2, "z": 3}
+        return lib.MB_AXIS_DETECT
+    codes = {"x": lib.MB_AXIS_X, "y": lib.MB_AXIS_Y, "z": lib.MB_AXIS_Z}
     if isinstance(up, str) and up.lower() in codes:
         return codes[up.lower()]
     raise ValueError(f"up_axis: None (detect), 'x', 'y' or 'z', got {up!r}")

@@ -259,4 +259,4 @@ const mb_clip *mb_source_clip(const mb_source *s) { return s ? s->c : NULL; }
 const mb_scene *mb_source_scene(const mb_source *s) { return s ? s->scene : NULL; }
 const char *mb_source_file(const mb_source *s) { return s ? s->file : NULL; }
 const char *mb_source_anim(const mb_source *s) { return s ? s->anim : NULL; }
-int mb_source_up_axis(const mb_source *s) { return s && s->scene ? 2 : 0; }
+mb_axis mb_source_up_axis(const mb_source *s) { return s && s->scene ? MB_AXIS_Y : MB_AXIS_DETECT; }

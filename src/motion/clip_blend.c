@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "mblend/motion.h"
 #include "mblend/prepare.h"
@@ -82,10 +83,10 @@ static mb_status validate_desc(job *j)
     mb_error *err = j->err;
     if (!d->inputs || d->input_count < 1 || d->input_count > MB_BLEND_MAX_LAYERS)
         return fail(err, MB_INVALID_ARG, NULL, "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
-    if (!(d->frame_time >= 0.0) || !isfinite(d->frame_time) || d->up_axis < 0 || d->up_axis > 3 ||
+    if (!(d->frame_time >= 0.0) || !isfinite(d->frame_time) || !mb_axis_valid_(d->up_axis) ||
         (unsigned)d->method > (unsigned)MB_BLEND_KARCHER)
         return fail(err, MB_INVALID_ARG, NULL, "bad frame time (%g), up axis (%d) or method (%d)",
-                    d->frame_time, d->up_axis, (int)d->method);
+                    d->frame_time, (int)d->up_axis, (int)d->method);
     j->L = d->input_count;
     for (int i = 0; i < j->L; ++i)
         j->in[i] = resolve_input(&d->inputs[i], d->prepared ? d->prepared[i] : NULL);
@@ -142,7 +143,7 @@ static mb_status setup_input(job *j, int i)
         return mb_motion_analyze(in->skeleton, in->clip, &ad, in->source, &is->info, j->err);
     }
     memset(&is->info, 0, sizeof is->info);
-    is->info.up_axis = j->d->up_axis >= 1 && j->d->up_axis <= 3 ? j->d->up_axis - 1 : 1;
+    is->info.up_axis = j->d->up_axis != MB_AXIS_DETECT ? j->d->up_axis : MB_AXIS_Y;
     return MB_OK;
 }
 
@@ -150,7 +151,7 @@ static mb_status setup_input(job *j, int i)
 static mb_status setup_output(job *j)
 {
     const mb_clip_blend_desc *d = j->d;
-    j->up = d->up_axis >= 1 && d->up_axis <= 3 ? d->up_axis - 1 : j->st[0].info.up_axis;
+    j->up = mb_axis_index(d->up_axis != MB_AXIS_DETECT ? d->up_axis : j->st[0].info.up_axis);
     j->root = j->st[0].info.root;
     double ft = d->frame_time > 0.0 ? d->frame_time : mb_clip_frame_time(j->in[0].clip);
     if (!isfinite(ft) || !(ft > 0.0))

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
@@ -51,7 +52,8 @@ struct mb_state_set {
     mb_allocator alloc;
     const mb_skeleton *skel;
     const int *parents;
-    int nj, up, root, root_parent;
+    int nj, up, root, root_parent; /* up: the index of axis */
+    mb_axis axis;                  /* the up axis */
     int hip[2];          /* left and right hip joints for the facing; -1: root twist */
     int nstates, nclips;
     set_state *states;
@@ -75,7 +77,7 @@ void mb_state_set_destroy(mb_state_set *s)
 }
 
 int mb_state_set_count(const mb_state_set *s) { return s ? s->nstates : 0; }
-int mb_state_set_up_axis(const mb_state_set *s) { return s ? s->up : 1; }
+mb_axis mb_state_set_up_axis(const mb_state_set *s) { return s ? s->axis : MB_AXIS_Y; }
 int mb_state_set_root(const mb_state_set *s) { return s ? s->root : 0; }
 
 int mb_state_set_find(const mb_state_set *s, const char *name)
@@ -191,8 +193,8 @@ static mb_status validate_set_desc(const mb_state_set_desc *d, int *nclips, mb_e
     if (d->state_count < 1 || d->state_count > MB_STATE_MAX_STATES)
         return set_fail(err, MB_INVALID_ARG, "state count %d outside 1..%d", d->state_count,
                         MB_STATE_MAX_STATES);
-    if (d->up_axis < 0 || d->up_axis > 3)
-        return set_fail(err, MB_INVALID_ARG, "up axis %d outside 0..3", d->up_axis);
+    if (!mb_axis_valid_(d->up_axis))
+        return set_fail(err, MB_INVALID_ARG, "up axis %d outside 0..3", (int)d->up_axis);
     int nj = mb_skeleton_joint_count(d->skeleton);
     *nclips = 0;
     for (int i = 0; i < d->state_count; ++i) {
@@ -237,13 +239,14 @@ static mb_status clip_info(mb_state_set *s, const mb_state_set_desc *d, int i, i
         *info = *c->info;
     } else {
         mb_analyze_desc ad = {0};
-        ad.up_axis = k == 0 ? d->up_axis : s->up + 1;
+        ad.up_axis = k == 0 ? d->up_axis : s->axis;
         if ((rc = mb_motion_analyze(d->skeleton, c->clip, &ad, sd->name, info, err)) != MB_OK)
             return rc;
     }
     if (k != 0)
         return MB_OK;
-    s->up = d->up_axis ? d->up_axis - 1 : info->up_axis;
+    s->axis = d->up_axis != MB_AXIS_DETECT ? d->up_axis : info->up_axis;
+    s->up = mb_axis_index(s->axis);
     s->root = info->root;
     if (d->root) {
         s->root = mb_skeleton_find(d->skeleton, d->root);

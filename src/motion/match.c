@@ -200,7 +200,7 @@ static int cmp_pair(const void *x, const void *y)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info, int up_given,
+static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info, mb_axis up_given,
                             mclip *m, mb_error *err, const char *name)
 {
     memset(m, 0, sizeof *m);
@@ -330,9 +330,9 @@ static mb_status prepare_clips(match_work *w, int S, mb_error *err)
 {
     const mb_match_desc *d = w->d;
     const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
-    mb_status rc = mclip_init(sa, d->a, d->info_a, 0, &w->A, err, "A");
+    mb_status rc = mclip_init(sa, d->a, d->info_a, MB_AXIS_DETECT, &w->A, err, "A");
     if (rc == MB_OK)
-        rc = mclip_init(sb, d->b, d->info_b, w->A.info.up_axis + 1, &w->B, err, "B");
+        rc = mclip_init(sb, d->b, d->info_b, w->A.info.up_axis, &w->B, err, "B");
     if (rc != MB_OK)
         return rc;
     for (int side = 0; side < 2; ++side) {
@@ -343,7 +343,7 @@ static mb_status prepare_clips(match_work *w, int S, mb_error *err)
                          (m->nf - 1 - m->info.first_frame) * m->ft, w->window);
     }
     mparams *mp = &w->mp;
-    mp->up = w->A.info.up_axis;
+    mp->up = mb_axis_index(w->A.info.up_axis);
     mp->u = (mp->up + 1) % 3;
     mp->v = (mp->up + 2) % 3;
     mp->S = S;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "mblend/prepare.h"
 #include "motion/motion_internal.h"
@@ -94,8 +95,8 @@ static mb_status check_desc(const mb_prepare_desc *d, const char *src, mb_error 
     if (nf < 2)
         return mb_error_set_(err, MB_INVALID_ARG, src, "%d frame%s: a clip to prepare needs 2 or more",
                              nf, nf == 1 ? "" : "s");
-    if (d->up_axis < 0 || d->up_axis > 3)
-        return mb_error_set_(err, MB_INVALID_ARG, src, "up axis %d outside 0..3", d->up_axis);
+    if (!mb_axis_valid_(d->up_axis))
+        return mb_error_set_(err, MB_INVALID_ARG, src, "up axis %d outside 0..3", (int)d->up_axis);
     const mb_frame_range r = d->range;
     if (r.end != 0 && (r.start < 0 || r.end <= r.start || r.end > nf))
         return mb_error_set_(err, MB_INVALID_ARG, src, "range %d:%d does not fit %d frames", r.start,
@@ -159,8 +160,8 @@ mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip
     mb_status rc = MB_OK;
     for (int k = 0; k < n && rc == MB_OK; ++k) {
         mb_prepare_desc d = descs[k];
-        if (k > 0 && d.up_axis == 0 && !d.info)
-            d.up_axis = out[0]->info.motion.up_axis + 1;
+        if (k > 0 && d.up_axis == MB_AXIS_DETECT && !d.info)
+            d.up_axis = out[0]->info.motion.up_axis;
         rc = mb_clip_prepare(&d, &out[k], err);
     }
     if (rc != MB_OK)

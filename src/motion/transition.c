@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
@@ -109,7 +110,8 @@ typedef struct build {
     const mb_transition_build_desc *d;
     mb_error *err;
     const char *sa, *sb;                 /* source names */
-    int nj, nfa, nfb, up, ka;
+    int nj, nfa, nfb, up, ka;           /* up: the index of axis */
+    mb_axis axis;                        /* the up axis */
     double fta, ftb;
     mb_motion_info ia, ib;
     mb_frame_range cyc_a, cyc_b;         /* gait cycles for sync ({0, 0}: none) */
@@ -137,7 +139,7 @@ static mb_status check_build_desc(const mb_transition_build_desc *d, mb_error *e
     if (!isfinite(td->duration) || td->duration < 0.0f || (unsigned)td->mode > MB_TRANSITION_INERTIALIZE ||
         (unsigned)td->curve > MB_CURVE_LINEAR)
         return tfail(err, MB_INVALID_ARG, NULL, "bad transition (duration must be finite and >= 0)");
-    if (d->up_axis < 0 || d->up_axis > 3 || !isfinite(d->at) || !isfinite(d->b_start))
+    if (!mb_axis_valid_(d->up_axis) || !isfinite(d->at) || !isfinite(d->b_start))
         return tfail(err, MB_INVALID_ARG, NULL, "bad up axis or transition times");
     int nfa = mb_clip_frame_count(d->a), nfb = mb_clip_frame_count(d->b);
     if (nfa < 2 || nfb < 2)
@@ -160,12 +162,13 @@ static mb_status analyse_pair(build *b)
         b->ia = *d->info_a;
     else if ((rc = mb_motion_analyze(s, d->a, &ad, b->sa, &b->ia, b->err)) != MB_OK)
         return rc;
-    ad.up_axis = d->up_axis ? d->up_axis : b->ia.up_axis + 1;
+    ad.up_axis = d->up_axis != MB_AXIS_DETECT ? d->up_axis : b->ia.up_axis;
     if (d->info_b)
         b->ib = *d->info_b;
     else if ((rc = mb_motion_analyze(s, d->b, &ad, b->sb, &b->ib, b->err)) != MB_OK)
         return rc;
-    b->up = d->up_axis ? d->up_axis - 1 : b->ia.up_axis;
+    b->axis = ad.up_axis;
+    b->up = mb_axis_index(b->axis);
     b->ka = mb_frame_int_(floor(d->at / b->fta + 0.5));
     if (b->ka < b->ia.first_frame || b->ka >= b->nfa - 1)
         return tfail(b->err, MB_INVALID_ARG, b->sa,
@@ -227,7 +230,7 @@ static mb_status make_player(build *b)
     sd.skeleton = d->skeleton;
     sd.states = states;
     sd.state_count = 2;
-    sd.up_axis = b->up + 1;
+    sd.up_axis = b->axis;
     mb_status rc = mb_state_set_create(&sd, &b->set, b->err);
     if (rc != MB_OK)
         return rc;

@@ -50,7 +50,7 @@ static mb_status view_init(const mb_skeleton *s, const mb_clip *c, const mb_moti
     for (int f = v->info.first_frame; f < v->nf; ++f)
         for (int side = 0; side < 2; ++side) {
             int j = side ? v->info.right_foot : v->info.left_foot;
-            float h = v->pos[3 * ((size_t)f * v->nj + j) + v->info.up_axis];
+            float h = v->pos[3 * ((size_t)f * v->nj + j) + mb_axis_index(v->info.up_axis)];
             lo = h < lo ? h : lo;
         }
     v->contact_max = lo + 0.06f * v->info.height;
@@ -102,7 +102,7 @@ static double max_ang_speed(const clip_view *v, int j, int f0, int f1)
 /* Sum and count of contact foot speeds over consecutive frames in [f0, f1). */
 static void skate_sum(const clip_view *v, int f0, int f1, double *sum, int *count)
 {
-    int up = v->info.up_axis;
+    int up = mb_axis_index(v->info.up_axis);
     for (int f = f0; f + 1 < f1; ++f)
         for (int side = 0; side < 2; ++side) {
             int j = side ? v->info.right_foot : v->info.left_foot;

@@ -136,7 +136,7 @@ static int make_setup(setup *su, int nj)
     d.skeleton = su->s;
     d.states = sd;
     d.state_count = 2;
-    d.up_axis = 2; /* Y */
+    d.up_axis = MB_AXIS_Y;
     mb_error e;
     if (mb_state_set_create(&d, &su->set, &e) != MB_OK) {
         fprintf(stderr, "state set: %s\n", e.text);

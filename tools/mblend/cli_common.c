@@ -240,11 +240,12 @@ int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
     return MB_EXIT_OK;
 }
 
-int mb_cli_parse_up(const char *s, int *out)
+int mb_cli_parse_up(const char *s, mb_axis *out)
 {
+    static const mb_axis axes[3] = {MB_AXIS_X, MB_AXIS_Y, MB_AXIS_Z};
     if (strlen(s) != 1 || !strchr("xyzXYZ", s[0]))
         return 0;
-    *out = 1 + (s[0] | 0x20) - 'x';
+    *out = axes[(s[0] | 0x20) - 'x'];
     return 1;
 }
 
@@ -414,7 +415,7 @@ mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src)
 }
 
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name, int up_axis, float scale)
+                     const mb_clip *clip, const char *name, mb_axis up_axis, float scale)
 {
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
@@ -437,13 +438,13 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
     gd.clip = clip;
     gd.clip_name = name;
     gd.scale = scale;
-    gd.up_axis = src->up_axis ? src->up_axis : up_axis;
-    if (gd.up_axis == 0) { /* a BVH nobody analysed (poses): its up axis from the motion */
+    gd.up_axis = src->up_axis != MB_AXIS_DETECT ? src->up_axis : up_axis;
+    if (gd.up_axis == MB_AXIS_DETECT) { /* a BVH nobody analysed (poses): its up axis from the motion */
         mb_motion_info mi;
         gd.up_axis = mb_clip_frame_count(clip) >= 1 &&
                              mb_motion_analyze(src->s, clip, NULL, src->file, &mi, NULL) == MB_OK
-                         ? mi.up_axis + 1
-                         : 2;
+                         ? mi.up_axis
+                         : MB_AXIS_Y;
     }
     mb_error e;
     mb_status st = mb_gltf_write_file(outp, &gd, &e);
@@ -481,7 +482,7 @@ mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, 
     return mb_fk(s, &p, world, n);
 }
 
-int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], int up,
+int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], mb_axis up,
                         mb_motion_info info[2], mb_error *e)
 {
     mb_prepare_desc d[2];
@@ -491,7 +492,7 @@ int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], in
         d[i].clip = src[i].c;
         d[i].source = paths[i];
     }
-    d[0].up_axis = up ? up : src[0].up_axis;
+    d[0].up_axis = up != MB_AXIS_DETECT ? up : src[0].up_axis;
     mb_prepared_clip *p[2];
     if (mb_clips_prepare(d, 2, p, e) != MB_OK) {
         mb_cli_print_error(e);

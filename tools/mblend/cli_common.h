@@ -96,9 +96,8 @@ int mb_cli_check_report(const char *cmd, const char *report, const char *outp,
  * input in place; the commands that make something new may not.) */
 int mb_cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n);
 
-/* "x", "y" or "z" (any case) as an up-axis option value: 1, 2, 3 (the library's
- * up_axis convention, 0 meaning detect). Returns 1 on success. */
-int mb_cli_parse_up(const char *s, int *out);
+/* "x", "y" or "z" (any case) as an up-axis option value. Returns 1 on success. */
+int mb_cli_parse_up(const char *s, mb_axis *out);
 
 /* Whether s ends with suffix, ignoring ASCII case (".PNG" matches ".png"). */
 int mb_cli_ends_with_ci(const char *s, const char *suffix);
@@ -142,7 +141,7 @@ typedef struct mb_cli_clip {
     mb_scene *scene;         /* a scene file's scene (NULL for BVH) */
     const mb_skeleton *s;
     const mb_clip *c;
-    int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
+    mb_axis up_axis;         /* DETECT (BVH); Y, the convention of glTF and assimp */
 } mb_cli_clip;
 
 /* Opens spec; errors go to stderr (prefixed with cmd where they are not file:line:col).
@@ -162,10 +161,10 @@ mb_bvh_write_desc mb_cli_bvh_desc(const mb_cli_clip *src);
 
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
  * scene with a mesh); a BVH skeleton gets a generated capsule skin and is turned from its
- * up axis (1..3: X, Y, Z, as the caller's analysis found it; 0: analyse clip here) to
+ * up axis (as the caller's analysis found it; MB_AXIS_DETECT: analyse clip here) to
  * glTF's +Y. */
 int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
-                     const mb_clip *clip, const char *name, int up_axis, float scale);
+                     const mb_clip *clip, const char *name, mb_axis up_axis, float scale);
 
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
  * doubled when it holds a comma, a quote or a line break (BVH joint names may). */
@@ -178,9 +177,9 @@ void mb_cli_csv_field(FILE *f, const char *s);
 mb_status mb_cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                              float (*world)[16]);
 /* A and B of a transition or match search, prepared by the library (B on A's up axis; up
- * 1..3 given by --up, else the loader's); their analyses into info. Errors are printed:
+ * given by --up, else (MB_AXIS_DETECT) the loader's); their analyses into info. Errors are printed:
  * MB_EXIT_OK or MB_EXIT_INPUT. */
-int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], int up,
+int mb_cli_prepare_pair(const char *const paths[2], const mb_cli_clip src[2], mb_axis up,
                         mb_motion_info info[2], mb_error *e);
 
 #endif

@@ -74,7 +74,7 @@ typedef struct render_args {
     const char *in, *outp, *frames_text;
     mb_src_opts so;
     mb_render_opts ro;
-    int up;        /* --up as 0, 1, 2; -1: the source's */
+    mb_axis up;    /* --up; MB_AXIS_DETECT: the source's */
     int gif, ppm;  /* the output format (else PNG) */
     int help;      /* --help was given (and printed) */
 } render_args;
@@ -138,7 +138,6 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
     case OPT_UP:
         if (!mb_cli_parse_up(arg, &o->up))
             return mb_cli_usage_error(cmd, "--up is x, y or z, not '%s'", arg);
-        o->up -= 1; /* the renderer counts axes from 0 */
         break;
     case MB_CLI_OPERAND:
         if (o->in)
@@ -176,7 +175,7 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
     o->ro.mesh = 1;
     o->ro.labels = 1;
     o->ro.ssaa = 3;
-    o->up = -1;
+    o->up = MB_AXIS_DETECT;
     int id, rc;
     while ((id = mb_cli_next(&a, opts)) != MB_CLI_END) {
         if (id == MB_CLI_BAD)
@@ -205,9 +204,10 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
 }
 
 /* --up: a new up axis, keeping the facing direction's part perpendicular to it. */
-static void set_up(mb_src *s, int up)
+static void set_up(mb_src *s, mb_axis axis)
 {
-    s->up = up;
+    int up = mb_axis_index(axis);
+    s->up = axis;
     s->forward[up] = 0.0f;
     float n = sqrtf(s->forward[0] * s->forward[0] + s->forward[1] * s->forward[1] + s->forward[2] * s->forward[2]);
     if (n < 1e-6f) {
@@ -254,7 +254,7 @@ int mb_cmd_render(int argc, char **argv)
     mb_src s;
     if ((rc = mb_src_open(cmd, o.in, &o.so, &s)) != MB_EXIT_OK)
         return rc;
-    if (o.up >= 0 && o.up != s.up)
+    if (o.up != MB_AXIS_DETECT && o.up != s.up)
         set_up(&s, o.up);
     long first, end, step;
     if ((rc = choose_frames(cmd, &o, &s, &first, &end, &step)) != MB_EXIT_OK)

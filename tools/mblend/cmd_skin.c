@@ -270,7 +270,7 @@ static int write_glb(const char *cmd, const skin_args *o, const mb_src *s, long 
     gd.clip = sub;
     gd.clip_name = s->clip_name;
     gd.scale = o->scale;
-    gd.up_axis = s->up + 1; /* a Z-up BVH is turned to glTF's +Y */
+    gd.up_axis = s->up; /* a Z-up BVH is turned to glTF's +Y */
     mb_error err;
     st = mb_gltf_write_file(o->outp, &gd, &err);
     mb_clip_destroy(sub);

@@ -48,7 +48,8 @@ static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xfo
                              float (*world)[16], float f[3])
 {
     const int *parents = mb_skeleton_parents(s->skel);
-    int frames = mb_clip_frame_count(s->clip), a = (s->up + 1) % 3, b = (s->up + 2) % 3;
+    int u = mb_axis_index(s->up);
+    int frames = mb_clip_frame_count(s->clip), a = (u + 1) % 3, b = (u + 2) % 3;
     int lh = branch_of(parents, info->left_foot, info->right_foot);
     int rh = branch_of(parents, info->right_foot, info->left_foot);
     double r[3] = {0, 0, 0};
@@ -63,7 +64,7 @@ static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xfo
         for (int guard = 0; guard < 8; ++guard) {
             float d = 0;
             for (int k = 0; k < 3; ++k)
-                if (k != s->up)
+                if (k != u)
                     d += (world[rj][12 + k] - world[lj][12 + k]) * (world[rj][12 + k] - world[lj][12 + k]);
             if (d > 1e-8f)
                 break;
@@ -81,7 +82,7 @@ static int forward_from_hips(const mb_src *s, const mb_motion_info *info, mb_xfo
         for (int k = 0; k < 3; ++k)
             r[k] += world[rj][12 + k] - world[lj][12 + k];
     }
-    r[s->up] = 0;
+    r[u] = 0;
     f[a] = (float)-r[b]; /* forward = up x right */
     f[b] = (float)r[a];
     return sqrtf(f[a] * f[a] + f[b] * f[b]) > 1e-6f;
@@ -108,13 +109,13 @@ static void find_forward(mb_src *s, const mb_motion_info *info)
         if (mb_cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
             for (int k = 0; k < 3; ++k)
                 f[k] = world[r][12 + k] - p0[k];
-            f[s->up] = 0;
+            f[mb_axis_index(s->up)] = 0;
             found = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) > 1e-3f;
         }
     }
     if (!found) {
         memset(f, 0, sizeof f);
-        f[s->up == 2 ? 0 : 2] = 1;
+        f[s->up == MB_AXIS_Z ? 0 : 2] = 1;
     }
     float n = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     for (int k = 0; k < 3; ++k)
@@ -140,7 +141,7 @@ static int open_bvh(const char *cmd, const char *spec, const char *clip, const m
     s->skel = s->bvh_skel;
     s->clip = s->bvh_clip;
     mb_motion_info info;
-    s->up = 1;
+    s->up = MB_AXIS_Y;
     if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
         s->up = info.up_axis;
     return MB_EXIT_OK;
@@ -185,7 +186,7 @@ static int open_scene(const char *cmd, const char *clip, mb_src *s)
     if (rc != MB_EXIT_OK)
         return rc;
     s->skel = mb_scene_skeleton(s->scene);
-    s->up = 1; /* glTF is +Y up */
+    s->up = MB_AXIS_Y; /* glTF is +Y up */
     int ci = 0;
     if (clip[0] && (ci = mb_scene_find_clip(s->scene, clip)) < 0) {
         fprintf(stderr, "%s: %s has no animation named '%s'; it has:", cmd, path, clip);
@@ -255,7 +256,7 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     s->skel = to;
     s->clip = mapped;
     s->mesh = m;
-    s->up = 1;
+    s->up = MB_AXIS_Y;
     return MB_EXIT_OK;
 }
 
@@ -266,7 +267,7 @@ static int analyse(const char *cmd, mb_src *s)
     mb_motion_info info;
     mb_analyze_desc ad;
     memset(&ad, 0, sizeof ad);
-    ad.up_axis = s->up + 1;
+    ad.up_axis = s->up;
     int analysed = mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK;
     s->root = analysed ? info.root : 0;
     s->rigid = malloc((size_t)mb_skeleton_joint_count(s->skel));
