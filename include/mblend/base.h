@@ -17,7 +17,8 @@
  * - A local transform maps child space to parent space: p_parent = pos + rot * p_child.
  *   world(child) = world(parent) * T(pos) * R(rot).
  * - Joints are stored parents-first: parent[i] < i, the root has parent -1.
- * - Every fallible function returns mb_status. Outputs come last in argument lists.
+ * - Every fallible function returns mb_status; errors follow one contract (mb_error below).
+ *   Outputs come last in argument lists, before the mb_error.
  */
 #ifndef MBLEND_BASE_H
 #define MBLEND_BASE_H
@@ -69,9 +70,24 @@ typedef enum mb_status {
 /* A static string for s; never NULL ("unknown status" for values outside the enum). */
 MB_API const char *mb_status_str(mb_status s);
 
-/* Where and why something failed. Caller-owned; every loader takes an optional one.
- * line and column are 1-based (column counts bytes, a tab is one column); 0 when the
- * error has no position (e.g. a file that cannot be opened). */
+/* Where and why something failed. Caller-owned.
+ *
+ * The error contract (the whole library, like jansson's json_error_t):
+ * - Every fallible offline function (readers, writers, analysis, preparation, clip
+ *   blending, transition building, match search, state-set and object creation, file
+ *   output) takes a nullable mb_error * as its last argument. NULL means "status only".
+ * - It clears the error on entry (code MB_OK, empty source and text), so an mb_error can
+ *   be reused from call to call and holds nothing after a success.
+ * - The first error set during the call is the one reported: a deeper, more precise
+ *   reason is never overwritten by a caller's more generic one.
+ * - code is the status the function returns; source names the file, the name given to a
+ *   memory loader or the object ("state set", "match", "<clip>"); line and column are
+ *   1-based (column counts bytes, a tab is one column), 0 when the error has no position.
+ * - The per-frame runtime jobs (mb_blend_run, mb_skin_run, mb_skin_palette_run,
+ *   mb_skin_dq_palette, mb_fk, mb_clip_sample, mb_clip_frame_pose,
+ *   mb_skeleton_rest_pose, mb_quat_reference, and the controller's update and controls)
+ *   return a status only: they allocate nothing and format no strings in the hot path,
+ *   and they fail only on arguments a caller can check (documented with each). */
 typedef struct mb_error {
     mb_status code;
     int line, column;

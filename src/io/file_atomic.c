@@ -126,6 +126,7 @@ static mb_status stream_fail(mb_file_stream *s, const char *step, mb_error *err)
 
 mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!s)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no stream given");
     memset(s, 0, sizeof *s);
@@ -174,6 +175,7 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
 
 mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!s || !s->f)
         return mb_error_set_(err, MB_INVALID_ARG, s ? s->shown_ : NULL, "no open stream");
     if (ferror(s->f)) {
@@ -230,6 +232,7 @@ void mb_file_stream_discard(mb_file_stream *s)
 
 mb_status mb_file_write_atomic(const char *path, const void *data, size_t len, mb_error *err)
 {
+    mb_error_clear_(err);
     mb_file_stream s;
     mb_status st = mb_file_stream_open(&s, path, err);
     if (st != MB_OK)

@@ -495,8 +495,7 @@ static void writer_free(writer *w)
 
 mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!d || !out || !out_len || !d->skeleton)
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
                               "skeleton or output)");
@@ -542,6 +541,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
 
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!path || !*path)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no output path given");
     void *data;

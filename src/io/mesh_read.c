@@ -73,6 +73,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
     (void)data;
     (void)len;
     (void)d;
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     return mb_error_set_(err, MB_IO, source,
@@ -83,6 +84,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
 mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
                              mb_error *err)
 {
+    mb_error_clear_(err);
     return mb_scene_read_mem(NULL, 0, path, d, out, err);
 }
 
@@ -1245,8 +1247,7 @@ static const unsigned k_flags = aiProcess_Triangulate | aiProcess_JoinIdenticalV
 static mb_status import(const void *data, size_t len, const char *path, const char *source,
                         const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!out)
         return mb_error_set_(err, MB_INVALID_ARG, source, "no output given");
     *out = NULL;
@@ -1309,6 +1310,7 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
 mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
                             const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!data || len == 0) {
         if (out)
             *out = NULL;
@@ -1325,6 +1327,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
 mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
                              mb_error *err)
 {
+    mb_error_clear_(err);
     /* Through assimp's own file system, so a .gltf finds its .bin and textures beside it. */
     if (!path || !*path) {
         if (out)

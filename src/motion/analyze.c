@@ -357,6 +357,7 @@ static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_a
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
                             const char *source, mb_motion_info *out, mb_error *err)
 {
+    mb_error_clear_(err);
     /* out is written only on success (a foot name that does not exist is found late) */
     mb_motion_info res;
     mb_status st = analyze_into(s, c, d, source, out ? &res : NULL, err);

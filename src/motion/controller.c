@@ -60,9 +60,6 @@ struct mb_state_set {
     set_clip *clips;
 };
 
-
-#define set_fail(err, code, ...) mb_error_set_((err), (code), "state set", __VA_ARGS__)
-
 void mb_state_set_destroy(mb_state_set *s)
 {
     if (!s)
@@ -189,35 +186,35 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
 static mb_status validate_set_desc(const mb_state_set_desc *d, int *nclips, mb_error *err)
 {
     if (!d->skeleton || !d->states)
-        return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state set needs a skeleton and states");
     if (d->state_count < 1 || d->state_count > MB_STATE_MAX_STATES)
-        return set_fail(err, MB_INVALID_ARG, "state count %d outside 1..%d", d->state_count,
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state count %d outside 1..%d", d->state_count,
                         MB_STATE_MAX_STATES);
     if (!mb_axis_valid_(d->up_axis))
-        return set_fail(err, MB_INVALID_ARG, "up axis %d outside 0..3", (int)d->up_axis);
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "up axis %d outside 0..3", (int)d->up_axis);
     int nj = mb_skeleton_joint_count(d->skeleton);
     *nclips = 0;
     for (int i = 0; i < d->state_count; ++i) {
         const mb_state_desc *sd = &d->states[i];
         if (!sd->clips || sd->clip_count < 1 || sd->clip_count > MB_STATE_MAX_CLIPS)
-            return set_fail(err, MB_INVALID_ARG, "state %d: needs 1..%d clips", i, MB_STATE_MAX_CLIPS);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: needs 1..%d clips", i, MB_STATE_MAX_CLIPS);
         if (sd->clip_count > 1 && !sd->loop)
-            return set_fail(err, MB_INVALID_ARG, "state %d: a blend space must loop", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: a blend space must loop", i);
         if (!isfinite(sd->param))
-            return set_fail(err, MB_INVALID_ARG, "state %d: parameter is not finite", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: parameter is not finite", i);
         if (sd->name && strlen(sd->name) > 63)
-            return set_fail(err, MB_INVALID_ARG, "state %d: name longer than 63 bytes", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: name longer than 63 bytes", i);
         for (int m = 0; m < sd->clip_count; ++m) {
             const mb_state_clip *c = &sd->clips[m];
             if (!c->clip)
-                return set_fail(err, MB_INVALID_ARG, "state %d clip %d: no clip", i, m);
+                return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: no clip", i, m);
             if (mb_clip_joint_count(c->clip) != nj)
-                return set_fail(err, MB_MISMATCH, "state %d clip %d: %d joints, the skeleton has %d", i,
+                return mb_error_set_(err, MB_MISMATCH, "state set", "state %d clip %d: %d joints, the skeleton has %d", i,
                                 m, mb_clip_joint_count(c->clip), nj);
             if (mb_clip_frame_count(c->clip) < 2)
-                return set_fail(err, MB_INVALID_ARG, "state %d clip %d: needs at least 2 frames", i, m);
+                return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: needs at least 2 frames", i, m);
             if (!isfinite(c->param) || (m > 0 && !(c->param > sd->clips[m - 1].param)))
-                return set_fail(err, MB_INVALID_ARG,
+                return mb_error_set_(err, MB_INVALID_ARG, "state set",
                                 "state %d clip %d: params must be finite and strictly increasing", i, m);
         }
         *nclips += sd->clip_count;
@@ -251,7 +248,7 @@ static mb_status clip_info(mb_state_set *s, const mb_state_set_desc *d, int i, i
     if (d->root) {
         s->root = mb_skeleton_find(d->skeleton, d->root);
         if (s->root < 0)
-            return set_fail(err, MB_INVALID_ARG, "no joint named '%.100s' for the root", d->root);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "no joint named '%.100s' for the root", d->root);
     }
     s->root_parent = s->parents[s->root];
     mb_motion_hips_(d->skeleton, s->root, info, s->hip);
@@ -273,7 +270,7 @@ static mb_status loop_cycles(const mb_state_set_desc *d, int i, const mb_motion_
         int nf = mb_clip_frame_count(c->clip);
         mb_frame_range r = c->range;
         if (r.end != 0 && (r.start < 0 || r.end <= r.start || r.end >= nf))
-            return set_fail(err, MB_INVALID_ARG,
+            return mb_error_set_(err, MB_INVALID_ARG, "state set",
                             "state %d clip %d: cycle %d:%d does not fit %d frames (frame END must exist)",
                             i, m, r.start, r.end, nf);
     }
@@ -311,13 +308,13 @@ static mb_status once_frames(int i, int m, const mb_state_clip *c, const mb_moti
         r.end = nf;
     }
     if (r.start < 0 || r.end > nf || r.end - r.start < 2)
-        return set_fail(err, MB_INVALID_ARG, "state %d clip %d: range %d:%d does not fit %d frames",
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: range %d:%d does not fit %d frames",
                         i, m, r.start, r.end, nf);
     sc->f0 = r.start;
     sc->f1 = r.end - 1;
     if (c->cycle.end != 0) {
         if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end >= nf)
-            return set_fail(err, MB_INVALID_ARG, "state %d clip %d: cycle %d:%d does not fit %d frames",
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: cycle %d:%d does not fit %d frames",
                             i, m, c->cycle.start, c->cycle.end, nf);
         sc->cyc0 = (c->cycle.start - sc->f0) * sc->ft;
         sc->cyclen = (c->cycle.end - c->cycle.start) * sc->ft;
@@ -363,23 +360,22 @@ static mb_status build_state(mb_state_set *s, const mb_state_set_desc *d, int i,
         sc->dur = (sc->f1 - sc->f0) * sc->ft;
         sc->track = mb_alloc_(&s->alloc, 4 * (size_t)(sc->f1 - sc->f0 + 1) * sizeof(double));
         if (!sc->track)
-            return set_fail(err, MB_NOMEM, "out of memory");
+            return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
         int window = sc->cyclen > 0.0 ? (int)(sc->cyclen / sc->ft + 0.5) : (int)(1.0 / sc->ft + 0.5);
         rc = build_track(s, sc, st->loop, window < 1 ? 1 : window, scratch);
         if (rc != MB_OK)
-            set_fail(err, rc, "state %d clip %d: cannot sample the clip", i, m);
+            mb_error_set_(err, rc, "state set", "state %d clip %d: cannot sample the clip", i, m);
     }
     return rc;
 }
 
 mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out)
-        return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state set needs a skeleton and states");
     int nclips = 0;
     mb_status rc = validate_set_desc(d, &nclips, err);
     if (rc != MB_OK)
@@ -388,7 +384,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     mb_allocator al = d->allocator;
     mb_state_set *s = mb_alloc_(&al, sizeof *s);
     if (!s)
-        return set_fail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
     memset(s, 0, sizeof *s);
     s->alloc = al;
     s->skel = d->skeleton;
@@ -400,7 +396,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     if (!s->states || !s->clips || !scratch) {
         mb_free_(&al, scratch);
         mb_state_set_destroy(s);
-        return set_fail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
     }
     memset(s->clips, 0, (size_t)nclips * sizeof *s->clips);
     s->nstates = d->state_count;

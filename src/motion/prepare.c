@@ -17,14 +17,6 @@ struct mb_prepared_clip {
     char source[256];
 };
 
-/* ---------- errors: cleared on entry, the first one set is kept ---------- */
-
-static void clear_error(mb_error *err)
-{
-    if (err)
-        memset(err, 0, sizeof *err);
-}
-
 /* ---------- loop detection ---------- */
 
 /* Largest per-joint step (angle, distance) between consecutive frames a and b (local
@@ -106,7 +98,7 @@ static mb_status check_desc(const mb_prepare_desc *d, const char *src, mb_error 
 
 mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     const char *src = d && d->source ? d->source : "<clip>";
@@ -152,7 +144,7 @@ void mb_prepared_clip_destroy(mb_prepared_clip *p)
 mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
                            mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (!descs || !out || n < 1)
         return mb_error_set_(err, MB_INVALID_ARG, "<clips>", "preparing clips needs 1 or more descs");
     for (int k = 0; k < n; ++k)
@@ -240,7 +232,7 @@ static mb_status auto_cycles(mb_prepared_clip *const *clips, int n, pick *picks,
         picks[k].range = (mb_frame_range){0, i->loop == MB_LOOP_REPEATS ? nf - 1 : nf};
         picks[k].how = MB_SELECT_WHOLE_LOOP;
     }
-    clear_error(err);
+    mb_error_clear_(err);
     return MB_OK;
 }
 
@@ -295,7 +287,7 @@ static void apply_pick(mb_prepared_clip *p, const pick *pk)
 mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cycle_mode mode,
                                     mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (!clips || n < 1 || (mode != MB_CYCLE_AUTO && mode != MB_CYCLE_NONE))
         return mb_error_set_(err, MB_INVALID_ARG, "<clips>",
                              "selecting cycles needs 1 or more clips and a cycle mode");
@@ -314,7 +306,7 @@ mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cy
             if (clips[k]->info.has_range)
                 st = given_cycle(clips[k], &picks[k], err);
     }
-    if (st == MB_NOMEM && err && err->code == MB_OK)
+    if (st == MB_NOMEM) /* a reason set below is kept: the first error wins */
         mb_error_set_(err, st, "<clips>", "out of memory");
     for (int k = 0; k < n && st == MB_OK; ++k)
         apply_pick(clips[k], &picks[k]);
