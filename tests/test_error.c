@@ -1,7 +1,11 @@
 /* The error contract (base.h): the one internal setter keeps the first error, records the
  * source and position; every public function that takes an mb_error clears it on entry, so
  * a stale error from an earlier call never survives into (or masks) the next one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -69,4 +73,38 @@ Test(error, a_public_function_clears_the_error_on_entry)
     cr_assert_eq(e.code, MB_PARSE);
     cr_assert_str_eq(e.source, "bad.bvh");
     cr_assert_eq(e.line, 4, "%s", e.text);
+}
+
+/* mb_file_resolve_links says why it fails (it returned -1 with errno only). */
+Test(error, resolving_links_says_why)
+{
+    char dir[] = "/tmp/mb_test_links_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char a[128], b[128], out[256];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    cr_assert_eq(symlink("b", a), 0);
+    cr_assert_eq(symlink("a", b), 0);
+    mb_error e = stale();
+    cr_assert_eq(mb_file_resolve_links(a, out, sizeof out, &e), MB_LIMIT);
+    cr_assert_eq(e.code, MB_LIMIT);
+    cr_assert_str_eq(e.source, a);
+    cr_assert(strstr(e.text, "symbolic links") && strstr(e.text, a), "%s", e.text);
+    cr_assert_eq(errno, ELOOP, "errno is kept for callers that print it");
+    e = stale();
+    cr_assert_eq(mb_file_resolve_links(a, out, 4, &e), MB_LIMIT, "longer than out_size");
+    cr_assert(strstr(e.text, a), "%s", e.text);
+    e = stale();
+    cr_assert_eq(mb_file_resolve_links(NULL, out, sizeof out, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "symbolic links"), "%s", e.text);
+    /* a plain missing name resolves to itself, and clears the error */
+    e = stale();
+    snprintf(b, sizeof b, "%s/new", dir);
+    cr_assert_eq(mb_file_resolve_links(b, out, sizeof out, &e), MB_OK);
+    cr_assert_str_eq(out, b);
+    cr_assert_eq(e.code, MB_OK);
+    unlink(a);
+    snprintf(b, sizeof b, "%s/b", dir);
+    unlink(b);
+    rmdir(dir);
 }

@@ -136,9 +136,12 @@ MB_API void mb_file_stream_discard(mb_file_stream *s);
  * symbolic links (a relative link is relative to its own folder; at most 40 links), up to
  * the first entry that is not a link (a missing one: where it is named). For callers that
  * stage several files and rename them into place together, so that a link is kept and its
- * target replaced. Returns 0, or -1 with errno set (ELOOP, ENAMETOOLONG, EINVAL for NULLs or
- * size 0, or what readlink reports; an entry lstat cannot see ends the walk there). */
-MB_API int mb_file_resolve_links(const char *path, char *out, size_t out_size);
+ * target replaced. An entry lstat cannot see ends the walk there. Fails (err says which path
+ * and why; errno is left set as well, for callers that print strerror) with MB_INVALID_ARG
+ * for NULLs or size 0 (EINVAL), MB_LIMIT for more than 40 links or a path longer than
+ * out_size (ELOOP, ENAMETOOLONG), MB_IO for what readlink reports. */
+MB_API mb_status mb_file_resolve_links(const char *path, char *out, size_t out_size,
+                                       mb_error *err);
 
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
  * for any type (like malloc). */

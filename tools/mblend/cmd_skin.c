@@ -311,7 +311,7 @@ static int resolve_targets(const char *cmd, frame_seq *q)
         long f = q->first + i * q->step;
         struct stat st;
         if (frame_name(q->name, q->outp, q->base_len, q->digits, q->n == 1 ? -1 : f) != 0 ||
-            mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX) != 0) {
+            mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX, NULL) != MB_OK) {
             rc = mb_cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, q->name, strerror(errno));
         } else if (!(q->fo[i].target = strdup(q->path))) {
             rc = mb_cli_input_error(cmd, "out of memory");
