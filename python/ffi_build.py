@@ -42,7 +42,7 @@ int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *f
 
 mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
                         const int *translation_joints, int translation_count,
-                        const mb_allocator *a, mb_clip **out);
+                        const mb_allocator *a, mb_clip **out, mb_error *err);
 void mb_clip_destroy(mb_clip *c);
 int mb_clip_joint_count(const mb_clip *c);
 int mb_clip_frame_count(const mb_clip *c);

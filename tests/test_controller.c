@@ -1067,7 +1067,7 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     cd.translation_joints = mb_clip_translation_joints(walk);
     cd.translations = cd.translation_count > 0 ? mb_clip_translations(walk) : NULL;
     mb_clip *cut = NULL;
-    cr_assert_eq(mb_clip_create(&cd, &cut), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &cut, NULL), MB_OK);
 
     mb_prepare_desc pd = {0};
     pd.skeleton = s;

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 
 #include "base/error_internal.h"
+#include "mblend/anim.h"
 #include "mblend/bvh.h"
 
 static mb_error stale(void)
@@ -107,4 +108,30 @@ Test(error, resolving_links_says_why)
     snprintf(b, sizeof b, "%s/b", dir);
     unlink(b);
     rmdir(dir);
+}
+
+/* mb_skeleton_create says which joint is wrong (it returned a bare status). */
+Test(error, creating_a_skeleton_says_why)
+{
+    mb_joint_desc j[3] = {{"Hips", -1, {0, 0, 0}, 0, 0, {0}, 0},
+                          {"Spine", 0, {0, 1, 0}, 0, 0, {0}, 0},
+                          {"Spine", 1, {0, 1, 0}, 0, 0, {0}, 0}};
+    mb_skeleton_desc d = {j, 3, {0}};
+    mb_skeleton *s = NULL;
+    mb_error e = stale();
+    cr_assert_eq(mb_skeleton_create(&d, &s, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.source, "skeleton");
+    cr_assert_str_eq(e.text, "joints 1 and 2 are both named 'Spine'");
+    j[2].name = "Head";
+    j[2].parent = 2;
+    cr_assert_eq(mb_skeleton_create(&d, &s, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "joint 2 'Head': parent 2"), "%s", e.text);
+    d.joint_count = 0;
+    cr_assert_eq(mb_skeleton_create(&d, &s, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "0 joints"), "%s", e.text);
+    j[2].parent = 1;
+    d.joint_count = 3;
+    cr_assert_eq(mb_skeleton_create(&d, &s, &e), MB_OK);
+    cr_assert_eq(e.code, MB_OK);
+    mb_skeleton_destroy(s);
 }

@@ -511,7 +511,7 @@ Test(sample, slerp_near_and_far)
     sd.joints = &jd;
     sd.joint_count = 1;
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     for (int i = 0; i < n; ++i) {
         /* frame 0: a fixed tilt; frame 1: that tilt turned by angles[i] about an oblique axis */
         double ax[3] = {0.3, -0.8, 0.52}, len = sqrt(0.09 + 0.64 + 0.2704);
@@ -530,7 +530,7 @@ Test(sample, slerp_near_and_far)
         cd.frame_time = 0.1;
         cd.rotations = rot;
         mb_clip *c;
-        cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+        cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
         const float *r = mb_clip_rotations(c); /* normalised as stored */
         for (int tk = 1; tk < 10; ++tk) {
             double t = tk / 10.0, dot = 0;

@@ -505,7 +505,7 @@ static void rig_make(rig *r, int n)
         j[i].channels[2] = MB_CH_YROT;
     }
     mb_skeleton_desc sd = {j, n, {0}};
-    cr_assert_eq(mb_skeleton_create(&sd, &r->s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &r->s, NULL), MB_OK);
     r->n = n;
     r->bind = malloc((size_t)n * sizeof *r->bind);
     r->world = malloc((size_t)n * sizeof *r->world);
@@ -740,7 +740,7 @@ Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
                           {"twist_End", 1, {0, 0, 4}, 1, 0, {0}, 0}};
     mb_skeleton_desc sd = {j, 3, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     int nv = CW_SIDES * CW_RINGS;
     float *pos = malloc((size_t)nv * 3 * sizeof(float));
     int *jt = malloc((size_t)nv * 2 * sizeof(int));
@@ -1053,7 +1053,7 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc sd = {&one, 1, {0}};
     mb_skeleton *lone;
-    cr_assert_eq(mb_skeleton_create(&sd, &lone), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &lone, NULL), MB_OK);
     cr_assert_eq(mb_skin_generate(lone, NULL, &m), MB_INVALID_ARG);
     mb_skeleton_destroy(lone);
     free(pose);
@@ -1173,7 +1173,7 @@ Test(generate, rigid_bones_by_length_change)
     }
     mb_skeleton_desc sd = {jd, 4, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     float rot[2 * 4 * 4] = {0};
     float tr[2 * 4 * 3] = {0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 10, 0,
                            5, 0, 0, 0, 10.2f, 0, 0, 10.05f, 0, 0, 10, 0};
@@ -1201,7 +1201,7 @@ Test(generate, rigid_bones_by_length_change)
     /* a clip of another skeleton is refused, by mb_skin_generate too */
     mb_skeleton *other;
     mb_skeleton_desc od = {jd, 3, {0}};
-    cr_assert_eq(mb_skeleton_create(&od, &other), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&od, &other, NULL), MB_OK);
     cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid), MB_INVALID_ARG);
     mb_skin_gen_desc gd;
     memset(&gd, 0, sizeof gd);

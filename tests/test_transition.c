@@ -389,7 +389,7 @@ Test(transition, clips_at_different_frame_rates)
     cd.translation_count = nt;
     cd.translations = tr;
     mb_clip *b60;
-    cr_assert_eq(mb_clip_create(&cd, &b60), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &b60, NULL), MB_OK);
     double ft = mb_clip_frame_time(a.c);
     mb_transition_build_desc d = {0};
     d.skeleton = a.s;

@@ -182,10 +182,10 @@ typedef struct mb_clip_map_desc {
  * that have position channels and whose translation can differ from their offset.
  * out_from (nullable, joint count of `to` entries) receives the source joint of each
  * target joint or -1; *out_unmatched (nullable) the number of unmatched joints (End
- * Sites excluded). MB_INVALID_ARG for NULLs or a clip not on
- * `from`, MB_MISMATCH when no joint matches, MB_NOMEM. */
+ * Sites excluded). Fails (err says why, source "clip map") with MB_INVALID_ARG for NULLs
+ * or a clip not on `from`, MB_MISMATCH when no joint matches, MB_NOMEM. */
 MB_API mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from,
-                             int *out_unmatched);
+                             int *out_unmatched, mb_error *err);
 
 /* ---------- export ---------- */
 

@@ -283,7 +283,8 @@ class Clip:
         tj = lib.mb_skeleton_translation_joints(skel, count)
         t = count[0]
         out = ffi.new("mb_clip **")
-        check(lib.mb_clip_alloc(n, f, ft, tj, t, ffi.NULL, out), None, "Clip.from_arrays")
+        err = ffi.new("mb_error *")
+        check(lib.mb_clip_alloc(n, f, ft, tj, t, ffi.NULL, out, err), err, "Clip.from_arrays")
         c = ffi.gc(out[0], lib.mb_clip_destroy)
         node_rot = np.zeros((f, n, 4), np.float32)
         node_rot[..., 3] = 1.0

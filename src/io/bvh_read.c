@@ -1013,7 +1013,7 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                        "of tracks, more than the limit MB_MAX_TRACK_BYTES (%llu)",
                        cap, nj, nt, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     mb_clip *clip = NULL;
-    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip);
+    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip, NULL);
     if (st != MB_OK)
         return mb_error_set_at_(ps->err, st, ps->source, count_tok.line, count_tok.column,
                        "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
@@ -1214,12 +1214,13 @@ static mb_status create_skeleton(parser *ps, int group, const mb_bvh_read_desc *
     sd.joints = descs;
     sd.joint_count = n;
     sd.allocator = d->allocator;
-    mb_status st = mb_skeleton_create(&sd, skel);
+    mb_error why;
+    mb_status st = mb_skeleton_create(&sd, skel, &why);
     mb_free_(ps->alloc, descs);
     if (st != MB_OK) /* the parser checks everything create checks; this is a safety net */
         return st == MB_NOMEM
                    ? mb_error_set_at_(ps->err, st, ps->source, ps->line, 1, "out of memory creating the skeleton")
-                   : mb_error_set_at_(ps->err, st, ps->source, ps->line, 1, "invalid skeleton: %s", mb_status_str(st));
+                   : mb_error_set_at_(ps->err, st, ps->source, ps->line, 1, "invalid skeleton: %s", why.text);
     return MB_OK;
 }
 

@@ -1047,7 +1047,7 @@ static mb_status build_clip(loader *L, unsigned a, int *chan, int *tracked)
         if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
             tracked[ntr++] = i;
     mb_clip *clip;
-    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip);
+    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip, NULL);
     if (st != MB_OK)
         return mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
                               a, tm.frames, mb_status_str(st));
@@ -1202,9 +1202,10 @@ static mb_status finish_skeleton(loader *L)
     sd.joints = L->jd;
     sd.joint_count = L->nn;
     sd.allocator = *L->al;
-    mb_status st = mb_skeleton_create(&sd, &L->scene->skeleton);
+    mb_error why;
+    mb_status st = mb_skeleton_create(&sd, &L->scene->skeleton, &why);
     if (st != MB_OK)
-        mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+        mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", why.text);
     return st;
 }
 

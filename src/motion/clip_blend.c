@@ -390,7 +390,7 @@ static mb_status run_job(job *j)
      * write). Inputs whose clips track other sets still blend correctly, since sampling
      * gives an untracked joint its offset. */
     j->tracked = mb_skeleton_translation_joints(j->in[0].skeleton, &j->ntr);
-    rc = mb_clip_alloc(j->nj, j->frames, j->ft, j->tracked, j->ntr, &j->d->allocator, &j->clip);
+    rc = mb_clip_alloc(j->nj, j->frames, j->ft, j->tracked, j->ntr, &j->d->allocator, &j->clip, NULL);
     if (rc != MB_OK)
         return mb_error_set_(j->err, rc, "<clip>", "cannot allocate the output clip");
     return blend_frames(j);

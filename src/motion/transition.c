@@ -379,7 +379,7 @@ static mb_status play(build *b, mb_transition_result *res)
 /* The recorded frames as a clip on the skeleton. */
 static mb_status make_clip(build *b, mb_clip **out)
 {
-    mb_status rc = mb_clip_alloc(b->nj, b->fb.frames, b->fta, b->tracked, b->nt, &b->d->allocator, out);
+    mb_status rc = mb_clip_alloc(b->nj, b->fb.frames, b->fta, b->tracked, b->nt, &b->d->allocator, out, NULL);
     if (rc != MB_OK)
         return mb_error_set_(b->err, rc, "<transition>", "cannot allocate the output clip (%d frames)", b->fb.frames);
     memcpy(mb_clip_rotations_mut(*out), b->fb.rot, (size_t)b->fb.frames * b->nj * 4 * sizeof(float));

@@ -55,7 +55,7 @@ static mb_skeleton *make_skeleton(int nj)
     d.joints = j;
     d.joint_count = nj;
     mb_skeleton *s = NULL;
-    if (mb_skeleton_create(&d, &s) != MB_OK)
+    if (mb_skeleton_create(&d, &s, NULL) != MB_OK)
         s = NULL;
     free(j);
     free(names);
@@ -95,7 +95,7 @@ static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, d
     d.translation_count = 1;
     d.translations = tr;
     mb_clip *c = NULL;
-    if (mb_clip_create(&d, &c) != MB_OK)
+    if (mb_clip_create(&d, &c, NULL) != MB_OK)
         c = NULL;
     free(rot);
     free(tr);

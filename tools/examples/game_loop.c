@@ -66,7 +66,7 @@ static mb_clip *make_idle(const mb_skeleton *s, const mb_clip *walk, const mb_mo
     d.translation_count = nt;
     d.translations = nt > 0 ? tr : NULL;
     mb_clip *idle = NULL;
-    mb_clip_create(&d, &idle);
+    mb_clip_create(&d, &idle, NULL);
     free(p);
     free(w);
     free(rot);

@@ -593,7 +593,7 @@ static mb_status pose_clip(const input *in, const mb_xform *pose, mb_clip **out)
         cd.translation_joints = tracked;
         cd.translation_count = nt;
         cd.translations = nt > 0 ? tr : NULL;
-        st = mb_clip_create(&cd, out);
+        st = mb_clip_create(&cd, out, NULL);
     }
     free(rot);
     free(tr);

@@ -90,7 +90,7 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
         cd.joint_count = n;
         cd.frame_count = 1;
         cd.frame_time = dt;
-        if (mb_clip_create(&cd, &rest) != MB_OK)
+        if (mb_clip_create(&cd, &rest, NULL) != MB_OK)
             rest = NULL;
     }
     const mb_clip *ac = rest ? rest : c;

@@ -81,7 +81,7 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
         d.translation_joints = mb_clip_translation_joints(c);
         d.translation_count = nt;
         d.translations = t;
-        st = mb_clip_create(&d, out);
+        st = mb_clip_create(&d, out, NULL);
     }
     free(r);
     free(t);

@@ -170,7 +170,7 @@ static mb_status still_clip(mb_src *s, const mb_mesh *m)
             memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
         for (int t = 0; t < nt; ++t)
             memcpy(&tr[3 * t], bind[tracked[t]].pos, 3 * sizeof(float));
-        st = mb_clip_create(&cd, &s->mapped);
+        st = mb_clip_create(&cd, &s->mapped, NULL);
     }
     free(rot);
     free(tr);
@@ -231,7 +231,7 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     int nt = mb_skeleton_joint_count(to), unmatched = 0;
     int *from = malloc((size_t)nt * sizeof *from);
     mb_clip *mapped = NULL;
-    mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched) : MB_NOMEM;
+    mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched, NULL) : MB_NOMEM;
     if (st != MB_OK) {
         free(from);
         if (st == MB_MISMATCH)
