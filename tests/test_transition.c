@@ -245,14 +245,23 @@ static void check_quality(const char *fa, const char *fb, double dur, mb_transit
     qd.at = t.at;
     qd.duration = dur;
     mb_transition_quality q;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_OK);
+    mb_error qe;
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_OK, "%s", qe.text);
     /* a time far outside A (a unit mistake) is refused and writes nothing; it once
      * overflowed an int conversion */
     mb_transition_quality keep = q;
     qd.at = 3e7;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "at 3e+07 s or B's start") && strstr(qe.text, "outside its clip"), "%s",
+              qe.text);
     qd.at = -1e300;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "outside its clip"), "%s", qe.text);
+    qd.at = INFINITY;
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "finite"), "%s", qe.text);
+    cr_assert_eq(mb_transition_measure(NULL, &q, &qe), MB_INVALID_ARG);
+    cr_assert_str_eq(qe.source, "transition quality");
     cr_assert(memcmp(&keep, &q, sizeof q) == 0, "the output changed on failure");
     qd.at = t.at;
     cr_expect_float_eq(q.root_step_ratio, m.root_ratio, 1e-4 * m.root_ratio);

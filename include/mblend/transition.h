@@ -186,10 +186,11 @@ typedef struct mb_transition_quality {
 } mb_transition_quality;
 
 /* Measures a built transition (metrics computed from forward kinematics of the three
- * clips). MB_INVALID_ARG for missing inputs or an `at` (or result->b_start) outside its
- * clip, MB_MISMATCH when the feet are unknown, MB_NOMEM; out is written only on success. */
+ * clips). Fails (err says why, source "transition quality" or the clip's analysis) with
+ * MB_INVALID_ARG for missing inputs or an `at` (or result->b_start) outside its clip,
+ * MB_MISMATCH when the feet are unknown, MB_NOMEM; out is written only on success. */
 MB_API mb_status mb_transition_measure(const mb_transition_measure_desc *d,
-                                       mb_transition_quality *out);
+                                       mb_transition_quality *out, mb_error *err);
 
 /* ---------- transition-point search ---------- */
 

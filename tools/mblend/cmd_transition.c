@@ -505,7 +505,7 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
         qd.result = &res;
         qd.at = ka * t->fta;
         qd.duration = o->duration;
-        qok = mb_transition_measure(&qd, &q) == MB_OK;
+        qok = mb_transition_measure(&qd, &q, NULL) == MB_OK;
     }
     if (rc == MB_EXIT_OK && rs.f) {
         int ok = write_report(rs.f, t->sk[0], result, &t->info[0], &lg, &res, &q, qok, ka,
