@@ -215,7 +215,7 @@ Test(cycle, found_on_walks_and_runs)
         /* it starts at a left touchdown: the left foot is planted there, and the left
          * foot is at about the same place relative to the root one cycle later */
         unsigned char *lc = malloc((size_t)mb_clip_frame_count(f.c));
-        cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL), MB_OK);
+        cr_assert_eq(mb_motion_contacts(f.s, f.c, &f.info, lc, NULL, NULL), MB_OK);
         cr_assert(lc[r.start] && !lc[r.start - 1], "%s: no touchdown at %d", cases[i].file, r.start);
         free(lc);
         mb_test_clip_unload(&f);
@@ -484,12 +484,15 @@ Test(cycle, stale_analysis_and_one_frame_clip)
     unsigned char contact[4096];
     mb_frame_range r;
     mb_error e;
-    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
+    cr_assert_str_eq(e.source, "contacts");
     cr_assert_eq(mb_motion_find_cycle(f.s, f.c, &stale, 0, "walk", &r, &e), MB_INVALID_ARG);
     cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
     stale = f.info;
     stale.up_axis = MB_AXIS_DETECT; /* never an output */
-    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_motion_contacts(f.s, f.c, &stale, contact, NULL, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "does not fit"), "%s", e.text);
     mb_test_clip_unload(&f);
 
     mb_test_clip one = mb_test_clip_load("cmu_like_rest_1frame.bvh");

@@ -44,10 +44,12 @@ MB_API mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c,
                                    mb_motion_info *out, mb_error *err);
 
 /* Per-frame foot contacts: out_left/out_right (frame_count bytes each, nullable) are 1
- * where that foot is planted: near the ground and moving slowly horizontally. */
+ * where that foot is planted: near the ground and moving slowly horizontally. Fails (err
+ * says why, source "contacts") with MB_INVALID_ARG for NULLs, an info that does not fit
+ * the clip or fewer than 2 frames, MB_MISMATCH for unknown feet, MB_NOMEM. */
 MB_API mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
                                     const mb_motion_info *info, unsigned char *out_left,
-                                    unsigned char *out_right);
+                                    unsigned char *out_right, mb_error *err);
 
 /* A range of frames [start, end): for a gait cycle, frame end continues frame start. */
 typedef struct mb_frame_range {

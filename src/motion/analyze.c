@@ -411,22 +411,27 @@ void mb_motion_hips_(const mb_skeleton *s, int root, const mb_motion_info *info,
 }
 
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
-                             unsigned char *out_left, unsigned char *out_right)
+                             unsigned char *out_left, unsigned char *out_right, mb_error *err)
 {
-    if (!s || !c || !info || mb_motion_info_check_(info, s, c, NULL, NULL) != MB_OK)
+    mb_error_clear_(err);
+    if (!s || !c || !info)
+        return mb_error_set_(err, MB_INVALID_ARG, "contacts", "no %s given",
+                             !s ? "skeleton" : !c ? "clip" : "motion info");
+    if (mb_motion_info_check_(info, s, c, "contacts", err) != MB_OK)
         return MB_INVALID_ARG;
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
     if (nf < 2)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "contacts", "%d frame%s: contacts need 2 or more",
+                             nf, nf == 1 ? "" : "s");
     if (info->left_foot < 0 || info->right_foot < 0)
-        return MB_MISMATCH;
+        return mb_error_set_(err, MB_MISMATCH, "contacts", "the feet are unknown");
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, "contacts", "out of memory for %d frames", nf);
     mb_status st = mb_motion_positions_(s, c, pos);
     if (st != MB_OK) {
         free(pos);
-        return st;
+        return mb_error_set_(err, st, "contacts", "cannot pose the clip: %s", mb_status_str(st));
     }
     int up = mb_axis_index(info->up_axis);
     double ft = mb_clip_frame_time(c);

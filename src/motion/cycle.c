@@ -91,8 +91,8 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
     if (!contact || !downs || !len)
         st = MB_NOMEM;
     else
-        st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL)
-                       : mb_motion_contacts(s, c, info, NULL, contact);
+        st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL, NULL)
+                       : mb_motion_contacts(s, c, info, NULL, contact, NULL);
     if (st == MB_OK)
         n = find_touchdowns(contact, nf, info->first_frame, mb_clip_frame_time(c), downs);
     if (st != MB_OK)
