@@ -330,7 +330,7 @@ typedef struct mb_controller_desc {
     ...;
 } mb_controller_desc;
 typedef struct mb_controller mb_controller;
-mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out);
+mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out, mb_error *err);
 void mb_controller_destroy(mb_controller *c);
 mb_status mb_controller_request(mb_controller *c, int state, const mb_transition_desc *t);
 mb_status mb_controller_set_param(mb_controller *c, int state, float value);

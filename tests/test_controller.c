@@ -66,7 +66,7 @@ static mb_controller *make_ctl(const fixture *fx, int state, int max_tracks)
     cd.initial_state = state;
     cd.max_tracks = max_tracks;
     mb_controller *c = NULL;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &c, NULL), MB_OK);
     return c;
 }
 
@@ -119,15 +119,19 @@ Test(controller, rejects_bad_arguments)
 
     mb_controller *c = NULL;
     mb_controller_desc cd = {0};
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no state set given");
     cd.states = fx.set;
     cd.initial_state = 4;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "initial state 4 outside"), "%s", e.text);
     cd.initial_state = 0;
     cd.max_tracks = 1;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "max_tracks 1 outside"), "%s", e.text);
     cd.max_tracks = MB_CONTROLLER_MAX_TRACKS + 1;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "max_tracks"), "%s", e.text);
     mb_controller_destroy(NULL);
 
     c = make_ctl(&fx, 0, 0);
@@ -534,7 +538,7 @@ static void *run_script(void *arg)
     mb_controller_desc cd = {0};
     cd.states = j->fx->set;
     cd.initial_state = j->seed % 3;
-    if (mb_controller_create(&cd, &c) != MB_OK)
+    if (mb_controller_create(&cd, &c, NULL) != MB_OK)
         return NULL;
     unsigned r = (unsigned)j->seed * 2654435761u + 1u;
     float loco = j->fx->walk.info.speed; /* the state's initial parameter */
@@ -706,7 +710,7 @@ Test(controller, allocates_only_at_creation)
     cd.allocator.free = count_free;
     mb_controller *c = NULL;
     alloc_calls = 0;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &c, NULL), MB_OK);
     cr_assert_eq(alloc_calls, 1);
     int n = fx.nj;
     mb_xform *x = malloc(sizeof *x * n);
@@ -1029,7 +1033,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
     mb_controller_desc cd = {0};
     cd.states = set;
     mb_controller *ctl = NULL;
-    cr_assert_eq(mb_controller_create(&cd, &ctl), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &ctl, NULL), MB_OK);
     int nj = mb_skeleton_joint_count(s);
     mb_xform *pose = calloc((size_t)nj, sizeof *pose);
     cr_assert_not_null(pose);
@@ -1094,7 +1098,7 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     mb_controller_desc ctl_d = {0};
     ctl_d.states = set;
     mb_controller *ctl = NULL;
-    cr_assert_eq(mb_controller_create(&ctl_d, &ctl), MB_OK);
+    cr_assert_eq(mb_controller_create(&ctl_d, &ctl, NULL), MB_OK);
     int nj = mb_skeleton_joint_count(s);
     mb_xform *p0 = calloc((size_t)nj, sizeof *p0), *p1 = calloc((size_t)nj, sizeof *p1);
     mb_xform *f16 = calloc((size_t)nj, sizeof *f16), *f0 = calloc((size_t)nj, sizeof *f0);

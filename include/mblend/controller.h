@@ -121,9 +121,11 @@ typedef struct mb_controller_desc {
 
 typedef struct mb_controller mb_controller;
 
-/* Creates a controller playing initial_state (allocates all it will ever need).
- * MB_INVALID_ARG for a bad desc, MB_NOMEM. */
-MB_API mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out);
+/* Creates a controller playing initial_state (allocates all it will ever need, so the
+ * per-frame calls below return a status only). Fails (err says why, source "controller")
+ * with MB_INVALID_ARG for a bad desc, MB_NOMEM. */
+MB_API mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out,
+                                      mb_error *err);
 MB_API void mb_controller_destroy(mb_controller *c); /* NULL is a no-op */
 
 /* Requests a transition to state (t NULL: a cut). Taking effect at the next update:

@@ -149,7 +149,8 @@ class Controller:
         d.initial_phase = float(initial_phase)
         d.max_tracks = int(max_tracks)
         out = ffi.new("mb_controller **")
-        check(lib.mb_controller_create(d, out), None, "Controller")
+        err = ffi.new("mb_error *")
+        check(lib.mb_controller_create(d, out, err), err, "Controller")
         self._c = ffi.gc(out[0], lib.mb_controller_destroy)
         skel = states.skeleton
         n = len(skel._node_names)

@@ -662,17 +662,25 @@ mb_status mb_controller_reset(mb_controller *c, int state, float phase)
 
 static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
-mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out)
+mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out || !d->states)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "no %s given",
+                             !d ? "desc" : !out ? "output" : "state set");
     const mb_state_set *s = d->states;
     int K = d->max_tracks == 0 ? 4 : d->max_tracks;
-    if (K < 2 || K > MB_CONTROLLER_MAX_TRACKS || d->initial_state < 0 || d->initial_state >= s->nstates ||
-        !isfinite(d->initial_phase) || d->initial_phase < 0.0f || d->initial_phase > 1.0f)
-        return MB_INVALID_ARG;
+    if (K < 2 || K > MB_CONTROLLER_MAX_TRACKS)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "max_tracks %d outside 2..%d (0: 4)",
+                             d->max_tracks, MB_CONTROLLER_MAX_TRACKS);
+    if (d->initial_state < 0 || d->initial_state >= s->nstates)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "initial state %d outside 0..%d",
+                             d->initial_state, s->nstates - 1);
+    if (!isfinite(d->initial_phase) || d->initial_phase < 0.0f || d->initial_phase > 1.0f)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "initial phase %g outside [0, 1]",
+                             (double)d->initial_phase);
     int nj = s->nj;
     mb_blend_prepare(); /* so that no update is the first exact solve (blend.h) */
     size_t pose_bytes = align16((size_t)nj * sizeof(mb_xform));
@@ -682,7 +690,8 @@ mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out)
     size_t total = o_poses + pose_bytes * (size_t)(2 * K + 3);
     char *mem = mb_alloc_(&d->allocator, total);
     if (!mem)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, "controller", "out of memory for %d tracks of %d joints",
+                             K, nj);
     mb_controller *c = (mb_controller *)mem;
     memset(c, 0, sizeof *c);
     c->alloc = d->allocator;

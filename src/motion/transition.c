@@ -232,7 +232,7 @@ static mb_status make_player(build *b)
         return rc;
     mb_controller_desc cd = {0};
     cd.states = b->set;
-    if ((rc = mb_controller_create(&cd, &b->ctl)) != MB_OK)
+    if ((rc = mb_controller_create(&cd, &b->ctl, NULL)) != MB_OK)
         return mb_error_set_(b->err, rc, "<transition>", "cannot create the controller");
     b->pose = malloc((size_t)b->nj * sizeof *b->pose);
     b->orig = malloc((size_t)b->nj * sizeof *b->orig);

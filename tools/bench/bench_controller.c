@@ -262,7 +262,7 @@ static mb_controller *make_ctl(const setup *su, int mode, float phase)
     cd.states = su->set;
     cd.initial_phase = phase;
     mb_controller *c = NULL;
-    if (mb_controller_create(&cd, &c) != MB_OK)
+    if (mb_controller_create(&cd, &c, NULL) != MB_OK)
         return NULL;
     mb_xform *tmp = malloc(sizeof *tmp * (size_t)su->nj);
     mb_pose p = {tmp, su->nj};

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     cd.states = set;
     cd.initial_state = 0;
     mb_controller *ctl;
-    if (mb_controller_create(&cd, &ctl) != MB_OK)
+    if (mb_controller_create(&cd, &ctl, NULL) != MB_OK)
         return die("controller", NULL);
 
     /* The game loop: 60 Hz, the character's world transform kept by the game. */
