@@ -573,7 +573,7 @@ static mb_mesh *random_mesh(const rig *r, int nv, int inf, float spread)
     md.skeleton_joint_count = r->n;
     md.bind_pose = r->bind;
     mb_mesh *m = NULL;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     free(pos);
     free(nrm);
     free(jt);
@@ -778,7 +778,7 @@ Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 3;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     mb_xform pose[3] = {{{0, 0, 0, 1}, {0, 0, 0}}, {{0, 0, 0, 1}, {0, 0, 4}}, {{0, 0, 0, 1}, {0, 0, 4}}};
     double rest = ring_area(pos, CW_RINGS / 2);
     float *lp = malloc((size_t)nv * 3 * sizeof(float)), *dp = malloc((size_t)nv * 3 * sizeof(float));
@@ -839,7 +839,7 @@ Test(mesh, keeps_the_four_largest_influences)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 6;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     cr_assert_eq(info.cut_vertices, 1);
     cr_assert_eq(info.max_influences, 6);
@@ -860,35 +860,47 @@ Test(mesh, keeps_the_four_largest_influences)
 
     /* invalid descs */
     mb_mesh_desc bad = md;
+    mb_error e;
     jt[0] = 6;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 0: skin joint 6 outside"), "%s", e.text);
     jt[0] = 0;
     w[0] = -0.1f;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 0: weight -0.1"), "%s", e.text);
     w[0] = 0.05f;
     w[6] = w[7] = 0;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* zero sum */
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG); /* zero sum */
+    cr_assert(strstr(e.text, "weights sum to 0"), "%s", e.text);
     w[6] = w[7] = 0.5f;
     ib[3][0] = 0;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* singular inverse bind */
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG); /* singular inverse bind */
+    cr_assert(strstr(e.text, "skin joint 3: the inverse bind matrix is singular"), "%s", e.text);
     ib[3][0] = 1;
     sj[5] = 6;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "skin joint 5 is skeleton joint 6"), "%s", e.text);
     sj[5] = 5;
     pos[4] = NAN;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 1: a non-finite position"), "%s", e.text);
     pos[4] = 0;
     uint32_t tri[3] = {0, 1, 2};
     bad.triangle_count = 1;
     bad.triangles = tri;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "triangle 0: vertex 2 outside"), "%s", e.text);
     bad.triangles = NULL;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "without their indices"), "%s", e.text);
     bad = md;
     bad.influences = MB_MESH_MAX_INPUT_INFLUENCES + 1;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_LIMIT);
-    cr_assert_eq(mb_mesh_create(NULL, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_mesh_create(&md, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_LIMIT);
+    cr_assert(strstr(e.text, "past the limits"), "%s", e.text);
+    cr_assert_eq(mb_mesh_create(NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no desc given");
+    cr_assert_eq(mb_mesh_create(&md, NULL, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.source, "mesh");
     mb_mesh_destroy(NULL);
 }
 
@@ -915,7 +927,7 @@ Test(mesh, computes_normals_from_triangles)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 1;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     for (int v = 0; v < 4; ++v) {
         cr_assert_float_eq(mb_mesh_normals(m)[3 * v + 2], 1.0f, 1e-6);
         cr_assert_float_eq(mb_mesh_normals(m)[3 * v], 0.0f, 1e-6);

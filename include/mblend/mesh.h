@@ -53,10 +53,11 @@ typedef struct mb_mesh_desc {
 
 /* Builds a mesh (one allocation, copies everything): keeps each vertex's 4 largest
  * influences, renormalised (how many vertices had more: mb_mesh_info), checks every index.
+ * Fails (err says which vertex, joint or count and why; source "mesh") with
  * MB_INVALID_ARG for a bad desc (out-of-range indices, non-finite values, negative weights,
  * a vertex whose weights sum to 0, a singular inverse bind), MB_LIMIT past the limits,
  * MB_NOMEM. */
-MB_API mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out);
+MB_API mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out, mb_error *err);
 MB_API void mb_mesh_destroy(mb_mesh *m); /* NULL is a no-op */
 
 typedef struct mb_mesh_info {

@@ -739,11 +739,10 @@ static mb_status create_mesh(loader *L, const mesh_build *b, int have_normals,
     md.skeleton_joint_count = L->nn;
     md.bind_pose = mesh_bind;
     md.allocator = *L->al;
-    mb_status st = mb_mesh_create(&md, &L->scene->mesh);
+    mb_error why;
+    mb_status st = mb_mesh_create(&md, &L->scene->mesh, &why);
     if (st != MB_OK)
-        return mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s%s",
-                              mb_status_str(st),
-                              st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
+        return mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s", why.text);
     mb_mesh_info mi = mb_mesh_get_info(L->scene->mesh);
     L->scene->info.cut_vertices = mi.cut_vertices;
     L->scene->info.max_influences = mi.max_influences;

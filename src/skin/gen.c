@@ -425,7 +425,7 @@ static mb_status make_mesh(const mb_allocator *al, int nj, gen_bufs *b, mb_mesh 
     md.skeleton_joint_count = nj;
     md.bind_pose = b->bind;
     md.allocator = *al;
-    return mb_mesh_create(&md, out);
+    return mb_mesh_create(&md, out, NULL);
 }
 
 mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *desc, mb_mesh **out)
