@@ -66,7 +66,8 @@ int mb_scene_supported(void);
 const mb_mesh *mb_scene_mesh(const mb_scene *s);
 void mb_mesh_destroy(mb_mesh *m);
 typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
-mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out);
+mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out,
+                           mb_error *err);
 
 typedef struct mb_source mb_source;
 typedef struct mb_source_desc {

@@ -921,7 +921,7 @@ Test(export, gltf_round_trip_bvh_with_generated_skin)
     mb_error err;
     cr_assert_eq(mb_bvh_read_file(MB_PROJECT_DIR "/data/bvh/walk.bvh", NULL, &sk, &c, &err), MB_OK);
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(sk, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(sk, NULL, &m, NULL), MB_OK);
     gltf_round_trip(sk, m, c, "walk");
     /* to a file, with a scale node; and bad descs */
     mb_gltf_write_desc gd;

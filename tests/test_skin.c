@@ -952,7 +952,7 @@ Test(generate, capsules_around_every_bone)
     mb_clip *c;
     load_bvh(MB_PROJECT_DIR "/data/bvh/walk.bvh", &s, &c);
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, NULL, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     int nj = mb_skeleton_joint_count(s);
     cr_log_info("generated skin: %d vertices, %d triangles, %d palette entries for %d joints",
@@ -1031,7 +1031,7 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     gd.sides = 6;
     gd.rings = 3;
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
     mb_test_skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
@@ -1048,25 +1048,33 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     mb_skin_gen_desc bad;
     memset(&bad, 0, sizeof bad);
     bad.sides = 2;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    mb_error e;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "bad desc") && strstr(e.text, "sides 2"), "%s", e.text);
     bad.sides = 0;
     bad.blend = 0.6f;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "blend 0.6"), "%s", e.text);
     bad.blend = 0;
     bad.radius = NAN;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "radius nan"), "%s", e.text);
     bad.radius = 0;
     mb_pose short_pose = {pose, nj - 1};
     bad.bind = &short_pose;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_generate(NULL, NULL, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_generate(s, NULL, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "bind pose"), "%s", e.text);
+    cr_assert_eq(mb_skin_generate(NULL, NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no skeleton given");
+    cr_assert_eq(mb_skin_generate(s, NULL, NULL, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.source, "generated skin");
     /* a lone joint has no bone */
     mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc sd = {&one, 1, {0}};
     mb_skeleton *lone;
     cr_assert_eq(mb_skeleton_create(&sd, &lone, NULL), MB_OK);
-    cr_assert_eq(mb_skin_generate(lone, NULL, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(lone, NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "no extent"), "%s", e.text);
     mb_skeleton_destroy(lone);
     free(pose);
     mb_clip_destroy(c);
@@ -1194,42 +1202,46 @@ Test(generate, rigid_bones_by_length_change)
     mb_clip *c;
     cr_assert_eq(mb_test_clip_full(s, 2, 0.1, rot, tr, &c), MB_OK);
     unsigned char rigid[4];
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid, NULL), MB_OK);
     cr_assert(rigid[0] == 0 && rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 1, "%d %d %d %d",
               rigid[0], rigid[1], rigid[2], rigid[3]);
     /* without a clip every bone holds; a bind pose 5% longer makes c's bone stretch */
-    cr_assert_eq(mb_skin_rigid_bones(s, NULL, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, NULL, NULL, rigid, NULL), MB_OK);
     cr_assert(rigid[0] == 0 && rigid[1] == 1 && rigid[2] == 1 && rigid[3] == 1);
     mb_xform bind[4];
     mb_pose bp = {bind, 4};
     cr_assert_eq(mb_skeleton_rest_pose(s, bp), MB_OK);
     bind[3].pos[1] = 10.5f;
-    cr_assert_eq(mb_skin_rigid_bones(s, c, &bp, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &bp, rigid, NULL), MB_OK);
     cr_assert(rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 0);
     mb_pose short_pose = {bind, 3};
-    cr_assert_eq(mb_skin_rigid_bones(s, c, &short_pose, rigid), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_rigid_bones(NULL, c, NULL, rigid), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, NULL), MB_INVALID_ARG);
+    mb_error e;
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &short_pose, rigid, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the bind pose does not have"), "%s", e.text);
+    cr_assert_eq(mb_skin_rigid_bones(NULL, c, NULL, rigid, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, NULL, NULL), MB_INVALID_ARG);
     /* a clip of another skeleton is refused, by mb_skin_generate too */
     mb_skeleton *other;
     mb_skeleton_desc od = {jd, 3, {0}};
     cr_assert_eq(mb_skeleton_create(&od, &other, NULL), MB_OK);
-    cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the clip does not have"), "%s", e.text);
     mb_skin_gen_desc gd;
     memset(&gd, 0, sizeof gd);
     gd.clip = c;
     mb_mesh *m = NULL;
-    cr_assert_eq(mb_skin_generate(other, &gd, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(other, &gd, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the clip does not have"), "%s: the rigid bones' reason wins", e.text);
     cr_assert_null(m);
     /* Without the clip, three capsules and the root in the palette. With it, the capsules
      * a -> b and b -> c only: driven by a and b, and no weight handed back to the root
      * across the stretching bone (so the root is in no vertex's palette). */
-    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, NULL, &m, NULL), MB_OK);
     int nv_all = mb_mesh_vertex_count(m);
     cr_assert_eq(mb_mesh_skin_joint_count(m), 3);
     cr_assert_eq(mb_mesh_skin_joints(m)[0], 0);
     mb_mesh_destroy(m);
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     cr_assert_eq(mb_mesh_vertex_count(m) * 3, nv_all * 2);
     cr_assert_eq(mb_mesh_skin_joint_count(m), 2);
     cr_assert(mb_mesh_skin_joints(m)[0] == 1 && mb_mesh_skin_joints(m)[1] == 2);
@@ -1255,14 +1267,14 @@ Test(generate, static_root_above_the_hips_gets_no_capsule)
     cr_assert_str_eq(mb_skeleton_name(s, info.root), "Hips");
     cr_assert_eq(mb_skeleton_parents(s)[info.root], 0);
     unsigned char *rigid = malloc((size_t)nj);
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid, NULL), MB_OK);
     for (int j = 1; j < nj; ++j)
         cr_assert_eq(rigid[j], j != info.root, "joint %s", mb_skeleton_name(s, j));
     mb_skin_gen_desc gd;
     memset(&gd, 0, sizeof gd);
     gd.clip = c;
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     /* no vertex has weight on joint_Root */
     int nv = mb_mesh_vertex_count(m);
     const uint16_t *ji = mb_mesh_joint_indices(m);

@@ -73,25 +73,32 @@ MB_API const char *mb_status_str(mb_status s);
 /* Where and why something failed. Caller-owned.
  *
  * The error contract (the whole library, like jansson's json_error_t):
- * - Every fallible offline function (readers, writers, analysis, preparation, clip
- *   blending, transition building, match search, state-set and object creation, file
- *   output) takes a nullable mb_error * as its last argument. NULL means "status only".
- * - It clears the error on entry (code MB_OK, empty source and text), so an mb_error can
+ * - Every fallible offline function takes a nullable mb_error * as its last argument
+ *   (NULL: status only): readers and writers, mb_file_*, mb_skeleton_create,
+ *   mb_clip_create, mb_clip_alloc, mb_mesh_create, mb_clip_map, mb_skin_generate,
+ *   mb_skin_rigid_bones, mb_motion_analyze, mb_motion_contacts, mb_motion_find_cycle,
+ *   preparation (mb_clip_prepare, ...), mb_clip_blend,
+ *   mb_blend_rotations_run, mb_transition_build / _plan_find / _measure, mb_match_find,
+ *   mb_state_set_create, mb_controller_create, mb_source_*.
+ * - It clears the error on entry (code MB_OK, empty source and text), so one mb_error can
  *   be reused from call to call and holds nothing after a success.
  * - The first error set during the call is the one reported: a deeper, more precise
  *   reason is never overwritten by a caller's more generic one.
  * - code is the status the function returns; source names the file, the name given to a
- *   memory loader or the object ("state set", "match", "<clip>"); line and column are
- *   1-based (column counts bytes, a tab is one column), 0 when the error has no position.
- * - The per-frame runtime jobs (mb_blend_run, mb_skin_run, mb_skin_palette_run,
- *   mb_skin_dq_palette, mb_fk, mb_clip_sample, mb_clip_frame_pose,
- *   mb_skeleton_rest_pose, mb_quat_reference, and the controller's update and controls)
- *   return a status only: they allocate nothing and format no strings in the hot path,
- *   and they fail only on arguments a caller can check (documented with each). */
+ *   memory loader or the object ("skeleton", "clip", "state set", "match", ...); line and
+ *   column are 1-based (column counts bytes, a tab is one column), 0 when the error has
+ *   no position (e.g. a file that cannot be opened). text never repeats the position.
+ * - Status only, by design: the per-frame runtime jobs (mb_blend_run, mb_skin_run,
+ *   mb_skin_palette_run, mb_skin_dq_palette, mb_fk, mb_clip_sample, mb_clip_frame_pose,
+ *   mb_skeleton_rest_pose, mb_quat_reference, mb_controller_update and the controller's
+ *   other per-frame calls) allocate nothing and format no strings in the hot path; they
+ *   fail only on arguments a caller can check, documented with each. The name parsers
+ *   (mb_blend_method_parse, mb_euler_order_parse) fail only on an unknown name, and
+ *   mb_skin_desc_from_mesh (filling views, no allocation) only on NULLs. */
 typedef struct mb_error {
     mb_status code;
     int line, column;
-    char source[256]; /* file name or the name given to a memory loader */
+    char source[256]; /* file name, name given to a memory loader, or the object */
     char text[256];   /* message a person can act on, without the position prefix */
 } mb_error;
 

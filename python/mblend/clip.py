@@ -211,7 +211,7 @@ class Clip:
         mesh = lib.mb_scene_mesh(self._scene) if self._scene is not None else ffi.NULL
         gen = ffi.new("mb_mesh **")
         if mesh == ffi.NULL:
-            check(lib.mb_skin_generate(self._skel, ffi.NULL, gen), None, "generated skin")
+            check(lib.mb_skin_generate(self._skel, ffi.NULL, gen, err), err, "generated skin")
             mesh = gen[0]
         try:
             d = ffi.new("mb_gltf_write_desc *")

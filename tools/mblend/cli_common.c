@@ -425,7 +425,7 @@ int mb_cli_write_glb(const char *cmd, const char *outp, const mb_cli_clip *src,
         mb_skin_gen_desc gen_desc;
         memset(&gen_desc, 0, sizeof gen_desc);
         gen_desc.clip = clip;
-        mb_status st = mb_skin_generate(src->s, &gen_desc, &gen);
+        mb_status st = mb_skin_generate(src->s, &gen_desc, &gen, NULL);
         if (st != MB_OK)
             return mb_cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
                                       mb_status_str(st));

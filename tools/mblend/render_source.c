@@ -271,7 +271,7 @@ static int analyse(const char *cmd, mb_src *s)
     int analysed = mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK;
     s->root = analysed ? info.root : 0;
     s->rigid = malloc((size_t)mb_skeleton_joint_count(s->skel));
-    mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid) : MB_NOMEM;
+    mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid, NULL) : MB_NOMEM;
     if (st != MB_OK)
         return mb_cli_input_error(cmd, "%s: %s", s->path, mb_status_str(st));
     find_forward(s, analysed ? &info : NULL);
@@ -301,7 +301,7 @@ int mb_src_open(const char *cmd, const char *spec, const mb_src_opts *o, mb_src 
         mb_skin_gen_desc gd;
         memset(&gd, 0, sizeof gd);
         gd.clip = s->clip;
-        mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh);
+        mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh, NULL);
         if (st != MB_OK)
             rc = mb_cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
         s->mesh = s->gen_mesh;
