@@ -11,6 +11,8 @@ import sys
 import cffi
 
 CDEF = r"""
+typedef enum mb_axis { MB_AXIS_DETECT, MB_AXIS_X, MB_AXIS_Y, MB_AXIS_Z } mb_axis;
+int mb_axis_index(mb_axis a);
 typedef enum mb_status { MB_OK, MB_INVALID_ARG, MB_TOO_SMALL, MB_NOMEM, MB_IO, MB_PARSE,
                          MB_LIMIT, MB_MISMATCH, MB_NUMERIC, ... } mb_status;
 typedef struct mb_error {
@@ -40,7 +42,7 @@ int mb_skeleton_same_topology(const mb_skeleton *a, const mb_skeleton *b, int *f
 
 mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
                         const int *translation_joints, int translation_count,
-                        const mb_allocator *a, mb_clip **out);
+                        const mb_allocator *a, mb_clip **out, mb_error *err);
 void mb_clip_destroy(mb_clip *c);
 int mb_clip_joint_count(const mb_clip *c);
 int mb_clip_frame_count(const mb_clip *c);
@@ -64,7 +66,8 @@ int mb_scene_supported(void);
 const mb_mesh *mb_scene_mesh(const mb_scene *s);
 void mb_mesh_destroy(mb_mesh *m);
 typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
-mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out);
+mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out,
+                           mb_error *err);
 
 typedef struct mb_source mb_source;
 typedef struct mb_source_desc {
@@ -79,7 +82,7 @@ const mb_skeleton *mb_source_skeleton(const mb_source *s);
 const mb_clip *mb_source_clip(const mb_source *s);
 const mb_scene *mb_source_scene(const mb_source *s);
 const char *mb_source_file(const mb_source *s);
-int mb_source_up_axis(const mb_source *s);
+mb_axis mb_source_up_axis(const mb_source *s);
 
 typedef struct mb_bvh_read_desc { int lenient; mb_error *warning; ...; } mb_bvh_read_desc;
 mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
@@ -98,7 +101,7 @@ typedef struct mb_gltf_write_desc {
     const mb_clip *clip;
     const char *clip_name;
     float scale;
-    int up_axis;
+    mb_axis up_axis;
     ...;
 } mb_gltf_write_desc;
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err);
@@ -144,7 +147,7 @@ typedef struct mb_blend_rotations_desc {
 mb_status mb_blend_rotations_run(mb_blend_rotations_desc *d, mb_error *err);
 
 typedef struct mb_motion_info {
-    int up_axis;
+    mb_axis up_axis;
     int root;
     int left_foot;
     int right_foot;
@@ -154,7 +157,7 @@ typedef struct mb_motion_info {
     float speed;
     ...;
 } mb_motion_info;
-typedef struct mb_analyze_desc { int up_axis; ...; } mb_analyze_desc;
+typedef struct mb_analyze_desc { mb_axis up_axis; ...; } mb_analyze_desc;
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
                             const char *source, mb_motion_info *out, mb_error *err);
 
@@ -185,7 +188,7 @@ typedef struct mb_prepare_desc {
     const mb_skeleton *skeleton;
     const mb_clip *clip;
     const char *source;
-    int up_axis;
+    mb_axis up_axis;
     const char *left_foot;
     const char *right_foot;
     mb_frame_range range;
@@ -221,7 +224,7 @@ typedef struct mb_clip_blend_desc {
     int cyclic;
     mb_blend_method method;
     mb_eigen_solver solver;
-    int up_axis;
+    mb_axis up_axis;
     const mb_prepared_clip *const *prepared;
     ...;
 } mb_clip_blend_desc;
@@ -249,7 +252,7 @@ typedef struct mb_transition_build_desc {
     double b_start;
     mb_transition_desc transition;
     mb_frame_range cycle_a, cycle_b;
-    int up_axis;
+    mb_axis up_axis;
     ...;
 } mb_transition_build_desc;
 typedef struct mb_transition_result {
@@ -307,7 +310,7 @@ typedef struct mb_state_set_desc {
     const mb_skeleton *skeleton;
     const mb_state_desc *states;
     int state_count;
-    int up_axis;
+    mb_axis up_axis;
     const char *root;
     ...;
 } mb_state_set_desc;
@@ -316,7 +319,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
 void mb_state_set_destroy(mb_state_set *s);
 int mb_state_set_count(const mb_state_set *s);
 int mb_state_set_find(const mb_state_set *s, const char *name);
-int mb_state_set_up_axis(const mb_state_set *s);
+mb_axis mb_state_set_up_axis(const mb_state_set *s);
 int mb_state_set_root(const mb_state_set *s);
 double mb_state_set_cycle_duration(const mb_state_set *s, int state, float param);
 
@@ -329,7 +332,7 @@ typedef struct mb_controller_desc {
     ...;
 } mb_controller_desc;
 typedef struct mb_controller mb_controller;
-mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out);
+mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out, mb_error *err);
 void mb_controller_destroy(mb_controller *c);
 mb_status mb_controller_request(mb_controller *c, int state, const mb_transition_desc *t);
 mb_status mb_controller_set_param(mb_controller *c, int state, float value);
@@ -352,7 +355,7 @@ static const double MB_CONTROLLER_MAX_DT;
 /* ---- corpus (mblend.corpus: analysis rows and motion-graph walks) ---- */
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
                              const mb_motion_info *info, unsigned char *out_left,
-                             unsigned char *out_right);
+                             unsigned char *out_right, mb_error *err);
 mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c,
                                const mb_motion_info *info, int foot, const char *source,
                                mb_frame_range *out, mb_error *err);

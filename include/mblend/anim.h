@@ -58,10 +58,12 @@ typedef struct mb_skeleton_desc {
     mb_allocator allocator;    /* zero: malloc/free */
 } mb_skeleton_desc;
 
-/* Builds a skeleton (copies everything). Fails with MB_INVALID_ARG on a broken desc (bad
- * parent order, duplicate or empty names, repeated channels, channels on an End Site),
- * MB_LIMIT past the limits above, MB_NOMEM. */
-MB_API mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out);
+/* Builds a skeleton (copies everything). Fails (err says which joint and why, source
+ * "skeleton") with MB_INVALID_ARG on a broken desc (bad parent order, duplicate or empty
+ * names, repeated channels, channels on an End Site), MB_LIMIT past the limits above,
+ * MB_NOMEM. */
+MB_API mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out,
+                                    mb_error *err);
 MB_API void mb_skeleton_destroy(mb_skeleton *s); /* NULL is a no-op */
 
 MB_API int mb_skeleton_joint_count(const mb_skeleton *s);      /* nodes, End Sites included */
@@ -128,19 +130,19 @@ typedef struct mb_clip_desc {
 } mb_clip_desc;
 
 /* Builds a clip (copies the tracks, normalises rotations and makes them sign-continuous).
- * MB_INVALID_ARG for a bad desc (see the fields: an unsorted, repeated or out-of-range
+ * Fails (err says why, source "clip") with MB_INVALID_ARG for a bad desc (see the fields: an unsorted, repeated or out-of-range
  * tracked joint, a count without its arrays or a translation array without a count) or
  * non-finite values, MB_LIMIT, MB_NOMEM. */
-MB_API mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out);
+MB_API mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out, mb_error *err);
 /* Allocates an uninitialised clip whose tracks the caller (a loader) fills through
  * mb_clip_rotations_mut / mb_clip_translations_mut before handing it out. The tracked
  * joints (translation_count entries, strictly ascending, in range; NULL when the count is
- * 0) are copied. MB_INVALID_ARG for bad arguments, MB_LIMIT past MB_MAX_JOINTS,
+ * 0) are copied. Fails (err says why, source "clip") with MB_INVALID_ARG for bad arguments, MB_LIMIT past MB_MAX_JOINTS,
  * MB_MAX_FRAMES or MB_MAX_TRACK_BYTES (rotations plus translations; checked before
  * allocating), MB_NOMEM. */
 MB_API mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
                                const int *translation_joints, int translation_count,
-                               const mb_allocator *a, mb_clip **out);
+                               const mb_allocator *a, mb_clip **out, mb_error *err);
 MB_API void mb_clip_destroy(mb_clip *c); /* NULL is a no-op */
 
 MB_API int mb_clip_joint_count(const mb_clip *c);

@@ -9,11 +9,16 @@
  * - Matrices are float[16], column-major (OpenGL/cglm layout): element (row r, col c) is
  *   m[c * 4 + r]; the translation is m[12], m[13], m[14].
  * - Right-handed coordinates. The up axis is whatever the source uses (BVH: usually +Y,
- *   sometimes +Z); tools that need it detect it or take it as a parameter.
+ *   sometimes +Z); tools that need it detect it or take it as a parameter. It is always an
+ *   mb_axis (below): MB_AXIS_X, _Y, _Z name the positive direction of that axis as up;
+ *   MB_AXIS_DETECT (0, so a zeroed desc detects) is accepted only where a desc asks for an
+ *   axis, never returned: every output (mb_motion_info.up_axis, mb_state_set_up_axis) is
+ *   X, Y or Z. mb_axis_index gives the component index (0, 1, 2) for indexing a float[3].
  * - A local transform maps child space to parent space: p_parent = pos + rot * p_child.
  *   world(child) = world(parent) * T(pos) * R(rot).
  * - Joints are stored parents-first: parent[i] < i, the root has parent -1.
- * - Every fallible function returns mb_status. Outputs come last in argument lists.
+ * - Every fallible function returns mb_status; errors follow one contract (mb_error below).
+ *   Outputs come last in argument lists, before the mb_error.
  */
 #ifndef MBLEND_BASE_H
 #define MBLEND_BASE_H
@@ -30,6 +35,18 @@ extern "C" {
 #else
 #define MB_API
 #endif
+
+/* An axis, for the up axis everywhere in the API (see the conventions above). */
+typedef enum mb_axis {
+    MB_AXIS_DETECT = 0, /* in descs only: detect from the motion (or take it from the format) */
+    MB_AXIS_X = 1,
+    MB_AXIS_Y = 2,
+    MB_AXIS_Z = 3
+} mb_axis;
+
+/* The component index of a (MB_AXIS_X, _Y, _Z: 0, 1, 2), e.g. pos[mb_axis_index(up)];
+ * a must not be MB_AXIS_DETECT. */
+static inline int mb_axis_index(mb_axis a) { return (int)a - (int)MB_AXIS_X; }
 
 /* One table for the status codes and their strings (X-macro). */
 #define MB_STATUS_TABLE(X)                                                        \
@@ -53,13 +70,35 @@ typedef enum mb_status {
 /* A static string for s; never NULL ("unknown status" for values outside the enum). */
 MB_API const char *mb_status_str(mb_status s);
 
-/* Where and why something failed. Caller-owned; every loader takes an optional one.
- * line and column are 1-based (column counts bytes, a tab is one column); 0 when the
- * error has no position (e.g. a file that cannot be opened). */
+/* Where and why something failed. Caller-owned.
+ *
+ * The error contract (the whole library, like jansson's json_error_t):
+ * - Every fallible offline function takes a nullable mb_error * as its last argument
+ *   (NULL: status only): readers and writers, mb_file_*, mb_skeleton_create,
+ *   mb_clip_create, mb_clip_alloc, mb_mesh_create, mb_clip_map, mb_skin_generate,
+ *   mb_skin_rigid_bones, mb_motion_analyze, mb_motion_contacts, mb_motion_find_cycle,
+ *   preparation (mb_clip_prepare, ...), mb_clip_blend,
+ *   mb_blend_rotations_run, mb_transition_build / _plan_find / _measure, mb_match_find,
+ *   mb_state_set_create, mb_controller_create, mb_source_*.
+ * - It clears the error on entry (code MB_OK, empty source and text), so one mb_error can
+ *   be reused from call to call and holds nothing after a success.
+ * - The first error set during the call is the one reported: a deeper, more precise
+ *   reason is never overwritten by a caller's more generic one.
+ * - code is the status the function returns; source names the file, the name given to a
+ *   memory loader or the object ("skeleton", "clip", "state set", "match", ...); line and
+ *   column are 1-based (column counts bytes, a tab is one column), 0 when the error has
+ *   no position (e.g. a file that cannot be opened). text never repeats the position.
+ * - Status only, by design: the per-frame runtime jobs (mb_blend_run, mb_skin_run,
+ *   mb_skin_palette_run, mb_skin_dq_palette, mb_fk, mb_clip_sample, mb_clip_frame_pose,
+ *   mb_skeleton_rest_pose, mb_quat_reference, mb_controller_update and the controller's
+ *   other per-frame calls) allocate nothing and format no strings in the hot path; they
+ *   fail only on arguments a caller can check, documented with each. The name parsers
+ *   (mb_blend_method_parse, mb_euler_order_parse) fail only on an unknown name, and
+ *   mb_skin_desc_from_mesh (filling views, no allocation) only on NULLs. */
 typedef struct mb_error {
     mb_status code;
     int line, column;
-    char source[256]; /* file name or the name given to a memory loader */
+    char source[256]; /* file name, name given to a memory loader, or the object */
     char text[256];   /* message a person can act on, without the position prefix */
 } mb_error;
 
@@ -104,9 +143,12 @@ MB_API void mb_file_stream_discard(mb_file_stream *s);
  * symbolic links (a relative link is relative to its own folder; at most 40 links), up to
  * the first entry that is not a link (a missing one: where it is named). For callers that
  * stage several files and rename them into place together, so that a link is kept and its
- * target replaced. Returns 0, or -1 with errno set (ELOOP, ENAMETOOLONG, EINVAL for NULLs or
- * size 0, or what readlink reports; an entry lstat cannot see ends the walk there). */
-MB_API int mb_file_resolve_links(const char *path, char *out, size_t out_size);
+ * target replaced. An entry lstat cannot see ends the walk there. Fails (err says which path
+ * and why; errno is left set as well, for callers that print strerror) with MB_INVALID_ARG
+ * for NULLs or size 0 (EINVAL), MB_LIMIT for more than 40 links or a path longer than
+ * out_size (ELOOP, ENAMETOOLONG), MB_IO for what readlink reports. */
+MB_API mb_status mb_file_resolve_links(const char *path, char *out, size_t out_size,
+                                       mb_error *err);
 
 /* Allocator hooks; a zeroed struct means malloc/free. alloc must return memory aligned
  * for any type (like malloc). */

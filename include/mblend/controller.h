@@ -72,7 +72,7 @@ typedef struct mb_state_set_desc {
     const mb_skeleton *skeleton; /* borrowed: must outlive the set */
     const mb_state_desc *states;
     int state_count;             /* 1..MB_STATE_MAX_STATES */
-    int up_axis;                 /* 0: detected from the first clip; 1..3: X, Y, Z */
+    mb_axis up_axis;             /* MB_AXIS_DETECT: detected from the first clip */
     const char *root;            /* root joint name; NULL: the first clip's moving root */
     mb_allocator allocator;
 } mb_state_set_desc;
@@ -91,8 +91,8 @@ MB_API void mb_state_set_destroy(mb_state_set *s); /* NULL is a no-op */
 MB_API int mb_state_set_count(const mb_state_set *s);
 /* Index of the state with that name, or -1. */
 MB_API int mb_state_set_find(const mb_state_set *s, const char *name);
-/* The set's up axis (0, 1, 2 = X, Y, Z) and root joint. */
-MB_API int mb_state_set_up_axis(const mb_state_set *s);
+/* The set's up axis (MB_AXIS_X, _Y or _Z; MB_AXIS_Y for NULL) and root joint. */
+MB_API mb_axis mb_state_set_up_axis(const mb_state_set *s);
 MB_API int mb_state_set_root(const mb_state_set *s);
 /* Seconds of one cycle of a state at a parameter value (played-once states: their
  * duration); a negative value for a bad state index. */
@@ -121,9 +121,11 @@ typedef struct mb_controller_desc {
 
 typedef struct mb_controller mb_controller;
 
-/* Creates a controller playing initial_state (allocates all it will ever need).
- * MB_INVALID_ARG for a bad desc, MB_NOMEM. */
-MB_API mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out);
+/* Creates a controller playing initial_state (allocates all it will ever need, so the
+ * per-frame calls below return a status only). Fails (err says why, source "controller")
+ * with MB_INVALID_ARG for a bad desc, MB_NOMEM. */
+MB_API mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out,
+                                      mb_error *err);
 MB_API void mb_controller_destroy(mb_controller *c); /* NULL is a no-op */
 
 /* Requests a transition to state (t NULL: a cut). Taking effect at the next update:

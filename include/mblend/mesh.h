@@ -53,10 +53,11 @@ typedef struct mb_mesh_desc {
 
 /* Builds a mesh (one allocation, copies everything): keeps each vertex's 4 largest
  * influences, renormalised (how many vertices had more: mb_mesh_info), checks every index.
+ * Fails (err says which vertex, joint or count and why; source "mesh") with
  * MB_INVALID_ARG for a bad desc (out-of-range indices, non-finite values, negative weights,
  * a vertex whose weights sum to 0, a singular inverse bind), MB_LIMIT past the limits,
  * MB_NOMEM. */
-MB_API mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out);
+MB_API mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out, mb_error *err);
 MB_API void mb_mesh_destroy(mb_mesh *m); /* NULL is a no-op */
 
 typedef struct mb_mesh_info {
@@ -182,10 +183,10 @@ typedef struct mb_clip_map_desc {
  * that have position channels and whose translation can differ from their offset.
  * out_from (nullable, joint count of `to` entries) receives the source joint of each
  * target joint or -1; *out_unmatched (nullable) the number of unmatched joints (End
- * Sites excluded). MB_INVALID_ARG for NULLs or a clip not on
- * `from`, MB_MISMATCH when no joint matches, MB_NOMEM. */
+ * Sites excluded). Fails (err says why, source "clip map") with MB_INVALID_ARG for NULLs
+ * or a clip not on `from`, MB_MISMATCH when no joint matches, MB_NOMEM. */
 MB_API mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from,
-                             int *out_unmatched);
+                             int *out_unmatched, mb_error *err);
 
 /* ---------- export ---------- */
 
@@ -205,9 +206,9 @@ typedef struct mb_gltf_write_desc {
     const mb_xform *rest;
     float scale;                     /* applied to the whole scene by a root node; 0: 1
                                         (e.g. 0.01 for a BVH in cm viewed in metres) */
-    int up_axis;                     /* the skeleton's up axis: 0 or 2: +Y, glTF's own;
-                                        1: +X, 3: +Z (a Z-up BVH), turned to +Y by the
-                                        same root node */
+    mb_axis up_axis;                 /* the skeleton's up axis (DETECT is taken as Y,
+                                        glTF's own); X or Z (a Z-up BVH) is turned to
+                                        +Y by the same root node */
     mb_allocator allocator;          /* for the output buffer */
 } mb_gltf_write_desc;
 

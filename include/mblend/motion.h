@@ -15,7 +15,7 @@ extern "C" {
 
 /* What mb_motion_analyze finds out about a clip. */
 typedef struct mb_motion_info {
-    int up_axis;       /* 0 = X, 1 = Y, 2 = Z (positive direction is up) */
+    mb_axis up_axis;   /* MB_AXIS_X, _Y or _Z (its positive direction is up) */
     int root;          /* first joint whose translation moves over the clip (Bandai files
                           have a static dummy above Hips); 0 when nothing moves */
     int left_foot;     /* joint indices; -1 when not found */
@@ -28,7 +28,7 @@ typedef struct mb_motion_info {
 } mb_motion_info;
 
 typedef struct mb_analyze_desc {
-    int up_axis;             /* 0: detect; 1, 2, 3: X, Y, Z given */
+    mb_axis up_axis;         /* MB_AXIS_DETECT, or the axis given */
     const char *left_foot;   /* joint names; NULL: by name, else lowest End Sites */
     const char *right_foot;
 } mb_analyze_desc;
@@ -44,10 +44,12 @@ MB_API mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c,
                                    mb_motion_info *out, mb_error *err);
 
 /* Per-frame foot contacts: out_left/out_right (frame_count bytes each, nullable) are 1
- * where that foot is planted: near the ground and moving slowly horizontally. */
+ * where that foot is planted: near the ground and moving slowly horizontally. Fails (err
+ * says why, source "contacts") with MB_INVALID_ARG for NULLs, an info that does not fit
+ * the clip or fewer than 2 frames, MB_MISMATCH for unknown feet, MB_NOMEM. */
 MB_API mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
                                     const mb_motion_info *info, unsigned char *out_left,
-                                    unsigned char *out_right);
+                                    unsigned char *out_right, mb_error *err);
 
 /* A range of frames [start, end): for a gait cycle, frame end continues frame start. */
 typedef struct mb_frame_range {
@@ -86,7 +88,7 @@ typedef struct mb_clip_blend_desc {
     mb_blend_method method;
     mb_eigen_solver solver;
     double frame_time;         /* 0: the first input's */
-    int up_axis;               /* 0: from the first input's analysis; 1..3 X, Y, Z */
+    mb_axis up_axis;           /* MB_AXIS_DETECT: from the first input's analysis */
     mb_allocator allocator;    /* for the output clip */
     /* Optional per-frame report, called after each output frame is blended with the
      * layers actually blended (each input sampled at this phase, its root rotation with

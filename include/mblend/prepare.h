@@ -66,7 +66,7 @@ typedef struct mb_prepare_desc {
     const mb_skeleton *skeleton; /* borrowed: must outlive the prepared clip */
     const mb_clip *clip;         /* borrowed; at least 2 frames */
     const char *source;          /* names the clip in messages (copied; NULL: "<clip>") */
-    int up_axis;                 /* 0: detect; 1, 2, 3: X, Y, Z given */
+    mb_axis up_axis;             /* MB_AXIS_DETECT, or the axis given */
     const char *left_foot;       /* joint names; NULL: by name, else lowest End Sites */
     const char *right_foot;
     /* The caller's frames, [start, end) (end == 0: none, the selection decides). With
@@ -86,7 +86,7 @@ typedef struct mb_prepared_info {
     const char *source;         /* as given ("<clip>" when none) */
     const mb_skeleton *skeleton;
     const mb_clip *clip;
-    mb_motion_info motion;      /* up axis 0..2, moving root, feet, first frame, height,
+    mb_motion_info motion;      /* up axis, moving root, feet, first frame, height,
                                    ground, speed (file units per second) */
     mb_loop_kind loop;
     int has_range;              /* the desc gave a range */
@@ -111,16 +111,16 @@ typedef struct mb_prepared_clip mb_prepared_clip;
  * whether it loops in place. Selection is left to mb_prepared_select_cycles. *out is a new
  * prepared clip on success, NULL on failure. Failures (err filled, source = d->source):
  * MB_INVALID_ARG for a NULL desc, skeleton or clip, a clip of another joint count, fewer
- * than 2 frames, an up axis outside 0..3, a given range outside the clip or a bad cached
- * analysis; MB_INVALID_ARG for an unknown foot name (from the analysis); MB_NOMEM. */
+ * than 2 frames, an up axis that is not an mb_axis, a given range outside the clip or a bad
+ * cached analysis; MB_INVALID_ARG for an unknown foot name (from the analysis); MB_NOMEM. */
 MB_API mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out,
                                  mb_error *err);
 MB_API void mb_prepared_clip_destroy(mb_prepared_clip *p); /* NULL is a no-op */
 
 /* Prepares n clips that play one after the other or together on one character (the two
  * clips of a transition or a match search): clip 0 as mb_clip_prepare does, and every
- * later clip whose desc has up_axis 0 and no cached analysis on clip 0's up axis (a
- * detected axis is then the same for all). out[0..n-1] are new prepared clips on success,
+ * later clip whose desc has up_axis MB_AXIS_DETECT and no cached analysis on clip 0's up
+ * axis (a detected axis is then the same for all). out[0..n-1] are new prepared clips on success,
  * all NULL on failure (err says which clip failed, as mb_clip_prepare). MB_INVALID_ARG
  * for NULL descs or out, or n < 1. */
 MB_API mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,

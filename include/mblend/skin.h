@@ -147,10 +147,11 @@ typedef struct mb_skin_gen_desc {
  * bone from j's parent to j keeps it, within MB_SKIN_GEN_STRETCH, over the pose bind
  * (NULL: the rest pose) and every frame of c (NULL: the bind pose only, so every bone);
  * 0 for a bone that stretches and for a joint without a parent. A bone is as long as its
- * child's local translation (transforms carry no scale). MB_INVALID_ARG for NULL s or
- * out, a clip or bind pose of another joint count, non-finite translations. */
+ * child's local translation (transforms carry no scale). Fails (err says why, source
+ * "rigid bones") with MB_INVALID_ARG for NULL s or out, a clip or bind pose of another
+ * joint count, non-finite translations. */
 MB_API mb_status mb_skin_rigid_bones(const mb_skeleton *s, const mb_clip *c, const mb_pose *bind,
-                                     unsigned char *out);
+                                     unsigned char *out, mb_error *err);
 
 /* Builds a skin for a skeleton: a capsule (a tube with round caps) around every bone, a
  * bone being the segment from a joint to each of its children (End Sites included), sized
@@ -160,10 +161,12 @@ MB_API mb_status mb_skin_rigid_bones(const mb_skeleton *s, const mb_clip *c, con
  * stretch over d->clip (see there). The extent is the bind pose's bounding-box diagonal
  * over the joints a kept bone holds (a static root whose one bone stretches is left out). The mesh's skin joints are
  * the skeleton joints that drive a bone, its inverse binds the inverted bind world
- * matrices, its bind pose d->bind (or the rest pose). d may be NULL (defaults).
+ * matrices, its bind pose d->bind (or the rest pose). d may be NULL (defaults). Fails
+ * (err says why, source "generated skin", or the step's own: "rigid bones", "mesh") with
  * MB_INVALID_ARG for a bad desc (a clip or bind pose of another joint count included) or
  * a skeleton without any bone to skin, MB_LIMIT past the mesh limits, MB_NOMEM. */
-MB_API mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out);
+MB_API mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out,
+                                  mb_error *err);
 
 #ifdef __cplusplus
 }

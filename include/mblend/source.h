@@ -56,9 +56,9 @@ MB_API const mb_clip *mb_source_clip(const mb_source *s);
 MB_API const mb_scene *mb_source_scene(const mb_source *s);
 MB_API const char *mb_source_file(const mb_source *s);  /* the file part of the spec */
 MB_API const char *mb_source_anim(const mb_source *s);  /* the animation part, "" if none */
-/* The up axis the source's format fixes: 0 for BVH (unknown: analyse the motion), 2 (+Y,
- * the convention of mb_analyze_desc.up_axis: 1, 2, 3 = X, Y, Z) for glTF and assimp. */
-MB_API int mb_source_up_axis(const mb_source *s);
+/* The up axis the source's format fixes: MB_AXIS_DETECT for BVH (unknown: analyse the
+ * motion), MB_AXIS_Y for glTF and assimp. */
+MB_API mb_axis mb_source_up_axis(const mb_source *s);
 
 /* Reads a whole scene file (glTF/FBX/X/... through assimp) with the checks of mb_source_open:
  * MB_IO without assimp, MB_PARSE when d->probe is set and the importer crashed in the child,

@@ -84,7 +84,7 @@ typedef struct mb_transition_build_desc {
     /* Gait cycles for sync, in each clip's frames; end == 0: detected (left-foot
      * touchdowns, else right) when transition.sync is set. */
     mb_frame_range cycle_a, cycle_b;
-    int up_axis;             /* 0: from A's analysis; 1..3: X, Y, Z */
+    mb_axis up_axis;         /* MB_AXIS_DETECT: from A's analysis */
     mb_allocator allocator;  /* for the output clip */
     /* Optional, called once per output frame in order. A non-OK return stops the build
      * with that status. */
@@ -186,10 +186,11 @@ typedef struct mb_transition_quality {
 } mb_transition_quality;
 
 /* Measures a built transition (metrics computed from forward kinematics of the three
- * clips). MB_INVALID_ARG for missing inputs or an `at` (or result->b_start) outside its
- * clip, MB_MISMATCH when the feet are unknown, MB_NOMEM; out is written only on success. */
+ * clips). Fails (err says why, source "transition quality" or the clip's analysis) with
+ * MB_INVALID_ARG for missing inputs or an `at` (or result->b_start) outside its clip,
+ * MB_MISMATCH when the feet are unknown, MB_NOMEM; out is written only on success. */
 MB_API mb_status mb_transition_measure(const mb_transition_measure_desc *d,
-                                       mb_transition_quality *out);
+                                       mb_transition_quality *out, mb_error *err);
 
 /* ---------- transition-point search ---------- */
 

@@ -20,7 +20,7 @@ class Clip:
     copies owned by Python (read-only: build a new clip with :meth:`from_arrays` to change
     the motion). Quaternions are x, y, z, w; angles radians; lengths the file's units."""
 
-    def __init__(self, _skel, _clip, _keep, *, _file="", _scene=None, _up_axis=0):
+    def __init__(self, _skel, _clip, _keep, *, _file="", _scene=None, _up_axis=lib.MB_AXIS_DETECT):
         # Internal: use load() or Clip.from_arrays(). _keep holds the C objects that own
         # _skel and _clip, so they live as long as this clip.
         self._skel = _skel
@@ -211,7 +211,7 @@ class Clip:
         mesh = lib.mb_scene_mesh(self._scene) if self._scene is not None else ffi.NULL
         gen = ffi.new("mb_mesh **")
         if mesh == ffi.NULL:
-            check(lib.mb_skin_generate(self._skel, ffi.NULL, gen), None, "generated skin")
+            check(lib.mb_skin_generate(self._skel, ffi.NULL, gen, err), err, "generated skin")
             mesh = gen[0]
         try:
             d = ffi.new("mb_gltf_write_desc *")
@@ -233,12 +233,12 @@ class Clip:
                 lib.mb_mesh_destroy(gen[0])
 
     def _analysed_up_axis(self):
-        """1, 2, 3 (X, Y, Z) from the motion, 2 (+Y) when it cannot tell."""
+        """The mb_axis from the motion, MB_AXIS_Y when it cannot tell."""
         if self.frame_count < 1:
-            return 2
+            return lib.MB_AXIS_Y
         info = ffi.new("mb_motion_info *")
         st = lib.mb_motion_analyze(self._skel, self._clip, ffi.NULL, ffi.NULL, info, ffi.NULL)
-        return info.up_axis + 1 if st == lib.MB_OK else 2
+        return info.up_axis if st == lib.MB_OK else lib.MB_AXIS_Y
 
     # ---------- building ----------
     @classmethod
@@ -283,7 +283,8 @@ class Clip:
         tj = lib.mb_skeleton_translation_joints(skel, count)
         t = count[0]
         out = ffi.new("mb_clip **")
-        check(lib.mb_clip_alloc(n, f, ft, tj, t, ffi.NULL, out), None, "Clip.from_arrays")
+        err = ffi.new("mb_error *")
+        check(lib.mb_clip_alloc(n, f, ft, tj, t, ffi.NULL, out, err), err, "Clip.from_arrays")
         c = ffi.gc(out[0], lib.mb_clip_destroy)
         node_rot = np.zeros((f, n, 4), np.float32)
         node_rot[..., 3] = 1.0

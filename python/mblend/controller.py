@@ -123,7 +123,7 @@ class StateSet:
     @property
     def up_axis(self):
         """The set's up axis: 0, 1, 2 = X, Y, Z."""
-        return lib.mb_state_set_up_axis(self._set)
+        return lib.mb_axis_index(lib.mb_state_set_up_axis(self._set))
 
 
 class Controller:
@@ -140,7 +140,8 @@ class Controller:
         d.initial_phase = float(initial_phase)
         d.max_tracks = int(max_tracks)
         out = ffi.new("mb_controller **")
-        check(lib.mb_controller_create(d, out), None, "Controller")
+        err = ffi.new("mb_error *")
+        check(lib.mb_controller_create(d, out, err), err, "Controller")
         self._c = ffi.gc(out[0], lib.mb_controller_destroy)
         skel = states.skeleton
         n = len(skel._node_names)

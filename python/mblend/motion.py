@@ -174,7 +174,7 @@ def blend(clips, weights, cycle="auto", method="logexp", exact=False, up_axis=No
         d.prepared = ffi.cast("const mb_prepared_clip *const *", p)
         out = ffi.new("mb_clip **")
         check(lib.mb_clip_blend(d, out, err), err, "blend")
-        up = lib.mb_prepared_clip_info(p[0]).motion.up_axis + 1
+        up = lib.mb_prepared_clip_info(p[0]).motion.up_axis
     first = clips[0]
     c = ffi.gc(out[0], lib.mb_clip_destroy)
     return Clip(first._skel, c, first._keep + (c,), _file="", _scene=first._scene,
@@ -239,11 +239,11 @@ def transition(a, b, at="auto", duration=0.5, mode="crossfade", sync=False, b_st
         bd.transition.curve = getattr(lib, _CURVES[curve])
         bd.transition.sync = 1 if sync else 0
         bd.transition.sync_keep_start = 1
-        bd.up_axis = ia.up_axis + 1
+        bd.up_axis = ia.up_axis
         out = ffi.new("mb_clip **")
         res = ffi.new("mb_transition_result *")
         check(lib.mb_transition_build(bd, out, res, err), err, "transition")
-        up = ia.up_axis + 1
+        up = ia.up_axis
     c = ffi.gc(out[0], lib.mb_clip_destroy)
     clip = Clip(a._skel, c, a._keep + (c,), _file="", _scene=a._scene, _up_axis=a._up_axis or up)
     if not return_info:
@@ -269,7 +269,7 @@ def analyze(clip, up_axis=None):
     src = ffi.new("char[]", (clip.path or "clip").encode())
     check(lib.mb_motion_analyze(clip._skel, clip._clip, desc, src, info, err), err,
           clip.path or "analyze")
-    return {"up_axis": info.up_axis, "root": info.root, "left_foot": info.left_foot,
+    return {"up_axis": lib.mb_axis_index(info.up_axis), "root": info.root, "left_foot": info.left_foot,
             "right_foot": info.right_foot, "first_frame": info.first_frame,
             "height": info.height, "ground": info.ground, "speed": info.speed}
 

@@ -6,16 +6,22 @@
 
 #include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
+
+#define CLIP_SRC "clip"
 
 /* Tracked joints: count in 0..joint_count, strictly ascending (hence unique), in range.
  * joint_count must already be valid. */
-static mb_status check_tracked(int joint_count, const int *joints, int count)
+static mb_status check_tracked(int joint_count, const int *joints, int count, mb_error *err)
 {
     if (count < 0 || count > joint_count || (count > 0 && !joints))
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "%d translation joints%s (0..%d)", count,
+                             count > 0 && !joints ? " without their list" : "", joint_count);
     for (int k = 0; k < count; ++k)
         if (joints[k] < 0 || joints[k] >= joint_count || (k > 0 && joints[k] <= joints[k - 1]))
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC,
+                                 "translation joint %d is %d: the list must be strictly ascending "
+                                 "and within 0..%d", k, joints[k], joint_count - 1);
     return MB_OK;
 }
 
@@ -26,16 +32,20 @@ static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
  * translations. */
 mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
                         const int *translation_joints, int translation_count,
-                        const mb_allocator *a, mb_clip **out)
+                        const mb_allocator *a, mb_clip **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!out)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "no output given");
     *out = NULL;
     if (joint_count < 1 || frame_count < 0 || !(frame_time > 0.0) || !isfinite(frame_time))
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "%d joints, %d frames of %g s (needs 1 "
+                             "or more joints, 0 or more frames, a positive frame time)",
+                             joint_count, frame_count, frame_time);
     if (joint_count > MB_MAX_JOINTS || frame_count > MB_MAX_FRAMES)
-        return MB_LIMIT;
-    mb_status st = check_tracked(joint_count, translation_joints, translation_count);
+        return mb_error_set_(err, MB_LIMIT, CLIP_SRC, "%d joints, %d frames (limits %d, %d)",
+                             joint_count, frame_count, MB_MAX_JOINTS, MB_MAX_FRAMES);
+    mb_status st = check_tracked(joint_count, translation_joints, translation_count, err);
     if (st != MB_OK)
         return st;
     /* Every factor is bounded above, so these products cannot overflow 64 bits. */
@@ -43,7 +53,8 @@ mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
                                    (unsigned long long)translation_count * 12u;
     unsigned long long track_bytes = per_frame * (unsigned long long)frame_count;
     if (track_bytes > MB_MAX_TRACK_BYTES)
-        return MB_LIMIT;
+        return mb_error_set_(err, MB_LIMIT, CLIP_SRC, "%llu bytes of tracks (limit %llu)",
+                             track_bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     size_t nj = (size_t)joint_count, nt = (size_t)translation_count;
     size_t head = align16(sizeof(mb_clip));
     size_t off_rot = align16(head + (nj + nt) * sizeof(int));
@@ -51,7 +62,7 @@ mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
     size_t total = off_rot + (size_t)track_bytes;
     char *mem = mb_alloc_(a, total);
     if (!mem)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, CLIP_SRC, "out of memory for %zu bytes", total);
     mb_clip *c = (mb_clip *)mem;
     memset(c, 0, sizeof *c);
     if (a)
@@ -75,42 +86,56 @@ mb_status mb_clip_alloc(int joint_count, int frame_count, double frame_time,
     return MB_OK;
 }
 
-mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out)
+/* The values of a desc whose counts are in range: every value finite, every quaternion
+ * non-zero (its norm in double: any finite non-zero float quaternion has one, 1e-7 and
+ * 1e20 long ones included). Checked before allocating. */
+static mb_status check_values(const mb_clip_desc *d, mb_error *err)
 {
+    mb_status st = check_tracked(d->joint_count, d->translation_joints, d->translation_count, err);
+    if (st != MB_OK)
+        return st;
+    size_t nr = (size_t)d->joint_count * (size_t)d->frame_count;
+    for (size_t i = 0; d->rotations && i < nr; ++i) {
+        const float *q = &d->rotations[4 * i];
+        double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                    (double)q[3] * q[3];
+        if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3]) ||
+            !(n2 > 0.0))
+            return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "frame %zu, joint %zu: the rotation "
+                                 "is %s", i / (size_t)d->joint_count, i % (size_t)d->joint_count,
+                                 n2 > 0.0 ? "not finite" : "zero or not finite");
+    }
+    size_t nt = 3 * (size_t)d->translation_count * (size_t)d->frame_count;
+    for (size_t i = 0; i < nt; ++i)
+        if (!isfinite(d->translations[i]))
+            return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "frame %zu: a translation is not "
+                                 "finite", i / (3 * (size_t)d->translation_count));
+    return MB_OK;
+}
+
+mb_status mb_clip_create(const mb_clip_desc *d, mb_clip **out, mb_error *err)
+{
+    mb_error_clear_(err);
     if (!out)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "no output given");
     *out = NULL;
     if (!d)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "no desc given");
     /* The translation array and its count go together (mb_clip_alloc checks the rest). */
     if (d->translation_count == 0 ? d->translations != NULL
                                   : (d->frame_count > 0 && !d->translations))
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, CLIP_SRC, "%s", d->translation_count == 0
+                             ? "translations given without translation_count"
+                             : "translation_count without the translations");
     if (d->joint_count > 0 && d->joint_count <= MB_MAX_JOINTS && d->frame_count > 0 &&
         d->frame_count <= MB_MAX_FRAMES) {
-        mb_status st = check_tracked(d->joint_count, d->translation_joints, d->translation_count);
+        mb_status st = check_values(d, err);
         if (st != MB_OK)
             return st;
-        /* Validate before allocating: every value finite, every quaternion non-zero (its
-         * norm in double: any finite non-zero float quaternion has one, 1e-7 and 1e20
-         * long ones included). */
-        size_t nr = (size_t)d->joint_count * (size_t)d->frame_count;
-        for (size_t i = 0; d->rotations && i < nr; ++i) {
-            const float *q = &d->rotations[4 * i];
-            double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
-                        (double)q[3] * q[3];
-            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3]) ||
-                !(n2 > 0.0))
-                return MB_INVALID_ARG;
-        }
-        size_t nt = 3 * (size_t)d->translation_count * (size_t)d->frame_count;
-        for (size_t i = 0; i < nt; ++i)
-            if (!isfinite(d->translations[i]))
-                return MB_INVALID_ARG;
     }
     mb_clip *c;
     mb_status st = mb_clip_alloc(d->joint_count, d->frame_count, d->frame_time,
-                                 d->translation_joints, d->translation_count, &d->allocator, &c);
+                                 d->translation_joints, d->translation_count, &d->allocator, &c, err);
     if (st != MB_OK)
         return st;
     int nj = d->joint_count;

@@ -4,6 +4,7 @@
 
 #include "anim/skeleton_internal.h"
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "math/euler_internal.h"
 
 static const char *const channel_names[6] = {"Xposition", "Yposition", "Zposition",
@@ -69,51 +70,72 @@ static void copy_joints(mb_skeleton *s, const mb_skeleton_desc *d, char *np, int
     }
 }
 
-mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
+#define SKEL_SRC "skeleton"
+
+/* Joint i of d: a name, parents-first, channels and offsets that make sense. */
+static mb_status check_joint(const mb_skeleton_desc *d, int i, mb_error *err)
 {
+    const mb_joint_desc *j = &d->joints[i];
+    if (!j->name)
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joint %d has no name", i);
+    size_t len = strlen(j->name);
+    if (len == 0 || len > MB_MAX_NAME)
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joint %d: a name of %zu bytes (1..%d)",
+                             i, len, MB_MAX_NAME);
+    if (i == 0 ? j->parent != -1 : (j->parent < 0 || j->parent >= i))
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC,
+                             "joint %d '%.64s': parent %d (joints are parents-first: the first "
+                             "has parent -1, every other a parent before it)", i, j->name, j->parent);
+    if (j->channel_count < 0 || j->channel_count > 6)
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joint '%.64s': %d channels (0..6)",
+                             j->name, j->channel_count);
+    if (j->end_site && j->channel_count != 0)
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "End Site '%.64s' has channels", j->name);
+    if (j->roots_group && (i != 0 || j->end_site || j->channel_count != 0 || j->offset[0] != 0.0f ||
+                           j->offset[1] != 0.0f || j->offset[2] != 0.0f))
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC,
+                             "joint %d '%.64s': a roots group must be joint 0, without channels "
+                             "or offset", i, j->name);
+    unsigned mask = 0;
+    for (int k = 0; k < j->channel_count; ++k) {
+        unsigned c = (unsigned)j->channels[k];
+        if (c >= 6u || (mask & (1u << c)))
+            return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joint '%.64s': channel %d (%d) is %s",
+                                 j->name, k, (int)c, c >= 6u ? "not an mb_channel" : "repeated");
+        mask |= 1u << c;
+    }
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(j->offset[k]))
+            return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joint '%.64s': non-finite offset",
+                                 j->name);
+    return MB_OK;
+}
+
+mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out, mb_error *err)
+{
+    mb_error_clear_(err);
     if (!out)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "no output given");
     *out = NULL;
     if (!d || !d->joints)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "no %s given", d ? "joints" : "desc");
     if (d->joint_count < 1 || d->joint_count > MB_MAX_JOINTS)
-        return d->joint_count < 1 ? MB_INVALID_ARG : MB_LIMIT;
+        return mb_error_set_(err, d->joint_count < 1 ? MB_INVALID_ARG : MB_LIMIT, SKEL_SRC,
+                             "%d joints (1..%d)", d->joint_count, MB_MAX_JOINTS);
     int n = d->joint_count;
     size_t names_bytes = 0;
     for (int i = 0; i < n; ++i) {
-        const mb_joint_desc *j = &d->joints[i];
-        if (!j->name)
-            return MB_INVALID_ARG;
-        size_t len = strlen(j->name);
-        if (len == 0 || len > MB_MAX_NAME)
-            return MB_INVALID_ARG;
-        names_bytes += len + 1;
-        if (i == 0 ? j->parent != -1 : (j->parent < 0 || j->parent >= i))
-            return MB_INVALID_ARG;
-        if (j->channel_count < 0 || j->channel_count > 6)
-            return MB_INVALID_ARG;
-        if (j->end_site && j->channel_count != 0)
-            return MB_INVALID_ARG;
-        if (j->roots_group && (i != 0 || j->end_site || j->channel_count != 0 ||
-                               j->offset[0] != 0.0f || j->offset[1] != 0.0f ||
-                               j->offset[2] != 0.0f))
-            return MB_INVALID_ARG;
-        unsigned mask = 0;
-        for (int k = 0; k < j->channel_count; ++k) {
-            unsigned c = (unsigned)j->channels[k];
-            if (c >= 6u || (mask & (1u << c)))
-                return MB_INVALID_ARG;
-            mask |= 1u << c;
-        }
-        for (int k = 0; k < 3; ++k)
-            if (!isfinite(j->offset[k]))
-                return MB_INVALID_ARG;
+        mb_status st = check_joint(d, i, err);
+        if (st != MB_OK)
+            return st;
+        names_bytes += strlen(d->joints[i].name) + 1;
     }
     /* Duplicate names among real joints (End Site names are derived, so they follow). */
     for (int i = 0; i < n; ++i)
         for (int k = 0; k < i; ++k)
             if (strcmp(d->joints[i].name, d->joints[k].name) == 0)
-                return MB_INVALID_ARG;
+                return mb_error_set_(err, MB_INVALID_ARG, SKEL_SRC, "joints %d and %d are both named "
+                                     "'%.64s'", k, i, d->joints[i].name);
 
     size_t un = (size_t)n;
     size_t off_parents = align8(sizeof(mb_skeleton));
@@ -127,7 +149,7 @@ mb_status mb_skeleton_create(const mb_skeleton_desc *d, mb_skeleton **out)
 
     char *mem = mb_alloc_(&d->allocator, total);
     if (!mem)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, SKEL_SRC, "out of memory for %d joints", n);
     memset(mem, 0, total);
     mb_skeleton *s = (mb_skeleton *)mem;
     s->allocator = d->allocator;

@@ -35,16 +35,42 @@ char *mb_error_format(const mb_error *e, char *buf, size_t size)
     return buf;
 }
 
-mb_status mb_error_set_(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
+void mb_error_clear_(mb_error *err)
 {
-    if (!err)
+    if (err)
+        memset(err, 0, sizeof *err);
+}
+
+/* The one place an error is written: first error wins. */
+static mb_status set_va(mb_error *err, mb_status code, const char *source, int line, int column,
+                        const char *fmt, va_list ap)
+{
+    if (!err || err->code != MB_OK)
         return code;
     memset(err, 0, sizeof *err);
     err->code = code;
+    err->line = line;
+    err->column = column;
     snprintf(err->source, sizeof err->source, "%s", source ? source : "<memory>");
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    return code;
+}
+
+mb_status mb_error_set_(mb_error *err, mb_status code, const char *source, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    set_va(err, code, source, 0, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+mb_status mb_error_set_at_(mb_error *err, mb_status code, const char *source, int line,
+                           int column, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_va(err, code, source, line, column, fmt, ap);
     va_end(ap);
     return code;
 }

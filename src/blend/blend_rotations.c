@@ -147,8 +147,7 @@ static void stage_init(const mb_blend_rotations_desc *d, stage *s)
 
 mb_status mb_blend_rotations_run(mb_blend_rotations_desc *d, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     mb_status st = check_shape(d, err);
     if (st == MB_OK)
         st = check_weights(d, err);

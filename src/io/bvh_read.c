@@ -14,6 +14,7 @@
 
 #include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "io/number_internal.h"
 #include "math/euler_internal.h"
 #include "mblend/bvh.h"
@@ -86,26 +87,9 @@ static void set_source(mb_error *e, const char *source)
     snprintf(e->source, sizeof e->source, "%s", source ? source : "<memory>");
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static mb_status fail_at(parser *ps, mb_status code, int line, int column, const char *fmt, ...)
-{
-    if (ps->err) {
-        mb_error *e = ps->err;
-        e->code = code;
-        e->line = line;
-        e->column = column;
-        set_source(e, ps->source);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->text, sizeof e->text, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
-#define FAIL_HERE(ps, code, at, ...) fail_at((ps), (code), (ps)->line, column_of((ps), (at)), __VA_ARGS__)
+#define FAIL_HERE(ps, code, at, ...) \
+    mb_error_set_at_((ps)->err, (code), (ps)->source, (ps)->line, column_of((ps), (at)), __VA_ARGS__)
 
 /* A short printable excerpt of a token for messages (at most 40 bytes, non-printables as '?'). */
 static const char *excerpt(const char *t, size_t n, char buf[48])
@@ -284,7 +268,7 @@ static int tok_split_prefix(token t, const char *kw, token *rest)
 
 static mb_status fail_tok(parser *ps, mb_status code, token t, const char *fmt, const char *arg)
 {
-    return fail_at(ps, code, t.line, t.column, fmt, arg);
+    return mb_error_set_at_(ps->err, code, ps->source, t.line, t.column, fmt, arg);
 }
 
 /* ---------- hierarchy ---------- */
@@ -312,7 +296,7 @@ static mb_status add_joint(parser *ps, token at, tmp_joint **out)
 {
     *out = NULL;
     if (ps->joint_count >= MB_MAX_JOINTS)
-        return fail_at(ps, MB_LIMIT, at.line, at.column,
+        return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, at.line, at.column,
                        "more than %d joints and End Sites (the limit MB_MAX_JOINTS); split the "
                        "skeleton",
                        MB_MAX_JOINTS);
@@ -322,7 +306,7 @@ static mb_status add_joint(parser *ps, token at, tmp_joint **out)
             cap = MB_MAX_JOINTS;
         tmp_joint *nj = mb_alloc_(ps->alloc, (size_t)cap * sizeof *nj);
         if (!nj)
-            return fail_at(ps, MB_NOMEM, at.line, at.column, "out of memory reading the hierarchy");
+            return mb_error_set_at_(ps->err, MB_NOMEM, ps->source, at.line, at.column, "out of memory reading the hierarchy");
         if (ps->joints)
             memcpy(nj, ps->joints, (size_t)ps->joint_count * sizeof *nj);
         mb_free_(ps->alloc, ps->joints);
@@ -384,16 +368,16 @@ static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1], int 
         --e;
     const char *kwname = kw.s[0] == 'R' || kw.s[0] == 'r' ? "ROOT" : "JOINT";
     if (e == s)
-        return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s),
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, kw.line, column_of(ps, s),
                        "%s without a name (expected '%s <name>' on one line)", kwname, kwname);
     size_t n = (size_t)(e - s);
     if (n > MB_MAX_NAME - 4) /* room for the "_End" of a child End Site */
-        return fail_at(ps, MB_LIMIT, kw.line, column_of(ps, s),
+        return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, kw.line, column_of(ps, s),
                        "%s name is %zu bytes long; at most %d are allowed", kwname, n,
                        MB_MAX_NAME - 4);
     for (size_t i = 0; i < n; ++i)
         if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
-            return fail_at(ps, MB_PARSE, kw.line, column_of(ps, s + i),
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, kw.line, column_of(ps, s + i),
                            "control character (byte 0x%02x) in %s name", (unsigned)(unsigned char)s[i],
                            kwname);
     memcpy(out, s, n);
@@ -411,9 +395,9 @@ static mb_status expect_open_brace(parser *ps, const char *what, const char *nam
         return MB_OK;
     char b[48];
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "file ends where '{' should open %s '%s'", what, name);
-    return fail_at(ps, MB_PARSE, t.line, t.column, "expected '{' to open %s '%s', found '%s'",
+    return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "expected '{' to open %s '%s', found '%s'",
                    what, name, excerpt(t.s, t.n, b));
 }
 
@@ -442,23 +426,23 @@ static mb_status read_offset(parser *ps, tmp_joint *j, token kw)
             continue;
         node_label(ps, j, who, sizeof who);
         if (t.n == 0)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "file ends inside the OFFSET of %s (expected 3 numbers, found %d)",
                            who, k);
         if (r == MB_NUM_NONFINITE)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "non-finite value '%s' in the OFFSET of %s (expected a finite number)",
                            excerpt(t.s, t.n, b), who);
         if (r == MB_NUM_RANGE)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "value '%s' in the OFFSET of %s is outside the float range (about "
                            "+-3.4e38)",
                            excerpt(t.s, t.n, b), who);
         if (r == MB_NUM_TOO_LONG)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "number '%s' in the OFFSET of %s is longer than %d characters",
                            excerpt(t.s, t.n, b), who, MB_NUM_MAX_TOKEN);
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "OFFSET of %s needs 3 numbers, found '%s' after %d", who,
                        excerpt(t.s, t.n, b), k);
     }
@@ -480,9 +464,9 @@ static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child
         n = t.s[0] - '0';
     if (n < 0) {
         if (t.n == 0)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "file ends inside the CHANNELS of joint '%s'", j->name);
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "expected the channel count (0 to 6, one per distinct channel) after "
                        "CHANNELS of joint '%s', found '%s'",
                        j->name, excerpt(t.s, t.n, b));
@@ -493,22 +477,22 @@ static mb_status read_channels(parser *ps, tmp_joint *j, token kw, int had_child
         int c = channel_of(t);
         if (c < 0) {
             if (t.n == 0)
-                return fail_at(ps, MB_PARSE, t.line, t.column,
+                return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                                "file ends inside the CHANNELS of joint '%s' (count %d, found "
                                "%d names)",
                                j->name, n, k);
             if (is_block_keyword(t))
-                return fail_at(ps, MB_PARSE, t.line, t.column,
+                return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                                "CHANNELS count of joint '%s' is %d but only %d channel names "
                                "follow",
                                j->name, n, k);
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "unknown channel '%s' (expected Xposition, Yposition, Zposition, "
                            "Xrotation, Yrotation or Zrotation)",
                            excerpt(t.s, t.n, b));
         }
         if (mask & (1u << c))
-            return fail_at(ps, MB_PARSE, t.line, t.column, "channel %s listed twice for joint '%s'",
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "channel %s listed twice for joint '%s'",
                            channel_keywords[c], j->name);
         mask |= 1u << c;
         j->d.channels[k] = (mb_channel)c;
@@ -528,13 +512,13 @@ static mb_status check_unique_name(parser *ps, token kw, int name_col)
     if (dup >= 0 && (nj->d.end_site || ps->joints[dup].d.end_site)) {
         int e = nj->d.end_site ? self : dup;
         if (!make_end_name_unique(ps, e, ps->joint_count))
-            return fail_at(ps, MB_LIMIT, kw.line, kw.column,
+            return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, kw.line, kw.column,
                            "no unique name fits %d bytes for the End Site of '%s'",
                            MB_MAX_NAME, ps->joints[ps->joints[e].d.parent].name);
         dup = -1;
     }
     if (dup >= 0)
-        return fail_at(ps, MB_PARSE, kw.line, name_col,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, kw.line, name_col,
                        "duplicate joint name '%s' (first defined at line %d); joint "
                        "names must be unique",
                        nj->name, ps->joints[dup].line);
@@ -552,7 +536,7 @@ static mb_status read_child_header(parser *ps, token t, int parent)
     if (is_end) {
         token site = next_token(ps);
         if (!tok_is(site, "Site"))
-            return fail_at(ps, MB_PARSE, site.line, site.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, site.line, site.column,
                            "expected 'Site' after 'End', found '%s'", excerpt(site.s, site.n, b));
     }
     tmp_joint *nj;
@@ -568,7 +552,7 @@ static mb_status read_child_header(parser *ps, token t, int parent)
             snprintf(suffix, sizeof suffix, "_End%d", k + 1);
         size_t pn = strlen(cur->name), sn = strlen(suffix);
         if (pn + sn > MB_MAX_NAME)
-            return fail_at(ps, MB_LIMIT, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, t.line, t.column,
                            "End Site of '%s' would be named '%s%s', longer than %d bytes",
                            cur->name, cur->name, suffix, MB_MAX_NAME);
         memcpy(nj->name, cur->name, pn);
@@ -589,24 +573,24 @@ static mb_status fail_unexpected(parser *ps, token t, const tmp_joint *cur)
     char b[48], who[160];
     if (channel_of(t) >= 0) {
         if (cur->has_channels)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "more channel names than the CHANNELS count (%d) of joint '%s': "
                            "found '%s'",
                            cur->d.channel_count, cur->name, excerpt(t.s, t.n, b));
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "channel name '%s' outside a CHANNELS line in %s", excerpt(t.s, t.n, b),
                        node_label(ps, cur, who, sizeof who));
     }
     if (tok_is(t, "MOTION") || tok_is(t, "ROOT"))
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "%s reached inside %s (opened at line %d): missing '}'",
                        tok_is(t, "ROOT") ? "ROOT" : "MOTION", node_label(ps, cur, who, sizeof who),
                        cur->line);
     if (t.n == 1 && t.s[0] == '{')
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "unexpected '{' inside %s (a JOINT or End Site line must precede it)",
                        node_label(ps, cur, who, sizeof who));
-    return fail_at(ps, MB_PARSE, t.line, t.column,
+    return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                    "unexpected '%s' in %s (expected OFFSET, CHANNELS, JOINT, "
                    "End Site or '}')",
                    excerpt(t.s, t.n, b), node_label(ps, cur, who, sizeof who));
@@ -645,12 +629,12 @@ static mb_status read_hierarchy(parser *ps, token root_kw)
         token t = next_token(ps);
         tmp_joint *cur = &ps->joints[stack[depth - 1]];
         if (t.n == 0)
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "file ends inside %s (opened at line %d): missing '}'",
                            node_label(ps, cur, who, sizeof who), cur->line);
         if (t.n == 1 && t.s[0] == '}') {
             if (!cur->has_offset)
-                return fail_at(ps, MB_PARSE, t.line, t.column,
+                return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                                "%s has no OFFSET (expected 'OFFSET x y z' before its '}')",
                                node_label(ps, cur, who, sizeof who));
             if (--depth == 0)
@@ -873,25 +857,25 @@ static mb_status read_int_token(parser *ps, const char *what, long long limit, l
     *at = t;
     char b[48];
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where the %s should be", what);
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "file ends where the %s should be", what);
     long long v = 0;
     size_t i = 0;
     if (t.s[0] == '+')
         ++i;
     if (i == t.n)
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "the %s must be a non-negative integer, found '%s'", what,
                        excerpt(t.s, t.n, b));
     for (; i < t.n; ++i) {
         if (t.s[i] < '0' || t.s[i] > '9')
-            return fail_at(ps, MB_PARSE, t.line, t.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                            "the %s must be a non-negative integer, found '%s'", what,
                            excerpt(t.s, t.n, b));
         if (v <= limit)
             v = v * 10 + (t.s[i] - '0');
     }
     if (v > limit)
-        return fail_at(ps, MB_LIMIT, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, t.line, t.column,
                        "%s %s exceeds the limit of %lld", what, excerpt(t.s, t.n, b), limit);
     *out = v;
     return MB_OK;
@@ -928,8 +912,8 @@ static mb_status expect_label(parser *ps, const char *word1, const char *word2, 
     const char *form = word2 ? "'Frame Time: <seconds>' after the Frames line"
                              : "'Frames: <count>' after MOTION";
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column, "file ends where %s should be", form);
-    return fail_at(ps, MB_PARSE, t.line, t.column, "expected %s, found '%s'", form,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "file ends where %s should be", form);
+    return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "expected %s, found '%s'", form,
                    excerpt(t.s, t.n, b));
 }
 
@@ -939,21 +923,21 @@ static mb_status fail_no_motion(parser *ps, token t)
     char b[48];
     const char *root = ps->joints[ps->last_root].name;
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "file ends after the hierarchy: missing MOTION section (expected 'MOTION', "
                        "'Frames: <count>', 'Frame Time: <seconds>' and the data)%s",
                        "");
     if (t.n == 1 && t.s[0] == '}')
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "unmatched '}': the root joint '%s' was already closed at line %d (one "
                        "'}' too many?)",
                        root, ps->root_close_line);
     if (tok_is(t, "JOINT") || tok_is(t, "End") || tok_is(t, "OFFSET") || tok_is(t, "CHANNELS"))
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "'%s' after the root joint '%s' was closed at line %d (one '}' too many "
                        "above it?)",
                        excerpt(t.s, t.n, b), root, ps->root_close_line);
-    return fail_at(ps, MB_PARSE, t.line, t.column,
+    return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                    "expected MOTION after the hierarchy, found '%s'", excerpt(t.s, t.n, b));
 }
 
@@ -981,13 +965,13 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     double frame_time = 0.0;
     const char *next = NULL;
     if (t.n == 0)
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "file ends where the frame time should be (expected 'Frame Time: "
                        "<seconds>')%s",
                        "");
     mb_num_result r = mb_parse_double_(t.s, t.s + t.n, &frame_time, &next);
     if (r != MB_NUM_OK || next != t.s + t.n || !(frame_time > 0.0))
-        return fail_at(ps, MB_PARSE, t.line, t.column,
+        return mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                        "frame time must be a positive number of seconds, found '%s'",
                        excerpt(t.s, t.n, b));
 
@@ -997,7 +981,7 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
         /* Nothing in the data can confirm the count, and accepting it would let a tiny
          * file allocate gigabytes of identical frames. */
         if (!lenient)
-            return fail_at(ps, MB_PARSE, count_tok.line, count_tok.column,
+            return mb_error_set_at_(ps->err, MB_PARSE, ps->source, count_tok.line, count_tok.column,
                            "the hierarchy has no channels, so frames hold no values: the frame "
                            "count must be 0, found %lld",
                            declared);
@@ -1024,14 +1008,14 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     unsigned long long bytes = (unsigned long long)cap *
                                ((unsigned long long)nj * 16u + (unsigned long long)nt * 12u);
     if (bytes > MB_MAX_TRACK_BYTES)
-        return fail_at(ps, MB_LIMIT, count_tok.line, count_tok.column,
+        return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, count_tok.line, count_tok.column,
                        "%lld frames of %d joints (%d with position channels) need %llu bytes "
                        "of tracks, more than the limit MB_MAX_TRACK_BYTES (%llu)",
                        cap, nj, nt, bytes, (unsigned long long)MB_MAX_TRACK_BYTES);
     mb_clip *clip = NULL;
-    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip);
+    st = mb_clip_alloc(nj, (int)cap, frame_time, s->translation_joints, nt, ps->alloc, &clip, NULL);
     if (st != MB_OK)
-        return fail_at(ps, st, count_tok.line, count_tok.column,
+        return mb_error_set_at_(ps->err, st, ps->source, count_tok.line, count_tok.column,
                        "cannot allocate tracks for %lld frames of %d joints (%s)", cap, nj,
                        mb_status_str(st));
     /* The values of one frame, then the zero that missing rotation axes read. */
@@ -1039,7 +1023,7 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
     if (!row || !maps || !eb_mem) {
-        st = fail_at(ps, MB_NOMEM, count_tok.line, count_tok.column, "out of memory%s", "");
+        st = mb_error_set_at_(ps->err, MB_NOMEM, ps->source, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
     row[nch] = 0.0f;
@@ -1069,12 +1053,12 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                     goto truncated;
                 }
                 if (c == 0)
-                    st = fail_at(ps, MB_PARSE, el, ec,
+                    st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, el, ec,
                                  "file ends after %lld frames, but the Frames line (line %d) "
                                  "says %lld",
                                  f, frames_line, declared);
                 else
-                    st = fail_at(ps, MB_PARSE, el, ec,
+                    st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, el, ec,
                                  "expected %d channel values in frame %lld, found %d (file ends)",
                                  nch, f, c);
                 goto done;
@@ -1092,33 +1076,33 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
             const char *tx = excerpt(p, (size_t)(e - p), b);
             int line = ps->line, col = column_of(ps, p);
             if (r == MB_NUM_NONFINITE)
-                st = fail_at(ps, MB_PARSE, line, col,
+                st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, line, col,
                              "non-finite value '%s' for %s in frame %lld (expected a finite "
                              "number)",
                              tx, what, f);
             else if (r == MB_NUM_RANGE)
-                st = fail_at(ps, MB_PARSE, line, col,
+                st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, line, col,
                              "value '%s' for %s in frame %lld is outside the float range "
                              "(about +-3.4e38)",
                              tx, what, f);
             else if (r == MB_NUM_TOO_LONG)
-                st = fail_at(ps, MB_PARSE, line, col,
+                st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, line, col,
                              "number '%s' for %s in frame %lld is longer than %d characters",
                              tx, what, f, MB_NUM_MAX_TOKEN);
             else if (r == MB_NUM_OK)
-                st = fail_at(ps, MB_PARSE, line, col,
+                st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, line, col,
                              "malformed number '%s' for %s in frame %lld (values must be "
                              "separated by whitespace)",
                              tx, what, f);
             else
-                st = fail_at(ps, MB_PARSE, line, col,
+                st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, line, col,
                              "expected a number for %s in frame %lld, found '%s'", what, f, tx);
             goto done;
         }
         at = p;
         if (f >= cap) { /* impossible: the capacity bound above is exact for dense data */
             sync_to(ps, at);
-            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+            st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, ps->line, column_of(ps, ps->p),
                          "internal error: frame %lld exceeds the computed capacity %lld", f, cap);
             goto done;
         }
@@ -1137,7 +1121,7 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
                  "ignored",
                  declared, frames_line);
         } else {
-            st = fail_at(ps, MB_PARSE, ps->line, column_of(ps, ps->p),
+            st = mb_error_set_at_(ps->err, MB_PARSE, ps->source, ps->line, column_of(ps, ps->p),
                          "data continues after the %lld frames declared by the Frames line "
                          "(line %d); fix the count or load leniently",
                          declared, frames_line);
@@ -1171,14 +1155,14 @@ static mb_status read_roots(parser *ps, int *group)
     char b[48];
     token t = next_token(ps);
     if (!tok_is(t, "HIERARCHY"))
-        return t.n == 0 ? fail_at(ps, MB_PARSE, t.line, t.column, "empty file: expected HIERARCHY")
-                        : fail_at(ps, MB_PARSE, t.line, t.column,
+        return t.n == 0 ? mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "empty file: expected HIERARCHY")
+                        : mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                                   "expected HIERARCHY at the start of a BVH file, found '%s'%s",
                                   excerpt(t.s, t.n, b), not_bvh_hint(ps->p - t.n, ps->end));
     t = next_token(ps);
     if (!tok_is(t, "ROOT"))
-        return t.n == 0 ? fail_at(ps, MB_PARSE, t.line, t.column, "file ends before the ROOT joint")
-                        : fail_at(ps, MB_PARSE, t.line, t.column,
+        return t.n == 0 ? mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column, "file ends before the ROOT joint")
+                        : mb_error_set_at_(ps->err, MB_PARSE, ps->source, t.line, t.column,
                                   "expected ROOT after HIERARCHY, found '%s'", excerpt(t.s, t.n, b));
     if ((st = read_hierarchy(ps, t)) != MB_OK)
         return st;
@@ -1193,7 +1177,7 @@ static mb_status read_roots(parser *ps, int *group)
     }
     *group = roots > 1;
     if (*group && ps->joint_count + 1 > MB_MAX_JOINTS)
-        return fail_at(ps, MB_LIMIT, second_root.line, second_root.column,
+        return mb_error_set_at_(ps->err, MB_LIMIT, ps->source, second_root.line, second_root.column,
                        "%d joints and End Sites under %d ROOTs, plus the node that groups the "
                        "ROOTs, are more than the limit MB_MAX_JOINTS (%d)",
                        ps->joint_count, roots, MB_MAX_JOINTS);
@@ -1207,7 +1191,7 @@ static mb_status create_skeleton(parser *ps, int group, const mb_bvh_read_desc *
     const int n = ps->joint_count + group;
     mb_joint_desc *descs = mb_alloc_(ps->alloc, (size_t)n * sizeof *descs);
     if (!descs)
-        return fail_at(ps, MB_NOMEM, ps->line, 1, "out of memory");
+        return mb_error_set_at_(ps->err, MB_NOMEM, ps->source, ps->line, 1, "out of memory");
     char group_name[24] = "ROOTS";
     if (group) {
         /* named after what it holds, unless a joint has that name */
@@ -1230,12 +1214,13 @@ static mb_status create_skeleton(parser *ps, int group, const mb_bvh_read_desc *
     sd.joints = descs;
     sd.joint_count = n;
     sd.allocator = d->allocator;
-    mb_status st = mb_skeleton_create(&sd, skel);
+    mb_error why;
+    mb_status st = mb_skeleton_create(&sd, skel, &why);
     mb_free_(ps->alloc, descs);
     if (st != MB_OK) /* the parser checks everything create checks; this is a safety net */
         return st == MB_NOMEM
-                   ? fail_at(ps, st, ps->line, 1, "out of memory creating the skeleton")
-                   : fail_at(ps, st, ps->line, 1, "invalid skeleton: %s", mb_status_str(st));
+                   ? mb_error_set_at_(ps->err, st, ps->source, ps->line, 1, "out of memory creating the skeleton")
+                   : mb_error_set_at_(ps->err, st, ps->source, ps->line, 1, "invalid skeleton: %s", why.text);
     return MB_OK;
 }
 
@@ -1247,8 +1232,7 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
         *out_skel = NULL;
     if (out_clip)
         *out_clip = NULL;
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     mb_bvh_read_desc defaults;
     memset(&defaults, 0, sizeof defaults);
     if (!d)
@@ -1262,14 +1246,8 @@ mb_status mb_bvh_read_mem(const char *text, size_t len, const char *source,
     ps.source = source ? source : "<memory>";
     ps.err = err;
     ps.alloc = &d->allocator;
-    if (!out_skel || (!text && len > 0)) {
-        if (err) {
-            err->code = MB_INVALID_ARG;
-            set_source(err, ps.source);
-            snprintf(err->text, sizeof err->text, "invalid argument (NULL text or output)");
-        }
-        return MB_INVALID_ARG;
-    }
+    if (!out_skel || (!text && len > 0))
+        return mb_error_set_(err, MB_INVALID_ARG, ps.source, "invalid argument (NULL text or output)");
     ps.p = text ? text : "";
     ps.end = ps.p + len;
     ps.line = 1;
@@ -1377,17 +1355,10 @@ mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d, mb_skele
         *out_skel = NULL;
     if (out_clip)
         *out_clip = NULL;
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     const mb_allocator *a = d ? &d->allocator : NULL;
-    if (!path || !out_skel) {
-        if (err) {
-            err->code = MB_INVALID_ARG;
-            set_source(err, path);
-            snprintf(err->text, sizeof err->text, "invalid argument (NULL path or output)");
-        }
-        return MB_INVALID_ARG;
-    }
+    if (!path || !out_skel)
+        return mb_error_set_(err, MB_INVALID_ARG, path, "invalid argument (NULL path or output)");
     mb_status st = MB_IO;
     char *buf = NULL;
     FILE *f = fopen(path, "rb");
@@ -1419,10 +1390,5 @@ fail:
     if (f)
         fclose(f);
     mb_free_(a, buf);
-    if (err) {
-        err->code = st;
-        set_source(err, path);
-        snprintf(err->text, sizeof err->text, "cannot read file: %s", why);
-    }
-    return st;
+    return mb_error_set_(err, st, path, "cannot read file: %s", why);
 }

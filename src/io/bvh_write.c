@@ -37,11 +37,6 @@
  * 2^-22, a few float ulps of a quaternion component, the resolution floats have there. */
 #define FLOAT_LOCK_COS 2.4e-7
 
-/* ---------- errors ---------- */
-
-#define fail mb_error_set_
-
-
 /* ---------- output buffer ---------- */
 
 typedef struct outbuf {
@@ -223,7 +218,6 @@ static int fmt_double_shortest(char *buf, double v)
 }
 
 /* ---------- rotations ---------- */
-
 
 /* Euler angles (radians) of q for a joint that writes nrot (1..3) rotation channels, the
  * first nrot axes of order o. With fewer than three channels the missing angles are read as
@@ -560,19 +554,19 @@ static mb_status validate(const mb_skeleton *s, const mb_clip *c, const mb_bvh_w
                           const char *source, mb_error *err)
 {
     if (!s || !c)
-        return fail(err, MB_INVALID_ARG, source, "invalid argument (NULL skeleton or clip)");
+        return mb_error_set_(err, MB_INVALID_ARG, source, "invalid argument (NULL skeleton or clip)");
     if (mb_clip_joint_count(c) != s->joint_count)
-        return fail(err, MB_MISMATCH, source,
+        return mb_error_set_(err, MB_MISMATCH, source,
                     "clip has %d joints but the skeleton has %d (End Sites included)",
                     mb_clip_joint_count(c), s->joint_count);
     if (d->precision < 0 || d->precision > 17)
-        return fail(err, MB_INVALID_ARG, source, "precision %d outside 0..17 (0: 9 digits)",
+        return mb_error_set_(err, MB_INVALID_ARG, source, "precision %d outside 0..17 (0: 9 digits)",
                     d->precision);
     if (d->rewrite_order && (unsigned)d->order >= 6u)
-        return fail(err, MB_INVALID_ARG, source, "rewrite order %d is not an mb_euler_order",
+        return mb_error_set_(err, MB_INVALID_ARG, source, "rewrite order %d is not an mb_euler_order",
                     (int)d->order);
     if (s->info[0].end_site)
-        return fail(err, MB_INVALID_ARG, source, "the root '%s' cannot be an End Site",
+        return mb_error_set_(err, MB_INVALID_ARG, source, "the root '%s' cannot be an End Site",
                     s->names[0]);
     if (s->info[0].roots_group) {
         /* node 0 is not written: its children are the file's ROOTs */
@@ -581,31 +575,31 @@ static mb_status validate(const mb_skeleton *s, const mb_clip *c, const mb_bvh_w
             if (s->parents[j] != 0)
                 continue;
             if (s->info[j].end_site)
-                return fail(err, MB_INVALID_ARG, source,
+                return mb_error_set_(err, MB_INVALID_ARG, source,
                             "the ROOT '%s' (under the roots group '%s') cannot be an End Site",
                             s->names[j], s->names[0]);
             ++roots;
         }
         if (roots == 0)
-            return fail(err, MB_INVALID_ARG, source,
+            return mb_error_set_(err, MB_INVALID_ARG, source,
                         "the roots group '%s' holds no ROOT, so there is no hierarchy to write",
                         s->names[0]);
     }
     /* Rewriting the order never empties a channel list, so the stored count decides. */
     if (s->channel_count == 0 && mb_clip_frame_count(c) > 0)
-        return fail(err, MB_INVALID_ARG, source,
+        return mb_error_set_(err, MB_INVALID_ARG, source,
                     "the skeleton has no channels, so its %d frames cannot be written (a BVH "
                     "frame count must be 0 without channels)",
                     mb_clip_frame_count(c));
     for (int j = 0; j < s->joint_count; ++j) {
         int p = s->parents[j];
         if (p >= 0 && s->info[p].end_site)
-            return fail(err, MB_INVALID_ARG, source,
+            return mb_error_set_(err, MB_INVALID_ARG, source,
                         "End Site '%s' has a child '%s'; BVH End Sites are leaves",
                         s->names[p], s->names[j]);
         const char *why = s->info[j].end_site ? NULL : bad_name_reason(s->names[j]);
         if (why)
-            return fail(err, MB_INVALID_ARG, source, "joint name '%.64s' %s", s->names[j],
+            return mb_error_set_(err, MB_INVALID_ARG, source, "joint name '%.64s' %s", s->names[j],
                         why);
     }
     return MB_OK;
@@ -708,7 +702,7 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                 const float *qf = &rot[4 * fj];
                 double q[4] = {qf[0], qf[1], qf[2], qf[3]}, a[3];
                 if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3]))
-                    return fail(err, MB_NUMERIC, source,
+                    return mb_error_set_(err, MB_NUMERIC, source,
                                 "non-finite rotation for joint '%s' in frame %d", s->names[j], f);
                 decompose(oj->order, oj->nrot, q, a);
                 for (int k = 0; k < 3; ++k)
@@ -725,7 +719,7 @@ static mb_status write_motion(outbuf *b, const mb_skeleton *s, const mb_clip *c,
                 if (ch <= MB_CH_ZPOS) {
                     float v = pos[ch - MB_CH_XPOS];
                     if (!isfinite(v))
-                        return fail(err, MB_NUMERIC, source,
+                        return mb_error_set_(err, MB_NUMERIC, source,
                                     "non-finite translation for joint '%s' in frame %d",
                                     s->names[j], f);
                     /* Positions are floats already: the shortest exact form, capped. */
@@ -761,7 +755,7 @@ static mb_status build_text(const mb_skeleton *s, const mb_clip *c, const mb_bvh
     double *prev = mb_alloc_(a, (size_t)nj * 3 * sizeof(double));
     mb_status st = MB_OK;
     if (!layout || !ints || !prev) {
-        st = fail(err, MB_NOMEM, source, "out of memory");
+        st = mb_error_set_(err, MB_NOMEM, source, "out of memory");
         goto done;
     }
     build_layout(s, c, d, layout);
@@ -789,7 +783,7 @@ static mb_status build_text(const mb_skeleton *s, const mb_clip *c, const mb_bvh
     if (st == MB_OK) {
         ob_char(b, '\0');
         if (b->nomem)
-            st = fail(err, MB_NOMEM, source, "out of memory building the BVH text");
+            st = mb_error_set_(err, MB_NOMEM, source, "out of memory building the BVH text");
         else
             b->len--; /* the NUL is not part of the length */
     }
@@ -808,14 +802,13 @@ done:
 mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
                            char **out_text, size_t *out_len, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (out_text)
         *out_text = NULL;
     if (out_len)
         *out_len = 0;
     if (!out_text)
-        return fail(err, MB_INVALID_ARG, NULL, "invalid argument (NULL output)");
+        return mb_error_set_(err, MB_INVALID_ARG, NULL, "invalid argument (NULL output)");
     mb_bvh_write_desc defaults;
     memset(&defaults, 0, sizeof defaults);
     if (!d)
@@ -838,10 +831,9 @@ mb_status mb_bvh_write_mem(const mb_skeleton *s, const mb_clip *c, const mb_bvh_
 mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
                             const mb_bvh_write_desc *d, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!path || !*path)
-        return fail(err, MB_INVALID_ARG, path, "invalid argument (NULL or empty path)");
+        return mb_error_set_(err, MB_INVALID_ARG, path, "invalid argument (NULL or empty path)");
     mb_bvh_write_desc defaults;
     memset(&defaults, 0, sizeof defaults);
     if (!d)

@@ -42,39 +42,47 @@ static int open_temp(const char *path, char *tmp, size_t tmp_size)
 
 /* Follows path through symbolic links (at most 40, as the kernel does) to the entry the data
  * must land in; a relative link is relative to its own directory (see base.h). */
-int mb_file_resolve_links(const char *path, char *out, size_t out_size)
+mb_status mb_file_resolve_links(const char *path, char *out, size_t out_size, mb_error *err)
 {
+    mb_error_clear_(err);
+    mb_status code = MB_LIMIT;
+    int e = ENAMETOOLONG;
     if (!path || !out || out_size == 0) {
-        errno = EINVAL;
-        return -1;
+        code = MB_INVALID_ARG;
+        e = EINVAL;
+        goto fail;
     }
-    if ((size_t)snprintf(out, out_size, "%s", path) >= out_size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
+    if ((size_t)snprintf(out, out_size, "%s", path) >= out_size)
+        goto fail;
     for (int hops = 0;; ++hops) {
         struct stat st;
         if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
-            return 0; /* a missing entry is created where it is named */
+            return MB_OK; /* a missing entry is created where it is named */
         if (hops == 40) {
-            errno = ELOOP;
-            return -1;
+            e = ELOOP;
+            goto fail;
         }
         char link[MB_FILE_PATH_MAX], next[MB_FILE_PATH_MAX];
         ssize_t n = readlink(out, link, sizeof link - 1);
-        if (n < 0)
-            return -1;
+        if (n < 0) {
+            code = MB_IO;
+            e = errno;
+            goto fail;
+        }
         link[n] = '\0';
         const char *slash = strrchr(out, '/');
         int m = link[0] == '/' || !slash
                     ? snprintf(next, sizeof next, "%s", link)
                     : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
-        if (m < 0 || (size_t)m >= sizeof next || (size_t)m >= out_size) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
+        if (m < 0 || (size_t)m >= sizeof next || (size_t)m >= out_size)
+            goto fail;
         memcpy(out, next, (size_t)m + 1);
     }
+fail:
+    mb_error_set_(err, code, path, "cannot follow the symbolic links of '%s': %s",
+                  path ? path : "(null)", strerror(e));
+    errno = e; /* also for callers that print strerror(errno) */
+    return code;
 }
 
 /* Flushes the rename's directory entry; best effort (some file systems refuse fsync on
@@ -126,6 +134,7 @@ static mb_status stream_fail(mb_file_stream *s, const char *step, mb_error *err)
 
 mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!s)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no stream given");
     memset(s, 0, sizeof *s);
@@ -154,7 +163,8 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
             return stream_fail(s, "cannot hold the output in memory", err);
         return MB_OK;
     }
-    if (mb_file_resolve_links(path, s->dest_, sizeof s->dest_) != 0)
+    /* stream_fail says why, from errno, with the step */
+    if (mb_file_resolve_links(path, s->dest_, sizeof s->dest_, NULL) != MB_OK)
         return stream_fail(s, "cannot follow its symbolic link", err);
     fd = open_temp(s->dest_, s->tmp_, sizeof s->tmp_);
     if (fd < 0) {
@@ -174,6 +184,7 @@ mb_status mb_file_stream_open(mb_file_stream *s, const char *path, mb_error *err
 
 mb_status mb_file_stream_commit(mb_file_stream *s, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!s || !s->f)
         return mb_error_set_(err, MB_INVALID_ARG, s ? s->shown_ : NULL, "no open stream");
     if (ferror(s->f)) {
@@ -230,6 +241,7 @@ void mb_file_stream_discard(mb_file_stream *s)
 
 mb_status mb_file_write_atomic(const char *path, const void *data, size_t len, mb_error *err)
 {
+    mb_error_clear_(err);
     mb_file_stream s;
     mb_status st = mb_file_stream_open(&s, path, err);
     if (st != MB_OK)

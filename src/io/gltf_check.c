@@ -74,18 +74,6 @@ static int input_read(const gcheck *g, unsigned long long off, size_t len, void 
     return fread(out, 1, len, g->f) == len;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static mb_status fail(const gcheck *g, const char *fmt, ...)
-{
-    char text[sizeof g->err->text];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s", text);
-}
 
 static int array_size(const cJSON *root, const char *key)
 {
@@ -102,7 +90,7 @@ static long long opt_index(const gcheck *g, const cJSON *obj, const char *key, i
         return -1;
     double d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
     if (!(d >= 0.0) || d != floor(d) || d >= (double)n) {
-        *st = fail(g, "%s%s%s is not one of the %d %s", path, *path ? "." : "", key, n, what);
+        *st = mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s%s%s is not one of the %d %s", path, *path ? "." : "", key, n, what);
         return -2;
     }
     return (long long)d;
@@ -119,8 +107,8 @@ static int get_count(const gcheck *g, const cJSON *obj, const char *key, double 
     }
     double d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
     if (!(d >= 0.0) || d != floor(d) || d > max) {
-        *st = v ? fail(g, "%s.%s is not an integer from 0 to %.0f", path, key, max)
-                : fail(g, "%s has no %s", path, key);
+        *st = v ? mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.%s is not an integer from 0 to %.0f", path, key, max)
+                : mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no %s", path, key);
         return 0;
     }
     *out = d;
@@ -199,11 +187,11 @@ static mb_status check_buffers(gcheck *g)
          * EXT_meshopt_compression fallback): its bytes are not the file's to check. */
         if (!cJSON_GetObjectItemCaseSensitive(b, "uri") && g->buffer_len[i] > 0.0 &&
             !(g->glb && i == 0 && g->has_bin) && !cJSON_GetObjectItemCaseSensitive(b, "extensions"))
-            return fail(g, "%s has no uri and is not the GLB's BIN chunk (%s)", path,
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no uri and is not the GLB's BIN chunk (%s)", path,
                         !g->glb ? "a .gltf file has none" : i ? "only buffers[0] can be"
                                                                : "the GLB has none");
         if (have >= 0.0 && g->buffer_len[i] > have)
-            return fail(g, "%s declares %.0f bytes but holds %.0f", path, g->buffer_len[i], have);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s declares %.0f bytes but holds %.0f", path, g->buffer_len[i], have);
     }
     return MB_OK;
 }
@@ -225,14 +213,14 @@ static mb_status check_views(const gcheck *g)
         if (b == -2)
             return st;
         if (b < 0)
-            return fail(g, "%s has no buffer", path);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no buffer", path);
         double off, len, stride;
         if (!get_count(g, bv, "byteOffset", 0.0, 9.0e15, path, &off, &st) ||
             !get_count(g, bv, "byteLength", -1.0, 9.0e15, path, &len, &st) ||
             !get_count(g, bv, "byteStride", 0.0, 252.0, path, &stride, &st))
             return st;
         if (off + len > g->buffer_len[b])
-            return fail(g, "%s: bytes %.0f to %.0f are past buffer %lld's %.0f", path, off,
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: bytes %.0f to %.0f are past buffer %lld's %.0f", path, off,
                         off + len, b, g->buffer_len[b]);
     }
     return MB_OK;
@@ -267,7 +255,7 @@ static mb_status check_sparse(const gcheck *g, const cJSON *sp, double count, do
     const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sp, "indices");
     const cJSON *val = cJSON_GetObjectItemCaseSensitive(sp, "values");
     if (!cJSON_IsObject(ind) || !cJSON_IsObject(val))
-        return fail(g, "%s needs indices and values", p);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s needs indices and values", p);
     snprintf(p, sizeof p, "%s.sparse.indices", path);
     long long iv = opt_index(g, ind, "bufferView", g->nviews, "bufferViews", p, &st);
     double ioff, ict;
@@ -275,12 +263,12 @@ static mb_status check_sparse(const gcheck *g, const cJSON *sp, double count, do
         !get_count(g, ind, "componentType", -1.0, 1e9, p, &ict, &st))
         return st;
     if (iv < 0)
-        return fail(g, "%s has no bufferView", p);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no bufferView", p);
     int isz = ict == 5121 ? 1 : ict == 5123 ? 2 : ict == 5125 ? 4 : 0;
     if (!isz)
-        return fail(g, "%s.componentType %.0f is not an unsigned integer type", p, ict);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.componentType %.0f is not an unsigned integer type", p, ict);
     if (ioff + n * isz > view_length(g, (int)iv))
-        return fail(g, "%s: %.0f indices from byte %.0f run past bufferView %lld", p, n, ioff, iv);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: %.0f indices from byte %.0f run past bufferView %lld", p, n, ioff, iv);
     /* Every index below the accessor's count (read in blocks, where the bytes are here). */
     unsigned char blk[4096];
     for (double k = 0.0; k < n;) {
@@ -291,7 +279,7 @@ static mb_status check_sparse(const gcheck *g, const cJSON *sp, double count, do
             const unsigned char *q = blk + e * (size_t)isz;
             double idx = isz == 1 ? q[0] : isz == 2 ? (double)(q[0] | q[1] << 8) : (double)rd32(q);
             if (idx >= count)
-                return fail(g, "%s: index %.0f (entry %.0f) is past the accessor's %.0f elements",
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: index %.0f (entry %.0f) is past the accessor's %.0f elements",
                             p, idx, k + (double)e, count);
         }
         k += (double)m;
@@ -302,9 +290,9 @@ static mb_status check_sparse(const gcheck *g, const cJSON *sp, double count, do
     if (vv == -2 || !get_count(g, val, "byteOffset", 0.0, 9.0e15, p, &voff, &st))
         return st;
     if (vv < 0)
-        return fail(g, "%s has no bufferView", p);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no bufferView", p);
     if (voff + n * elem > view_length(g, (int)vv))
-        return fail(g, "%s: %.0f values from byte %.0f run past bufferView %lld", p, n, voff, vv);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: %.0f values from byte %.0f run past bufferView %lld", p, n, voff, vv);
     return MB_OK;
 }
 
@@ -324,11 +312,11 @@ static mb_status check_accessors(const gcheck *g)
         int csz = component_size((int)ct);
         int nc = type_components(cJSON_IsString(type) ? type->valuestring : NULL);
         if (!csz)
-            return fail(g, "%s.componentType %.0f is not a glTF component type", path, ct);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.componentType %.0f is not a glTF component type", path, ct);
         if (!nc)
-            return fail(g, "%s.type is not SCALAR, VEC2-4 or MAT2-4", path);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.type is not SCALAR, VEC2-4 or MAT2-4", path);
         if (count < 1.0)
-            return fail(g, "%s.count is 0", path);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.count is 0", path);
         double elem = (double)csz * nc;
         long long v = opt_index(g, a, "bufferView", g->nviews, "bufferViews", path, &st);
         if (v == -2)
@@ -339,11 +327,11 @@ static mb_status check_accessors(const gcheck *g)
             /* a stride shorter than an element overlaps the elements: assimp reads them
              * anyway, into a garbage mesh */
             if (stride < elem)
-                return fail(g, "%s: bufferView %lld's byteStride %.0f is shorter than its %.0f-byte "
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: bufferView %lld's byteStride %.0f is shorter than its %.0f-byte "
                             "elements", path, v, stride, elem);
             double end = off + stride * (count - 1.0) + elem;
             if (end > view_length(g, (int)v))
-                return fail(g, "%s: %.0f elements of %.0f bytes from byte %.0f run past bufferView "
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: %.0f elements of %.0f bytes from byte %.0f run past bufferView "
                             "%lld's %.0f bytes", path, count, elem, off, v, view_length(g, (int)v));
         }
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
@@ -359,14 +347,14 @@ static mb_status check_index_array(const gcheck *g, const cJSON *obj, const char
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!arr)
-        return required ? fail(g, "%s has no %s", path, key) : MB_OK;
+        return required ? mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no %s", path, key) : MB_OK;
     if (!cJSON_IsArray(arr))
-        return fail(g, "%s.%s is not an array", path, key);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.%s is not an array", path, key);
     int k = 0;
     for (const cJSON *e = arr->child; e; e = e->next, ++k) {
         double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
         if (!(d >= 0.0) || d != floor(d) || d >= (double)n)
-            return fail(g, "%s.%s[%d] is not one of the %d %s", path, key, k, n, what);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.%s[%d] is not one of the %d %s", path, key, k, n, what);
     }
     return MB_OK;
 }
@@ -393,7 +381,7 @@ static mb_status check_nodes(gcheck *g)
     for (const cJSON *nd = nodes->child; nd && st == MB_OK; nd = nd->next, ++i) {
         snprintf(path, sizeof path, "nodes[%d]", i);
         if (!cJSON_IsObject(nd)) {
-            st = fail(g, "%s is not an object", path);
+            st = mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s is not an object", path);
             break;
         }
         const cJSON *ex = cJSON_GetObjectItemCaseSensitive(nd, "extras");
@@ -408,8 +396,8 @@ static mb_status check_nodes(gcheck *g)
         for (const cJSON *c = ch ? ch->child : NULL; c; c = c->next) {
             int k = (int)c->valuedouble;
             if (k == i || parent[k] >= 0) {
-                st = k == i ? fail(g, "%s is its own child", path)
-                            : fail(g, "nodes[%d] is a child of nodes[%d] and nodes[%d]", k, parent[k], i);
+                st = k == i ? mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s is its own child", path)
+                            : mb_error_set_(g->err, MB_PARSE, g->source, "glTF: nodes[%d] is a child of nodes[%d] and nodes[%d]", k, parent[k], i);
                 break;
             }
             parent[k] = i;
@@ -419,7 +407,7 @@ static mb_status check_nodes(gcheck *g)
         int top = 0, k = s;
         while (k >= 0 && depth[k] < 0) {
             if (depth[k] == -2) {
-                st = fail(g, "nodes[%d] is its own ancestor (a cycle of children)", k);
+                st = mb_error_set_(g->err, MB_PARSE, g->source, "glTF: nodes[%d] is its own ancestor (a cycle of children)", k);
                 break;
             }
             depth[k] = -2; /* on the stack */
@@ -492,7 +480,7 @@ static mb_status check_index_values(const gcheck *g, long long indices, const cJ
             const unsigned char *e = b + i * (size_t)size;
             double x = size == 1 ? e[0] : size == 2 ? (double)(e[0] | e[1] << 8) : (double)rd32(e);
             if (x >= verts)
-                st = fail(g, "%s: index %zu is %.0f, past the %.0f vertices", path, i, x, verts);
+                st = mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: index %zu is %.0f, past the %.0f vertices", path, i, x, verts);
         }
     free(b);
     return st;
@@ -516,7 +504,7 @@ static mb_status check_mode(const gcheck *g, const cJSON *prim, long long indice
     double need = mode == 0.0 ? 1.0 : mode <= 3.0 ? 2.0 : 3.0;
     double count = cJSON_GetObjectItemCaseSensitive(g->acc[acc], "count")->valuedouble;
     if (count < need)
-        return fail(g, "%s: mode %.0f needs at least %.0f %s, the accessor has %.0f", path, mode,
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s: mode %.0f needs at least %.0f %s, the accessor has %.0f", path, mode,
                     need, indices >= 0 ? "indices" : "vertices", count);
     return check_index_values(g, indices, pos, path);
 }
@@ -534,13 +522,13 @@ static mb_status check_attribute(const gcheck *g, const char *name, const cJSON 
     int ct = (int)cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble;
     int norm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(acc, "normalized"));
     if (strncmp(name, "JOINTS_", 7) == 0 && (strcmp(t, "VEC4") != 0 || (ct != 5121 && ct != 5123)))
-        return fail(g, "%s.attributes.%s must be VEC4 unsigned bytes or shorts", path, name);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.attributes.%s must be VEC4 unsigned bytes or shorts", path, name);
     if (strncmp(name, "WEIGHTS_", 8) == 0 &&
         (strcmp(t, "VEC4") != 0 || !(ct == 5126 || ((ct == 5121 || ct == 5123) && norm))))
-        return fail(g, "%s.attributes.%s must be VEC4 floats or normalised unsigned bytes or "
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.attributes.%s must be VEC4 floats or normalised unsigned bytes or "
                     "shorts", path, name);
     if (strcmp(name, "POSITION") == 0 && (strcmp(t, "VEC3") != 0 || ct != 5126))
-        return fail(g, "%s.attributes.POSITION must be VEC3 floats", path);
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.attributes.POSITION must be VEC3 floats", path);
     return MB_OK;
 }
 
@@ -561,10 +549,10 @@ static mb_status check_scene_uses(gcheck *g)
         cJSON_ArrayForEach(e, a) {
             int k = (int)e->valuedouble;
             if (g->parent[k] >= 0)
-                return fail(g, "%s.nodes lists nodes[%d], which is a child of nodes[%d]: a "
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.nodes lists nodes[%d], which is a child of nodes[%d]: a "
                             "scene lists root nodes", path, k, g->parent[k]);
             if (g->parent[k] == -2)
-                return fail(g, "%s.nodes lists nodes[%d] twice", path, k);
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.nodes lists nodes[%d] twice", path, k);
             g->parent[k] = -2;
         }
         cJSON_ArrayForEach(e, a)
@@ -596,7 +584,7 @@ static mb_status check_mesh_uses(gcheck *g)
             cJSON_ArrayForEach(attr, cJSON_GetObjectItemCaseSensitive(prim, "attributes")) {
                 double d = cJSON_IsNumber(attr) ? attr->valuedouble : -1.0;
                 if (!(d >= 0.0) || d != floor(d) || d >= g->naccessors)
-                    return fail(g, "%s.attributes.%s is not one of the %d accessors", path,
+                    return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.attributes.%s is not one of the %d accessors", path,
                                 attr->string ? attr->string : "?", g->naccessors);
                 if ((st = check_attribute(g, attr->string, g->acc[(int)d], path)) != MB_OK)
                     return st;
@@ -621,7 +609,7 @@ static mb_status check_skin_uses(gcheck *g)
         if ((st = check_index_array(g, it, "joints", g->nnodes, "nodes", path, 1)) != MB_OK)
             return st;
         if (array_size(it, "joints") < 1)
-            return fail(g, "%s.joints is empty", path);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.joints is empty", path);
         long long ibm = opt_index(g, it, "inverseBindMatrices", g->naccessors, "accessors", path, &st);
         if (ibm == -2)
             return st;
@@ -636,7 +624,7 @@ static mb_status check_skin_uses(gcheck *g)
         if (!cJSON_IsString(type) || strcmp(type->valuestring, "MAT4") != 0 ||
             cJSON_GetObjectItemCaseSensitive(acc, "componentType")->valuedouble != 5126.0 ||
             count < joints)
-            return fail(g, "%s.inverseBindMatrices: accessors[%lld] is not %d float MAT4",
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.inverseBindMatrices: accessors[%lld] is not %d float MAT4",
                         path, ibm, joints);
     }
     return MB_OK;
@@ -657,18 +645,18 @@ static mb_status check_animation_uses(gcheck *g)
             snprintf(path, sizeof path, "animations[%d].samplers[%d]", i, k++);
             if (opt_index(g, e, "input", g->naccessors, "accessors", path, &st) < 0 ||
                 opt_index(g, e, "output", g->naccessors, "accessors", path, &st) < 0)
-                return st != MB_OK ? st : fail(g, "%s needs an input and an output", path);
+                return st != MB_OK ? st : mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s needs an input and an output", path);
             const cJSON *ip = cJSON_GetObjectItemCaseSensitive(e, "interpolation");
             if (ip && (!cJSON_IsString(ip) || (strcmp(ip->valuestring, "LINEAR") != 0 &&
                                                 strcmp(ip->valuestring, "STEP") != 0 &&
                                                 strcmp(ip->valuestring, "CUBICSPLINE") != 0)))
-                return fail(g, "%s.interpolation is not LINEAR, STEP or CUBICSPLINE", path);
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s.interpolation is not LINEAR, STEP or CUBICSPLINE", path);
         }
         k = 0;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(it, "channels")) {
             snprintf(path, sizeof path, "animations[%d].channels[%d]", i, k++);
             if (opt_index(g, e, "sampler", ns, "samplers", path, &st) < 0)
-                return st != MB_OK ? st : fail(g, "%s has no sampler", path);
+                return st != MB_OK ? st : mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s has no sampler", path);
             snprintf(path, sizeof path, "animations[%d].channels[%d].target", i, k - 1);
             if (opt_index(g, cJSON_GetObjectItemCaseSensitive(e, "target"), "node", g->nnodes,
                           "nodes", path, &st) == -2)
@@ -700,11 +688,11 @@ static mb_status check_top(gcheck *g)
         if (!a)
             continue;
         if (!cJSON_IsArray(a))
-            return fail(g, "%s is not an array", keys[k]);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s is not an array", keys[k]);
         int i = 0;
         for (const cJSON *e = a->child; e; e = e->next, ++i)
             if (!cJSON_IsObject(e))
-                return fail(g, "%s[%d] is not an object", keys[k], i);
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s[%d] is not an object", keys[k], i);
     }
     g->nbuffers = array_size(g->root, "buffers");
     g->nviews = array_size(g->root, "bufferViews");
@@ -738,7 +726,7 @@ static mb_status parse_json(gcheck *g, const char *json, size_t len)
     if (g->root && cJSON_IsObject(g->root))
         return MB_OK;
     if (g->root)
-        return fail(g, "the JSON is not an object");
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: the JSON is not an object");
     size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
     /* The position, and whether cJSON stopped there because of its nesting limit. */
     int line = 1, col = 1, depth = 0, in_str = 0;
@@ -759,13 +747,8 @@ static mb_status parse_json(gcheck *g, const char *json, size_t len)
                        : at >= len                  ? "unexpected end of the JSON"
                                                     : "malformed JSON";
     if (g->glb)
-        return fail(g, "%s in the GLB's JSON chunk at line %d, column %d", what, line, col);
-    mb_status st = fail(g, "%s", what);
-    if (g->err) {
-        g->err->line = line;
-        g->err->column = col;
-    }
-    return st;
+        return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: %s in the GLB's JSON chunk at line %d, column %d", what, line, col);
+    return mb_error_set_at_(g->err, MB_PARSE, g->source, line, col, "glTF: %s", what);
 }
 
 /* Returns 1 when the JSON names a glTF 2.x asset. */
@@ -1016,7 +999,7 @@ static mb_status make_patch(gcheck *g, const mb_gltf_resampled_ *rs, int nrs, mb
         bin = malloc(g->bin_len ? (size_t)g->bin_len : 1);
         if (bin && !input_read(g, g->bin_off, (size_t)g->bin_len, bin)) {
             free(bin);
-            return fail(g, "cannot read the GLB's BIN chunk");
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: cannot read the GLB's BIN chunk");
         }
     }
     int ok = (bin || !(g->glb && g->has_bin)) &&
@@ -1045,10 +1028,10 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
         g->glb = 1;
         unsigned long long declared = rd32(head + 8);
         if (declared > total || declared < 20)
-            return fail(g, "the GLB header declares %llu bytes; the file has %llu", declared, total);
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: the GLB header declares %llu bytes; the file has %llu", declared, total);
         unsigned long long jl = got >= 20 ? rd32(head + 12) : 0;
         if (got < 20 || rd32(head + 16) != MB_GLB_CHUNK_JSON || jl > declared - 20)
-            return fail(g, "the GLB's first chunk is not a JSON chunk within the file");
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: the GLB's first chunk is not a JSON chunk within the file");
         unsigned long long next = 20 + ((jl + 3) & ~3ull);
         unsigned char ch[8];
         if (next + 8 <= declared && input_read(g, next, 8, ch) && rd32(ch + 4) == MB_GLB_CHUNK_BIN) {
@@ -1056,7 +1039,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
             g->bin_len = rd32(ch);
             g->has_bin = 1;
             if (g->bin_len > declared - g->bin_off)
-                return fail(g, "the GLB's BIN chunk declares %llu bytes past the file's end", g->bin_len);
+                return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: the GLB's BIN chunk declares %llu bytes past the file's end", g->bin_len);
         }
         json_len = (size_t)jl;
         json = malloc(json_len + 1);
@@ -1064,7 +1047,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
             return mb_error_set_(g->err, MB_NOMEM, g->source, "out of memory");
         if (!input_read(g, 20, json_len, json)) {
             free(json);
-            return fail(g, "cannot read the GLB's JSON chunk");
+            return mb_error_set_(g->err, MB_PARSE, g->source, "glTF: cannot read the GLB's JSON chunk");
         }
     } else {
         if (first_text_byte(g, total, got >= 3 && head[0] == 0xEF && head[1] == 0xBB &&
@@ -1086,7 +1069,7 @@ static mb_status run(gcheck *g, mb_gltf_patch *patch)
     /* Any JSON text goes to assimp's glTF readers (it reads glTF by content, whatever the
      * name), whose parser recurses without a limit: one cJSON refuses is refused here. */
     mb_status st = nul_escape(json, json_len)
-                       ? fail(g, "a JSON string holds \\u0000, which JSON readers disagree on")
+                       ? mb_error_set_(g->err, MB_PARSE, g->source, "glTF: a JSON string holds \\u0000, which JSON readers disagree on")
                        : parse_json(g, json, json_len);
     free(json);
     if (st == MB_OK && is_gltf2(g->root)) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/axis_internal.h"
 #include "io/mesh_internal.h"
 
 typedef struct buf {
@@ -168,12 +169,12 @@ static int track_moves(const mb_xform *poses, const mb_xform *rest, int nj, int 
 }
 
 /* The root node's rotation that turns the skeleton's up axis to glTF's +Y, by up_axis
- * (0..3, checked): -90 degrees about X for +Z (y' = z, z' = -y), +90 degrees about Z for +X
+ * (checked; DETECT is taken as +Y): -90 degrees about X for +Z (y' = z, z' = -y), +90 degrees about Z for +X
  * (y' = x), none for +Y. */
-static const double *up_turn(int up_axis)
+static const double *up_turn(mb_axis up_axis)
 {
 #define H_ 0.70710678118654752
-    static const double up_rot[4][4] = {{0, 0, 0, 1}, {0, 0, H_, H_}, {0, 0, 0, 1}, {-H_, 0, 0, H_}};
+    static const double up_rot[4][4] = {{0, 0, 0, 1}, {0, 0, H_, H_}, {0, 0, 0, 1}, {-H_, 0, 0, H_}}; /* DETECT, X, Y, Z */
 #undef H_
     return up_rot[up_axis];
 }
@@ -192,8 +193,8 @@ static mb_status check_desc(const mb_gltf_write_desc *d, mb_error *err)
                               "skeleton %d", mb_clip_joint_count(d->clip), nj);
     if (!(d->scale >= 0.0f) || !isfinite(d->scale))
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
-    if (d->up_axis < 0 || d->up_axis > 3)
-        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", d->up_axis);
+    if (!mb_axis_valid_(d->up_axis))
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", (int)d->up_axis);
     if (m) {
         const int *sj = mb_mesh_skin_joints(m);
         int ns = mb_mesh_skin_joint_count(m);
@@ -494,8 +495,7 @@ static void writer_free(writer *w)
 
 mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!d || !out || !out_len || !d->skeleton)
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL desc, "
                               "skeleton or output)");
@@ -541,6 +541,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
 
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!path || !*path)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no output path given");
     void *data;

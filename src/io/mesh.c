@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "io/mesh_internal.h"
 
 struct mb_mesh {
@@ -21,49 +22,82 @@ struct mb_mesh {
 
 static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
-static mb_status validate(const mb_mesh_desc *d)
+#define MESH_SRC "mesh"
+
+/* The arrays and counts of d. */
+static mb_status validate_counts(const mb_mesh_desc *d, mb_error *err)
 {
     if (!d->positions || !d->joints || !d->weights || !d->skin_joints || !d->inverse_bind)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "no %s given",
+                             !d->positions ? "positions" : !d->joints ? "joints" : !d->weights ? "weights"
+                             : !d->skin_joints ? "skin joints" : "inverse binds");
     if (d->vertex_count < 1 || d->triangle_count < 0 || d->influences < 1 ||
         d->skin_joint_count < 1 || d->skeleton_joint_count < 1)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "counts: %d vertices, %d triangles, %d "
+                             "influences, %d skin joints, %d skeleton joints (each 1 or more, "
+                             "triangles 0 or more)", d->vertex_count, d->triangle_count, d->influences,
+                             d->skin_joint_count, d->skeleton_joint_count);
     if (d->vertex_count > MB_MESH_MAX_VERTICES || d->triangle_count > MB_MESH_MAX_TRIANGLES ||
         d->influences > MB_MESH_MAX_INPUT_INFLUENCES || d->skin_joint_count > 65536 ||
         d->skeleton_joint_count > MB_MAX_JOINTS)
-        return MB_LIMIT;
+        return mb_error_set_(err, MB_LIMIT, MESH_SRC, "counts past the limits: %d vertices, %d "
+                             "triangles, %d influences, %d skin joints, %d skeleton joints",
+                             d->vertex_count, d->triangle_count, d->influences, d->skin_joint_count,
+                             d->skeleton_joint_count);
     if (d->triangle_count > 0 && !d->triangles)
-        return MB_INVALID_ARG;
-    size_t nv = (size_t)d->vertex_count;
-    for (size_t i = 0; i < 3 * nv; ++i)
-        if (!isfinite(d->positions[i]) || (d->normals && !isfinite(d->normals[i])))
-            return MB_INVALID_ARG;
-    for (size_t i = 0; i < 3 * (size_t)d->triangle_count; ++i)
-        if (d->triangles[i] >= (uint32_t)d->vertex_count)
-            return MB_INVALID_ARG;
-    size_t ni = (size_t)d->influences;
+        return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "%d triangles without their indices",
+                             d->triangle_count);
+    return MB_OK;
+}
+
+/* Every vertex's influences: finite, non-negative weights that sum to more than 0, on
+ * skin joints in range. */
+static mb_status validate_weights(const mb_mesh_desc *d, mb_error *err)
+{
+    size_t nv = (size_t)d->vertex_count, ni = (size_t)d->influences;
     for (size_t v = 0; v < nv; ++v) {
         double sum = 0.0;
         for (size_t k = 0; k < ni; ++k) {
             float w = d->weights[v * ni + k];
             if (!isfinite(w) || w < 0.0f)
-                return MB_INVALID_ARG;
-            if (w > 0.0f) {
-                int j = d->joints[v * ni + k];
-                if (j < 0 || j >= d->skin_joint_count)
-                    return MB_INVALID_ARG;
-            }
+                return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "vertex %zu: weight %g (finite "
+                                     "and >= 0)", v, (double)w);
+            int j = d->joints[v * ni + k];
+            if (w > 0.0f && (j < 0 || j >= d->skin_joint_count))
+                return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "vertex %zu: skin joint %d "
+                                     "outside 0..%d", v, j, d->skin_joint_count - 1);
             sum += w;
         }
         if (!(sum > 0.0))
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "vertex %zu: its weights sum to 0", v);
     }
+    return MB_OK;
+}
+
+static mb_status validate(const mb_mesh_desc *d, mb_error *err)
+{
+    mb_status st = validate_counts(d, err);
+    if (st != MB_OK)
+        return st;
+    size_t nv = (size_t)d->vertex_count;
+    for (size_t i = 0; i < 3 * nv; ++i)
+        if (!isfinite(d->positions[i]) || (d->normals && !isfinite(d->normals[i])))
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "vertex %zu: a non-finite %s", i / 3,
+                                 isfinite(d->positions[i]) ? "normal" : "position");
+    for (size_t i = 0; i < 3 * (size_t)d->triangle_count; ++i)
+        if (d->triangles[i] >= (uint32_t)d->vertex_count)
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "triangle %zu: vertex %u outside "
+                                 "0..%d", i / 3, (unsigned)d->triangles[i], d->vertex_count - 1);
+    if ((st = validate_weights(d, err)) != MB_OK)
+        return st;
     for (int i = 0; i < d->skin_joint_count; ++i) {
         if (d->skin_joints[i] < 0 || d->skin_joints[i] >= d->skeleton_joint_count)
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "skin joint %d is skeleton joint %d, "
+                                 "outside 0..%d", i, d->skin_joints[i], d->skeleton_joint_count - 1);
         float inv[16];
         if (!mb_mesh_invert4_(d->inverse_bind[i], inv))
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "skin joint %d: the inverse bind "
+                                 "matrix is singular", i);
     }
     for (int i = 0; d->bind_pose && i < d->skeleton_joint_count; ++i) {
         const mb_xform *x = &d->bind_pose[i];
@@ -71,7 +105,8 @@ static mb_status validate(const mb_mesh_desc *d)
                    x->rot[3] * x->rot[3];
         if (!isfinite(n2) || !(n2 > 1e-12f) || !isfinite(x->pos[0]) || !isfinite(x->pos[1]) ||
             !isfinite(x->pos[2]))
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "bind pose of joint %d: a zero or "
+                                 "non-finite rotation or a non-finite position", i);
     }
     return MB_OK;
 }
@@ -166,14 +201,15 @@ static void compute_normals(mb_mesh *m)
     mb_free_(&m->allocator, acc);
 }
 
-mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out)
+mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!out)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "no output given");
     *out = NULL;
     if (!d)
-        return MB_INVALID_ARG;
-    mb_status st = validate(d);
+        return mb_error_set_(err, MB_INVALID_ARG, MESH_SRC, "no desc given");
+    mb_status st = validate(d, err);
     if (st != MB_OK)
         return st;
     size_t nv = (size_t)d->vertex_count, nt = (size_t)d->triangle_count;
@@ -189,7 +225,7 @@ mb_status mb_mesh_create(const mb_mesh_desc *d, mb_mesh **out)
     size_t total = off_bp + align16(nj * sizeof(mb_xform));
     char *mem = mb_alloc_(&d->allocator, total);
     if (!mem)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, MESH_SRC, "out of memory for %zu vertices", nv);
     mb_mesh *m = (mb_mesh *)mem;
     memset(m, 0, sizeof *m);
     m->allocator = d->allocator;

@@ -3,6 +3,7 @@
 
 #include "anim/clip_internal.h"
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "io/mesh_internal.h"
 
 /* Whether target joint j takes the clip's translation rather than its own: matched and
@@ -46,16 +47,22 @@ static int match_joints(const mb_clip_map_desc *d, int *from_of, int *matched)
     return unmatched;
 }
 
-mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, int *out_unmatched)
+mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, int *out_unmatched,
+                      mb_error *err)
 {
-    if (!out)
-        return MB_INVALID_ARG;
+    mb_error_clear_(err);
+    if (!out || !d || !d->from || !d->clip || !d->to) {
+        if (out)
+            *out = NULL;
+        return mb_error_set_(err, MB_INVALID_ARG, "clip map", "no %s given",
+                             !out ? "output" : !d ? "desc" : !d->from ? "source skeleton"
+                             : !d->clip ? "clip" : "target skeleton");
+    }
     *out = NULL;
-    if (!d || !d->from || !d->clip || !d->to)
-        return MB_INVALID_ARG;
     int nf = mb_skeleton_joint_count(d->from), nt = mb_skeleton_joint_count(d->to);
     if (mb_clip_joint_count(d->clip) != nf)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "clip map", "the clip has %d joints, its "
+                             "skeleton %d", mb_clip_joint_count(d->clip), nf);
     int frames = mb_clip_frame_count(d->clip);
     const mb_allocator *al = &d->allocator;
     int *from_of = mb_alloc_(al, (size_t)nt * sizeof *from_of);
@@ -64,6 +71,7 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     mb_xform *src = mb_alloc_(al, (size_t)nf * sizeof *src);
     unsigned char *moves = mb_alloc_(al, (size_t)nf);
     mb_status st = MB_NOMEM;
+    const char *why = "out of memory";
     mb_clip *c = NULL;
     if (!from_of || !tracked || !bind || !src || !moves)
         goto done;
@@ -75,12 +83,14 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
         *out_unmatched = unmatched;
     if (matched == 0) {
         st = MB_MISMATCH;
+        why = "no joint of the target skeleton has a name in the clip's skeleton";
         goto done;
     }
     if (d->to_bind) {
         memcpy(bind, d->to_bind, (size_t)nt * sizeof *bind);
     } else {
         mb_pose bp = {bind, nt};
+        why = "cannot make the target's rest pose";
         if ((st = mb_skeleton_rest_pose(d->to, bp)) != MB_OK)
             goto done;
     }
@@ -98,9 +108,11 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
              (from_of[j] < 0 &&
               memcmp(bind[j].pos, mb_skeleton_offset(d->to, j), sizeof bind[j].pos) != 0)))
             tracked[ntr++] = j;
-    st = mb_clip_alloc(nt, frames, mb_clip_frame_time(d->clip), tracked, ntr, al, &c);
+    why = "cannot allocate the mapped clip";
+    st = mb_clip_alloc(nt, frames, mb_clip_frame_time(d->clip), tracked, ntr, al, &c, NULL);
     if (st != MB_OK)
         goto done;
+    why = "cannot read a frame of the clip";
     float *rot = mb_clip_rotations_mut(c), *tr = mb_clip_translations_mut(c);
     mb_pose sp = {src, nf};
     for (int f = 0; f < frames; ++f) {
@@ -125,6 +137,8 @@ mb_status mb_clip_map(const mb_clip_map_desc *d, mb_clip **out, int *out_from, i
     c = NULL;
     st = MB_OK;
 done:
+    if (st != MB_OK)
+        mb_error_set_(err, st, "clip map", "%s (%s)", why, mb_status_str(st));
     mb_clip_destroy(c);
     mb_free_(al, from_of);
     mb_free_(al, tracked);

@@ -73,6 +73,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
     (void)data;
     (void)len;
     (void)d;
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     return mb_error_set_(err, MB_IO, source,
@@ -83,6 +84,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
 mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
                              mb_error *err)
 {
+    mb_error_clear_(err);
     return mb_scene_read_mem(NULL, 0, path, d, out, err);
 }
 
@@ -737,11 +739,10 @@ static mb_status create_mesh(loader *L, const mesh_build *b, int have_normals,
     md.skeleton_joint_count = L->nn;
     md.bind_pose = mesh_bind;
     md.allocator = *L->al;
-    mb_status st = mb_mesh_create(&md, &L->scene->mesh);
+    mb_error why;
+    mb_status st = mb_mesh_create(&md, &L->scene->mesh, &why);
     if (st != MB_OK)
-        return mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s%s",
-                              mb_status_str(st),
-                              st == MB_INVALID_ARG ? " (a singular bone offset matrix?)" : "");
+        return mb_error_set_(L->err, st, L->source, "cannot build the mesh: %s", why.text);
     mb_mesh_info mi = mb_mesh_get_info(L->scene->mesh);
     L->scene->info.cut_vertices = mi.cut_vertices;
     L->scene->info.max_influences = mi.max_influences;
@@ -1045,7 +1046,7 @@ static mb_status build_clip(loader *L, unsigned a, int *chan, int *tracked)
         if (chan[i] >= 0 && an->mChannels[chan[i]]->mNumPositionKeys > 0)
             tracked[ntr++] = i;
     mb_clip *clip;
-    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip);
+    st = mb_clip_alloc(L->nn, (int)tm.frames, tm.dt, tracked, ntr, L->al, &clip, NULL);
     if (st != MB_OK)
         return mb_error_set_(L->err, st, L->source, "animation %u: cannot allocate %lld frames: %s",
                               a, tm.frames, mb_status_str(st));
@@ -1200,9 +1201,10 @@ static mb_status finish_skeleton(loader *L)
     sd.joints = L->jd;
     sd.joint_count = L->nn;
     sd.allocator = *L->al;
-    mb_status st = mb_skeleton_create(&sd, &L->scene->skeleton);
+    mb_error why;
+    mb_status st = mb_skeleton_create(&sd, &L->scene->skeleton, &why);
     if (st != MB_OK)
-        mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", mb_status_str(st));
+        mb_error_set_(L->err, st, L->source, "cannot build the skeleton: %s", why.text);
     return st;
 }
 
@@ -1245,8 +1247,7 @@ static const unsigned k_flags = aiProcess_Triangulate | aiProcess_JoinIdenticalV
 static mb_status import(const void *data, size_t len, const char *path, const char *source,
                         const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!out)
         return mb_error_set_(err, MB_INVALID_ARG, source, "no output given");
     *out = NULL;
@@ -1309,6 +1310,7 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
 mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
                             const mb_scene_read_desc *d, mb_scene **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!data || len == 0) {
         if (out)
             *out = NULL;
@@ -1325,6 +1327,7 @@ mb_status mb_scene_read_mem(const void *data, size_t len, const char *source,
 mb_status mb_scene_read_file(const char *path, const mb_scene_read_desc *d, mb_scene **out,
                              mb_error *err)
 {
+    mb_error_clear_(err);
     /* Through assimp's own file system, so a .gltf finds its .bin and textures beside it. */
     if (!path || !*path) {
         if (out)

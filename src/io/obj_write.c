@@ -43,8 +43,7 @@ static void put(text *t, const char *fmt, ...)
 mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const float *positions,
                             const float *normals, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!path || !*path || !m || !positions)
         return mb_error_set_(err, MB_INVALID_ARG, path, "invalid argument (NULL path, mesh or "
                               "positions)");

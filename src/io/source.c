@@ -89,8 +89,7 @@ static const char *split_point(const char *spec, char *file, size_t file_size)
 mb_status mb_source_split(const char *spec, char *file, size_t file_size, char *anim,
                           size_t anim_size, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!spec || !file || !anim || file_size == 0 || anim_size == 0)
         return mb_error_set_(err, MB_INVALID_ARG, spec, "no clip named (NULL spec or buffer)");
     anim[0] = '\0';
@@ -162,7 +161,7 @@ static mb_status open_bvh(mb_source *src, const char *spec, const mb_source_desc
     rd.lenient = d->lenient;
     rd.warning = d->warning;
     mb_status st = mb_bvh_read_file(src->file, &rd, &src->own_s, &src->own_c, err);
-    if (st != MB_OK && err && err->code == MB_OK) /* a reader that failed without saying why */
+    if (st != MB_OK) /* a reader's own reason wins; else say why here */
         mb_error_set_(err, st, src->file, "cannot read the BVH file: %s", mb_status_str(st));
     src->s = src->own_s;
     src->c = src->own_c;
@@ -182,8 +181,7 @@ static void list_clips(const mb_scene *sc, char *buf, size_t size)
 mb_status mb_source_read_scene(const char *path, const mb_source_desc *d, mb_scene **out,
                                mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!path || !out)
         return mb_error_set_(err, MB_INVALID_ARG, path, "no file or no output handle (NULL)");
     *out = NULL;
@@ -221,8 +219,7 @@ mb_status mb_source_open(const char *spec, const mb_source_desc *d, mb_source **
                          mb_error *err)
 {
     static const mb_source_desc zero;
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (d && d->warning)
         memset(d->warning, 0, sizeof *d->warning);
     if (!out)
@@ -259,4 +256,4 @@ const mb_clip *mb_source_clip(const mb_source *s) { return s ? s->c : NULL; }
 const mb_scene *mb_source_scene(const mb_source *s) { return s ? s->scene : NULL; }
 const char *mb_source_file(const mb_source *s) { return s ? s->file : NULL; }
 const char *mb_source_anim(const mb_source *s) { return s ? s->anim : NULL; }
-int mb_source_up_axis(const mb_source *s) { return s && s->scene ? 2 : 0; }
+mb_axis mb_source_up_axis(const mb_source *s) { return s && s->scene ? MB_AXIS_Y : MB_AXIS_DETECT; }

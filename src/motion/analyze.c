@@ -118,6 +118,12 @@ static int foot_score(const char *name, int left)
     return side ? part : 0;
 }
 
+/* The axis of the largest of three non-negative magnitudes (Y, then Z, on ties). */
+static mb_axis dominant_axis(double x, double y, double z)
+{
+    return y >= x && y >= z ? MB_AXIS_Y : (z >= x ? MB_AXIS_Z : MB_AXIS_X);
+}
+
 /* mark[j] = 1 for joint top and the joints below it, 0 for the others (parents-first). */
 static void mark_subtree(const int *parents, int nj, int top, unsigned char *mark)
 {
@@ -251,7 +257,7 @@ static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_a
             ext[k] += hi - lo;
         }
     free(in_body);
-    int up = ext[1] >= ext[0] && ext[1] >= ext[2] ? 1 : (ext[2] >= ext[0] ? 2 : 0);
+    mb_axis axis = dominant_axis(ext[0], ext[1], ext[2]);
     if (feet[0] >= 0 && feet[1] >= 0 && feet[0] != feet[1]) {
         /* Named feet settle it even for a T-pose (arm span ~ height): the root stands
          * above the feet in any upright pose. */
@@ -261,12 +267,12 @@ static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_a
                 v[k] += pos[3 * ((size_t)f * nj + out->root) + k] -
                         0.5 * (pos[3 * ((size_t)f * nj + feet[0]) + k] +
                                pos[3 * ((size_t)f * nj + feet[1]) + k]);
-        up = fabs(v[1]) >= fabs(v[0]) && fabs(v[1]) >= fabs(v[2]) ? 1
-                                                                  : (fabs(v[2]) >= fabs(v[0]) ? 2 : 0);
+        axis = dominant_axis(fabs(v[0]), fabs(v[1]), fabs(v[2]));
     }
-    if (d && d->up_axis >= 1 && d->up_axis <= 3)
-        up = d->up_axis - 1;
-    out->up_axis = up;
+    if (d && d->up_axis >= MB_AXIS_X && d->up_axis <= MB_AXIS_Z)
+        axis = d->up_axis;
+    out->up_axis = axis;
+    int up = mb_axis_index(axis);
     out->height = (float)(ext[up] / (nf - f0));
 
     /* Mean horizontal root speed. */
@@ -351,6 +357,7 @@ static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_a
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
                             const char *source, mb_motion_info *out, mb_error *err)
 {
+    mb_error_clear_(err);
     /* out is written only on success (a foot name that does not exist is found late) */
     mb_motion_info res;
     mb_status st = analyze_into(s, c, d, source, out ? &res : NULL, err);
@@ -363,7 +370,7 @@ mb_status mb_motion_info_check_(const mb_motion_info *i, const mb_skeleton *s, c
                                 const char *source, mb_error *err)
 {
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    if (i->up_axis >= 0 && i->up_axis <= 2 && i->root >= 0 && i->root < nj &&
+    if (i->up_axis >= MB_AXIS_X && i->up_axis <= MB_AXIS_Z && i->root >= 0 && i->root < nj &&
         i->left_foot >= -1 && i->left_foot < nj && i->right_foot >= -1 && i->right_foot < nj &&
         i->first_frame >= 0 && (i->first_frame < nf || nf == 0) && isfinite(i->height) &&
         i->height >= 0.0f && isfinite(i->speed))
@@ -404,24 +411,29 @@ void mb_motion_hips_(const mb_skeleton *s, int root, const mb_motion_info *info,
 }
 
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
-                             unsigned char *out_left, unsigned char *out_right)
+                             unsigned char *out_left, unsigned char *out_right, mb_error *err)
 {
-    if (!s || !c || !info || mb_motion_info_check_(info, s, c, NULL, NULL) != MB_OK)
+    mb_error_clear_(err);
+    if (!s || !c || !info)
+        return mb_error_set_(err, MB_INVALID_ARG, "contacts", "no %s given",
+                             !s ? "skeleton" : !c ? "clip" : "motion info");
+    if (mb_motion_info_check_(info, s, c, "contacts", err) != MB_OK)
         return MB_INVALID_ARG;
     int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
     if (nf < 2)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "contacts", "%d frame%s: contacts need 2 or more",
+                             nf, nf == 1 ? "" : "s");
     if (info->left_foot < 0 || info->right_foot < 0)
-        return MB_MISMATCH;
+        return mb_error_set_(err, MB_MISMATCH, "contacts", "the feet are unknown");
     float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
     if (!pos)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, "contacts", "out of memory for %d frames", nf);
     mb_status st = mb_motion_positions_(s, c, pos);
     if (st != MB_OK) {
         free(pos);
-        return st;
+        return mb_error_set_(err, st, "contacts", "cannot pose the clip: %s", mb_status_str(st));
     }
-    int up = info->up_axis;
+    int up = mb_axis_index(info->up_axis);
     double ft = mb_clip_frame_time(c);
     /* Planted: within 6% of the body height of the lowest point this foot reaches, and
      * slower horizontally than the root's mean speed (a swinging foot moves about twice

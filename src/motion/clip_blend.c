@@ -6,16 +6,12 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "mblend/motion.h"
 #include "mblend/prepare.h"
 #include "motion/motion_internal.h"
 #include "motion/rootmotion_internal.h"
-
-/* ---------- errors ---------- */
-
-#define fail(err, code, source, ...) mb_error_set_((err), (code), (source) ? (source) : "<clip>", __VA_ARGS__)
-
 
 /* ---------- the job ---------- */
 
@@ -67,9 +63,9 @@ static mb_status topology_error(const mb_clip_input *in0, const mb_clip_input *i
     const char *first = in0->source ? in0->source : "the first input";
     int na = mb_skeleton_joint_count(s0), nb = mb_skeleton_joint_count(in->skeleton);
     if (diff >= na || diff >= nb)
-        return fail(err, MB_MISMATCH, in->source, "skeleton has %d joints and End Sites, %s has %d",
+        return mb_error_set_(err, MB_MISMATCH, mb_name_(in->source, "<clip>"), "skeleton has %d joints and End Sites, %s has %d",
                     nb, first, na);
-    return fail(err, MB_MISMATCH, in->source,
+    return mb_error_set_(err, MB_MISMATCH, mb_name_(in->source, "<clip>"),
                 "skeletons differ at joint %d: '%s' (parent %d) here, '%s' (parent %d) in %s", diff,
                 mb_skeleton_name(in->skeleton, diff), mb_skeleton_parents(in->skeleton)[diff],
                 mb_skeleton_name(s0, diff), mb_skeleton_parents(s0)[diff], first);
@@ -81,24 +77,24 @@ static mb_status validate_desc(job *j)
     const mb_clip_blend_desc *d = j->d;
     mb_error *err = j->err;
     if (!d->inputs || d->input_count < 1 || d->input_count > MB_BLEND_MAX_LAYERS)
-        return fail(err, MB_INVALID_ARG, NULL, "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
-    if (!(d->frame_time >= 0.0) || !isfinite(d->frame_time) || d->up_axis < 0 || d->up_axis > 3 ||
+        return mb_error_set_(err, MB_INVALID_ARG, "<clip>", "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
+    if (!(d->frame_time >= 0.0) || !isfinite(d->frame_time) || !mb_axis_valid_(d->up_axis) ||
         (unsigned)d->method > (unsigned)MB_BLEND_KARCHER)
-        return fail(err, MB_INVALID_ARG, NULL, "bad frame time (%g), up axis (%d) or method (%d)",
-                    d->frame_time, d->up_axis, (int)d->method);
+        return mb_error_set_(err, MB_INVALID_ARG, "<clip>", "bad frame time (%g), up axis (%d) or method (%d)",
+                    d->frame_time, (int)d->up_axis, (int)d->method);
     j->L = d->input_count;
     for (int i = 0; i < j->L; ++i)
         j->in[i] = resolve_input(&d->inputs[i], d->prepared ? d->prepared[i] : NULL);
     const mb_clip_input *in0 = &j->in[0];
     if (!in0->skeleton || !in0->clip)
-        return fail(err, MB_INVALID_ARG, in0->source, "input without skeleton or clip");
+        return mb_error_set_(err, MB_INVALID_ARG, mb_name_(in0->source, "<clip>"), "input without skeleton or clip");
     j->wsum = 0.0;
     for (int i = 0; i < j->L; ++i) {
         const mb_clip_input *in = &j->in[i];
         if (!in->skeleton || !in->clip || mb_clip_joint_count(in->clip) != mb_skeleton_joint_count(in->skeleton))
-            return fail(err, MB_INVALID_ARG, in->source, "input without a matching skeleton and clip");
+            return mb_error_set_(err, MB_INVALID_ARG, mb_name_(in->source, "<clip>"), "input without a matching skeleton and clip");
         if (!isfinite(in->weight) || in->weight < 0.0f)
-            return fail(err, MB_INVALID_ARG, in->source, "weight must be finite and >= 0, got %g",
+            return mb_error_set_(err, MB_INVALID_ARG, mb_name_(in->source, "<clip>"), "weight must be finite and >= 0, got %g",
                         (double)in->weight);
         j->wsum += in->weight;
         int diff;
@@ -106,7 +102,7 @@ static mb_status validate_desc(job *j)
             return topology_error(in0, in, diff, err);
     }
     if (!(j->wsum > 0.0))
-        return fail(err, MB_INVALID_ARG, NULL, "the weights sum to zero");
+        return mb_error_set_(err, MB_INVALID_ARG, "<clip>", "the weights sum to zero");
     return MB_OK;
 }
 
@@ -123,7 +119,7 @@ static mb_status setup_input(job *j, int i)
      * frame_count for a clip that loops back to frame 0 (sampled with MB_WRAP_LOOP). */
     int last = cyclic ? (is->end == nf ? nf - 1 : is->end) : is->end - 1;
     if (is->start < 0 || is->end <= is->start || last >= nf || (!cyclic && is->end - is->start < 1))
-        return fail(j->err, MB_INVALID_ARG, in->source,
+        return mb_error_set_(j->err, MB_INVALID_ARG, mb_name_(in->source, "<clip>"),
                     "frame range %d:%d does not fit a clip of %d frames%s", in->range.start, is->end,
                     nf, cyclic ? " (a cycle needs frame END to exist too)" : "");
     is->w = in->weight / j->wsum;
@@ -142,7 +138,7 @@ static mb_status setup_input(job *j, int i)
         return mb_motion_analyze(in->skeleton, in->clip, &ad, in->source, &is->info, j->err);
     }
     memset(&is->info, 0, sizeof is->info);
-    is->info.up_axis = j->d->up_axis >= 1 && j->d->up_axis <= 3 ? j->d->up_axis - 1 : 1;
+    is->info.up_axis = j->d->up_axis != MB_AXIS_DETECT ? j->d->up_axis : MB_AXIS_Y;
     return MB_OK;
 }
 
@@ -150,16 +146,16 @@ static mb_status setup_input(job *j, int i)
 static mb_status setup_output(job *j)
 {
     const mb_clip_blend_desc *d = j->d;
-    j->up = d->up_axis >= 1 && d->up_axis <= 3 ? d->up_axis - 1 : j->st[0].info.up_axis;
+    j->up = mb_axis_index(d->up_axis != MB_AXIS_DETECT ? d->up_axis : j->st[0].info.up_axis);
     j->root = j->st[0].info.root;
     double ft = d->frame_time > 0.0 ? d->frame_time : mb_clip_frame_time(j->in[0].clip);
     if (!isfinite(ft) || !(ft > 0.0))
-        return fail(j->err, MB_INVALID_ARG, NULL, "frame time must be positive");
+        return mb_error_set_(j->err, MB_INVALID_ARG, "<clip>", "frame time must be positive");
     double nfr = j->cyclic ? floor(j->total_len / ft + 0.5) : floor(j->total_len / ft + 0.5) + 1.0;
     if (nfr < 1.0)
         nfr = 1.0;
     if (nfr > MB_MAX_FRAMES)
-        return fail(j->err, MB_LIMIT, NULL, "the blend would have %.4g frames of %.4g s (limit %d)",
+        return mb_error_set_(j->err, MB_LIMIT, "<clip>", "the blend would have %.4g frames of %.4g s (limit %d)",
                     nfr, ft, MB_MAX_FRAMES);
     j->ft = ft;
     j->frames = (int)nfr;
@@ -168,13 +164,13 @@ static mb_status setup_output(job *j)
         j->st[i].pose = malloc((size_t)nj * sizeof(mb_xform));
         j->st[i].root = malloc(4 * ((size_t)j->frames + 1) * sizeof(double));
         if (!j->st[i].pose || !j->st[i].root)
-            return fail(j->err, MB_NOMEM, NULL, "out of memory");
+            return mb_error_set_(j->err, MB_NOMEM, "<clip>", "out of memory");
     }
     j->outpose = malloc((size_t)nj * sizeof *j->outpose);
     j->gaps = malloc((size_t)nj * sizeof *j->gaps);
     j->angles = malloc((size_t)nj * sizeof *j->angles);
     if (!j->outpose || !j->gaps || !j->angles)
-        return fail(j->err, MB_NOMEM, NULL, "out of memory");
+        return mb_error_set_(j->err, MB_NOMEM, "<clip>", "out of memory");
     return MB_OK;
 }
 
@@ -203,7 +199,7 @@ static mb_status root_path(job *j, int i, const int hips[2])
         mb_status rc = mb_clip_sample(in->skeleton, in->clip, j->st[i].t0 + ph * j->st[i].len,
                                       j->wrap, p);
         if (rc != MB_OK)
-            return fail(j->err, rc, in->source, "sampling failed");
+            return mb_error_set_(j->err, rc, mb_name_(in->source, "<clip>"), "sampling failed");
         double q[4], pos[3];
         mb_rm_chain_world(parents, &p, j->root, q, pos);
         double h = mb_rm_pose_heading(j->up, parents, &p, hips, q);
@@ -298,12 +294,12 @@ static mb_status blend_layers(job *j, int k, const mb_blend_layer *layers)
     bd.diag = d->report ? &diag : NULL;
     mb_status rc = mb_blend_run(&bd);
     if (rc != MB_OK)
-        return fail(j->err, rc, NULL, "blending frame %d failed: %s", k, mb_status_str(rc));
+        return mb_error_set_(j->err, rc, "<clip>", "blending frame %d failed: %s", k, mb_status_str(rc));
     if (d->report) {
         mb_pose bp = {j->outpose, j->nj};
         rc = d->report(d->report_user, k, phase_of(j, k), layers, j->L, &bp, &diag);
         if (rc != MB_OK)
-            return fail(j->err, rc, NULL, "the report callback stopped the blend at frame %d", k);
+            return mb_error_set_(j->err, rc, "<clip>", "the report callback stopped the blend at frame %d", k);
     }
     return MB_OK;
 }
@@ -394,23 +390,22 @@ static mb_status run_job(job *j)
      * write). Inputs whose clips track other sets still blend correctly, since sampling
      * gives an untracked joint its offset. */
     j->tracked = mb_skeleton_translation_joints(j->in[0].skeleton, &j->ntr);
-    rc = mb_clip_alloc(j->nj, j->frames, j->ft, j->tracked, j->ntr, &j->d->allocator, &j->clip);
+    rc = mb_clip_alloc(j->nj, j->frames, j->ft, j->tracked, j->ntr, &j->d->allocator, &j->clip, NULL);
     if (rc != MB_OK)
-        return fail(j->err, rc, NULL, "cannot allocate the output clip");
+        return mb_error_set_(j->err, rc, "<clip>", "cannot allocate the output clip");
     return blend_frames(j);
 }
 
 mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out)
-        return fail(err, MB_INVALID_ARG, NULL, "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
+        return mb_error_set_(err, MB_INVALID_ARG, "<clip>", "clip blend needs 1 to %d inputs", MB_BLEND_MAX_LAYERS);
     job *j = calloc(1, sizeof *j);
     if (!j)
-        return fail(err, MB_NOMEM, NULL, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "<clip>", "out of memory");
     j->d = d;
     j->err = err;
     mb_status rc = validate_desc(j);
@@ -421,7 +416,7 @@ mb_status mb_clip_blend(const mb_clip_blend_desc *d, mb_clip **out, mb_error *er
          * frame_count, whose end continues into frame 0. */
         j->wrap = j->cyclic ? MB_WRAP_LOOP : MB_WRAP_CLAMP;
         j->st = calloc((size_t)j->L, sizeof *j->st);
-        rc = j->st ? run_job(j) : fail(err, MB_NOMEM, NULL, "out of memory");
+        rc = j->st ? run_job(j) : mb_error_set_(err, MB_NOMEM, "<clip>", "out of memory");
     }
     for (int i = 0; j->st && i < j->L; ++i) {
         free(j->st[i].pose);

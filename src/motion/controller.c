@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
@@ -51,15 +52,13 @@ struct mb_state_set {
     mb_allocator alloc;
     const mb_skeleton *skel;
     const int *parents;
-    int nj, up, root, root_parent;
+    int nj, up, root, root_parent; /* up: the index of axis */
+    mb_axis axis;                  /* the up axis */
     int hip[2];          /* left and right hip joints for the facing; -1: root twist */
     int nstates, nclips;
     set_state *states;
     set_clip *clips;
 };
-
-
-#define set_fail(err, code, ...) mb_error_set_((err), (code), "state set", __VA_ARGS__)
 
 void mb_state_set_destroy(mb_state_set *s)
 {
@@ -75,7 +74,7 @@ void mb_state_set_destroy(mb_state_set *s)
 }
 
 int mb_state_set_count(const mb_state_set *s) { return s ? s->nstates : 0; }
-int mb_state_set_up_axis(const mb_state_set *s) { return s ? s->up : 1; }
+mb_axis mb_state_set_up_axis(const mb_state_set *s) { return s ? s->axis : MB_AXIS_Y; }
 int mb_state_set_root(const mb_state_set *s) { return s ? s->root : 0; }
 
 int mb_state_set_find(const mb_state_set *s, const char *name)
@@ -187,35 +186,35 @@ static mb_status build_track(const mb_state_set *s, set_clip *sc, int loop, int 
 static mb_status validate_set_desc(const mb_state_set_desc *d, int *nclips, mb_error *err)
 {
     if (!d->skeleton || !d->states)
-        return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state set needs a skeleton and states");
     if (d->state_count < 1 || d->state_count > MB_STATE_MAX_STATES)
-        return set_fail(err, MB_INVALID_ARG, "state count %d outside 1..%d", d->state_count,
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state count %d outside 1..%d", d->state_count,
                         MB_STATE_MAX_STATES);
-    if (d->up_axis < 0 || d->up_axis > 3)
-        return set_fail(err, MB_INVALID_ARG, "up axis %d outside 0..3", d->up_axis);
+    if (!mb_axis_valid_(d->up_axis))
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "up axis %d outside 0..3", (int)d->up_axis);
     int nj = mb_skeleton_joint_count(d->skeleton);
     *nclips = 0;
     for (int i = 0; i < d->state_count; ++i) {
         const mb_state_desc *sd = &d->states[i];
         if (!sd->clips || sd->clip_count < 1 || sd->clip_count > MB_STATE_MAX_CLIPS)
-            return set_fail(err, MB_INVALID_ARG, "state %d: needs 1..%d clips", i, MB_STATE_MAX_CLIPS);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: needs 1..%d clips", i, MB_STATE_MAX_CLIPS);
         if (sd->clip_count > 1 && !sd->loop)
-            return set_fail(err, MB_INVALID_ARG, "state %d: a blend space must loop", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: a blend space must loop", i);
         if (!isfinite(sd->param))
-            return set_fail(err, MB_INVALID_ARG, "state %d: parameter is not finite", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: parameter is not finite", i);
         if (sd->name && strlen(sd->name) > 63)
-            return set_fail(err, MB_INVALID_ARG, "state %d: name longer than 63 bytes", i);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d: name longer than 63 bytes", i);
         for (int m = 0; m < sd->clip_count; ++m) {
             const mb_state_clip *c = &sd->clips[m];
             if (!c->clip)
-                return set_fail(err, MB_INVALID_ARG, "state %d clip %d: no clip", i, m);
+                return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: no clip", i, m);
             if (mb_clip_joint_count(c->clip) != nj)
-                return set_fail(err, MB_MISMATCH, "state %d clip %d: %d joints, the skeleton has %d", i,
+                return mb_error_set_(err, MB_MISMATCH, "state set", "state %d clip %d: %d joints, the skeleton has %d", i,
                                 m, mb_clip_joint_count(c->clip), nj);
             if (mb_clip_frame_count(c->clip) < 2)
-                return set_fail(err, MB_INVALID_ARG, "state %d clip %d: needs at least 2 frames", i, m);
+                return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: needs at least 2 frames", i, m);
             if (!isfinite(c->param) || (m > 0 && !(c->param > sd->clips[m - 1].param)))
-                return set_fail(err, MB_INVALID_ARG,
+                return mb_error_set_(err, MB_INVALID_ARG, "state set",
                                 "state %d clip %d: params must be finite and strictly increasing", i, m);
         }
         *nclips += sd->clip_count;
@@ -237,18 +236,19 @@ static mb_status clip_info(mb_state_set *s, const mb_state_set_desc *d, int i, i
         *info = *c->info;
     } else {
         mb_analyze_desc ad = {0};
-        ad.up_axis = k == 0 ? d->up_axis : s->up + 1;
+        ad.up_axis = k == 0 ? d->up_axis : s->axis;
         if ((rc = mb_motion_analyze(d->skeleton, c->clip, &ad, sd->name, info, err)) != MB_OK)
             return rc;
     }
     if (k != 0)
         return MB_OK;
-    s->up = d->up_axis ? d->up_axis - 1 : info->up_axis;
+    s->axis = d->up_axis != MB_AXIS_DETECT ? d->up_axis : info->up_axis;
+    s->up = mb_axis_index(s->axis);
     s->root = info->root;
     if (d->root) {
         s->root = mb_skeleton_find(d->skeleton, d->root);
         if (s->root < 0)
-            return set_fail(err, MB_INVALID_ARG, "no joint named '%.100s' for the root", d->root);
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "no joint named '%.100s' for the root", d->root);
     }
     s->root_parent = s->parents[s->root];
     mb_motion_hips_(d->skeleton, s->root, info, s->hip);
@@ -270,7 +270,7 @@ static mb_status loop_cycles(const mb_state_set_desc *d, int i, const mb_motion_
         int nf = mb_clip_frame_count(c->clip);
         mb_frame_range r = c->range;
         if (r.end != 0 && (r.start < 0 || r.end <= r.start || r.end >= nf))
-            return set_fail(err, MB_INVALID_ARG,
+            return mb_error_set_(err, MB_INVALID_ARG, "state set",
                             "state %d clip %d: cycle %d:%d does not fit %d frames (frame END must exist)",
                             i, m, r.start, r.end, nf);
     }
@@ -308,13 +308,13 @@ static mb_status once_frames(int i, int m, const mb_state_clip *c, const mb_moti
         r.end = nf;
     }
     if (r.start < 0 || r.end > nf || r.end - r.start < 2)
-        return set_fail(err, MB_INVALID_ARG, "state %d clip %d: range %d:%d does not fit %d frames",
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: range %d:%d does not fit %d frames",
                         i, m, r.start, r.end, nf);
     sc->f0 = r.start;
     sc->f1 = r.end - 1;
     if (c->cycle.end != 0) {
         if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end >= nf)
-            return set_fail(err, MB_INVALID_ARG, "state %d clip %d: cycle %d:%d does not fit %d frames",
+            return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: cycle %d:%d does not fit %d frames",
                             i, m, c->cycle.start, c->cycle.end, nf);
         sc->cyc0 = (c->cycle.start - sc->f0) * sc->ft;
         sc->cyclen = (c->cycle.end - c->cycle.start) * sc->ft;
@@ -360,23 +360,22 @@ static mb_status build_state(mb_state_set *s, const mb_state_set_desc *d, int i,
         sc->dur = (sc->f1 - sc->f0) * sc->ft;
         sc->track = mb_alloc_(&s->alloc, 4 * (size_t)(sc->f1 - sc->f0 + 1) * sizeof(double));
         if (!sc->track)
-            return set_fail(err, MB_NOMEM, "out of memory");
+            return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
         int window = sc->cyclen > 0.0 ? (int)(sc->cyclen / sc->ft + 0.5) : (int)(1.0 / sc->ft + 0.5);
         rc = build_track(s, sc, st->loop, window < 1 ? 1 : window, scratch);
         if (rc != MB_OK)
-            set_fail(err, rc, "state %d clip %d: cannot sample the clip", i, m);
+            mb_error_set_(err, rc, "state set", "state %d clip %d: cannot sample the clip", i, m);
     }
     return rc;
 }
 
 mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out)
-        return set_fail(err, MB_INVALID_ARG, "state set needs a skeleton and states");
+        return mb_error_set_(err, MB_INVALID_ARG, "state set", "state set needs a skeleton and states");
     int nclips = 0;
     mb_status rc = validate_set_desc(d, &nclips, err);
     if (rc != MB_OK)
@@ -385,7 +384,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     mb_allocator al = d->allocator;
     mb_state_set *s = mb_alloc_(&al, sizeof *s);
     if (!s)
-        return set_fail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
     memset(s, 0, sizeof *s);
     s->alloc = al;
     s->skel = d->skeleton;
@@ -397,7 +396,7 @@ mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out, mb
     if (!s->states || !s->clips || !scratch) {
         mb_free_(&al, scratch);
         mb_state_set_destroy(s);
-        return set_fail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "state set", "out of memory");
     }
     memset(s->clips, 0, (size_t)nclips * sizeof *s->clips);
     s->nstates = d->state_count;
@@ -663,17 +662,25 @@ mb_status mb_controller_reset(mb_controller *c, int state, float phase)
 
 static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
-mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out)
+mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out || !d->states)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "no %s given",
+                             !d ? "desc" : !out ? "output" : "state set");
     const mb_state_set *s = d->states;
     int K = d->max_tracks == 0 ? 4 : d->max_tracks;
-    if (K < 2 || K > MB_CONTROLLER_MAX_TRACKS || d->initial_state < 0 || d->initial_state >= s->nstates ||
-        !isfinite(d->initial_phase) || d->initial_phase < 0.0f || d->initial_phase > 1.0f)
-        return MB_INVALID_ARG;
+    if (K < 2 || K > MB_CONTROLLER_MAX_TRACKS)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "max_tracks %d outside 2..%d (0: 4)",
+                             d->max_tracks, MB_CONTROLLER_MAX_TRACKS);
+    if (d->initial_state < 0 || d->initial_state >= s->nstates)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "initial state %d outside 0..%d",
+                             d->initial_state, s->nstates - 1);
+    if (!isfinite(d->initial_phase) || d->initial_phase < 0.0f || d->initial_phase > 1.0f)
+        return mb_error_set_(err, MB_INVALID_ARG, "controller", "initial phase %g outside [0, 1]",
+                             (double)d->initial_phase);
     int nj = s->nj;
     mb_blend_prepare(); /* so that no update is the first exact solve (blend.h) */
     size_t pose_bytes = align16((size_t)nj * sizeof(mb_xform));
@@ -683,7 +690,8 @@ mb_status mb_controller_create(const mb_controller_desc *d, mb_controller **out)
     size_t total = o_poses + pose_bytes * (size_t)(2 * K + 3);
     char *mem = mb_alloc_(&d->allocator, total);
     if (!mem)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, "controller", "out of memory for %d tracks of %d joints",
+                             K, nj);
     mb_controller *c = (mb_controller *)mem;
     memset(c, 0, sizeof *c);
     c->alloc = d->allocator;

@@ -69,8 +69,7 @@ static int middle_cycle(const int *downs, int n, int nf, int *len)
 mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info,
                                int foot, const char *source, mb_frame_range *out, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     const char *src = source ? source : "<clip>";
     if (!s || !c || !info || !out || (foot != 0 && foot != 1))
         return mb_error_set_(err, MB_INVALID_ARG, src,
@@ -92,8 +91,8 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
     if (!contact || !downs || !len)
         st = MB_NOMEM;
     else
-        st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL)
-                       : mb_motion_contacts(s, c, info, NULL, contact);
+        st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL, NULL)
+                       : mb_motion_contacts(s, c, info, NULL, contact, NULL);
     if (st == MB_OK)
         n = find_touchdowns(contact, nf, info->first_frame, mb_clip_frame_time(c), downs);
     if (st != MB_OK)

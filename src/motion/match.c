@@ -33,9 +33,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-
-#define mfail(err, code, ...) mb_error_set_((err), (code), "match", __VA_ARGS__)
-
 /* One clip's data for the search. */
 typedef struct mclip {
     const mb_clip *c;
@@ -200,7 +197,7 @@ static int cmp_pair(const void *x, const void *y)
     return (a->b > b->b) - (a->b < b->b);
 }
 
-static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info, int up_given,
+static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *info, mb_axis up_given,
                             mclip *m, mb_error *err, const char *name)
 {
     memset(m, 0, sizeof *m);
@@ -209,7 +206,7 @@ static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_mot
     m->nj = mb_clip_joint_count(c);
     m->ft = mb_clip_frame_time(c);
     if (m->nf < 2)
-        return mfail(err, MB_INVALID_ARG, "clip %s has fewer than 2 frames", name);
+        return mb_error_set_(err, MB_INVALID_ARG, "match", "clip %s has fewer than 2 frames", name);
     if (info) {
         mb_status st = mb_motion_info_check_(info, s, c, name, err);
         if (st != MB_OK)
@@ -224,10 +221,10 @@ static mb_status mclip_init(const mb_skeleton *s, const mb_clip *c, const mb_mot
     }
     m->pos = malloc((size_t)m->nf * m->nj * 3 * sizeof *m->pos);
     if (!m->pos)
-        return mfail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "match", "out of memory");
     mb_status st = mb_motion_positions_(s, c, m->pos);
     if (st != MB_OK)
-        return mfail(err, st, "forward kinematics of %s failed", name);
+        return mb_error_set_(err, st, "match", "forward kinematics of %s failed", name);
     m->ground = m->info.ground;
     if (!isfinite(m->ground))
         m->ground = 0.0;
@@ -300,24 +297,24 @@ static mb_status check_match_desc(const mb_match_desc *d, mb_match_pair *out, in
                                   int *out_count, double *window, int *samples, mb_error *err)
 {
     if (!d || !out || !out_count || capacity < 1 || !d->a || !d->b || !d->skeleton_a)
-        return mfail(err, MB_INVALID_ARG, "match needs two clips, a skeleton and an output array");
+        return mb_error_set_(err, MB_INVALID_ARG, "match", "match needs two clips, a skeleton and an output array");
     const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
     int diff;
     if (!mb_skeleton_same_topology(sa, sb, &diff))
-        return mfail(err, MB_MISMATCH, "the skeletons differ at joint %d", diff);
+        return mb_error_set_(err, MB_MISMATCH, "match", "the skeletons differ at joint %d", diff);
     if (mb_clip_joint_count(d->a) != mb_skeleton_joint_count(sa) ||
         mb_clip_joint_count(d->b) != mb_skeleton_joint_count(sb))
-        return mfail(err, MB_MISMATCH, "a clip does not fit its skeleton");
+        return mb_error_set_(err, MB_MISMATCH, "match", "a clip does not fit its skeleton");
     /* 0 picks the default; anything else must be valid (NaN and negatives are errors, not
      * defaults) */
     if (!(d->window >= 0.0) || d->window_samples < 0)
-        return mfail(err, MB_INVALID_ARG, "bad window (%g s) or window samples (%d)", d->window,
+        return mb_error_set_(err, MB_INVALID_ARG, "match", "bad window (%g s) or window samples (%d)", d->window,
                      d->window_samples);
     double win = d->window > 0.0 ? d->window : 0.25;
     int S = d->window_samples > 0 ? d->window_samples : 8;
     if (!isfinite(win) || S > 256 || !isfinite(d->a_from) || !isfinite(d->a_to) || !isfinite(d->b_from) ||
         !isfinite(d->b_to) || d->a_from < 0 || d->a_to < 0 || d->b_from < 0 || d->b_to < 0 || d->min_separation < 0)
-        return mfail(err, MB_INVALID_ARG, "bad window, samples, ranges or separation");
+        return mb_error_set_(err, MB_INVALID_ARG, "match", "bad window, samples, ranges or separation");
     *window = S == 1 ? 0.0 : win;
     *samples = S;
     return MB_OK;
@@ -330,20 +327,20 @@ static mb_status prepare_clips(match_work *w, int S, mb_error *err)
 {
     const mb_match_desc *d = w->d;
     const mb_skeleton *sa = d->skeleton_a, *sb = d->skeleton_b ? d->skeleton_b : d->skeleton_a;
-    mb_status rc = mclip_init(sa, d->a, d->info_a, 0, &w->A, err, "A");
+    mb_status rc = mclip_init(sa, d->a, d->info_a, MB_AXIS_DETECT, &w->A, err, "A");
     if (rc == MB_OK)
-        rc = mclip_init(sb, d->b, d->info_b, w->A.info.up_axis + 1, &w->B, err, "B");
+        rc = mclip_init(sb, d->b, d->info_b, w->A.info.up_axis, &w->B, err, "B");
     if (rc != MB_OK)
         return rc;
     for (int side = 0; side < 2; ++side) {
         mclip *m = side ? &w->B : &w->A;
         if (!frame_span(m, side ? d->b_from : d->a_from, side ? d->b_to : d->a_to, w->window))
-            return mfail(err, MB_INVALID_ARG, "no candidate frames in %s: its %.3g s of motion and "
+            return mb_error_set_(err, MB_INVALID_ARG, "match", "no candidate frames in %s: its %.3g s of motion and "
                          "the time range leave no room for a %.3g s window", side ? "B" : "A",
                          (m->nf - 1 - m->info.first_frame) * m->ft, w->window);
     }
     mparams *mp = &w->mp;
-    mp->up = w->A.info.up_axis;
+    mp->up = mb_axis_index(w->A.info.up_axis);
     mp->u = (mp->up + 1) % 3;
     mp->v = (mp->up + 2) % 3;
     mp->S = S;
@@ -354,7 +351,7 @@ static mb_status prepare_clips(match_work *w, int S, mb_error *err)
     unsigned char *in = calloc((size_t)nj, 1);
     if (!mp->joints || !in) {
         free(in);
-        return mfail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "match", "out of memory");
     }
     in[root] = 1;
     for (int j = 0; j < nj; ++j) {
@@ -425,7 +422,7 @@ static mb_status build_features(match_work *w, mb_error *err)
     }
     if (!w->scratch || !w->na || !w->nb ||
         (w->dbl ? (!w->DA || !w->DB || !w->DS) : (!w->FA || !w->FB || !w->FS)))
-        return mfail(err, MB_NOMEM, "out of memory for %d x %d feature rows", NA, NB);
+        return mb_error_set_(err, MB_NOMEM, "match", "out of memory for %d x %d feature rows", NA, NB);
     double *cu = w->scratch, *cv = cu + n, *cy = cv + n;
     for (int side = 0; side < 2; ++side) {
         const mclip *m = side ? &w->B : &w->A;
@@ -458,7 +455,7 @@ static mb_status alloc_cost_blocks(match_work *w, int capacity, mb_error *err)
     w->hcap = capacity * 16 > 256 ? capacity * 16 : 256;
     w->heap = malloc((size_t)w->hcap * sizeof *w->heap);
     if ((w->dbl ? !w->DC : !w->C) || !w->cost || !w->heap)
-        return mfail(err, MB_NOMEM, "out of memory for the cost blocks");
+        return mb_error_set_(err, MB_NOMEM, "match", "out of memory for the cost blocks");
     return MB_OK;
 }
 
@@ -541,7 +538,7 @@ static mb_status select_pairs(match_work *w, mb_match_pair *out, int capacity, i
     w->scratch = malloc((size_t)6 * w->n * sizeof *w->scratch);
     if (!pairs || !w->scratch) {
         free(pairs);
-        return mfail(err, MB_NOMEM, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "match", "out of memory");
     }
     for (int i = 0; i < hn; ++i) {
         const cand *h = &w->heap[i];
@@ -572,6 +569,7 @@ static mb_status select_pairs(match_work *w, mb_match_pair *out, int capacity, i
 mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity, int *out_count,
                         mb_match_stats *stats, mb_error *err)
 {
+    mb_error_clear_(err);
     double t_start = now_s();
     if (out_count)
         *out_count = 0;

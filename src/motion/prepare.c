@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "mblend/prepare.h"
 #include "motion/motion_internal.h"
@@ -15,14 +16,6 @@ struct mb_prepared_clip {
     mb_frame_range given; /* the desc's range ({0, 0}: none) */
     char source[256];
 };
-
-/* ---------- errors: cleared on entry, the first one set is kept ---------- */
-
-static void clear_error(mb_error *err)
-{
-    if (err)
-        memset(err, 0, sizeof *err);
-}
 
 /* ---------- loop detection ---------- */
 
@@ -94,8 +87,8 @@ static mb_status check_desc(const mb_prepare_desc *d, const char *src, mb_error 
     if (nf < 2)
         return mb_error_set_(err, MB_INVALID_ARG, src, "%d frame%s: a clip to prepare needs 2 or more",
                              nf, nf == 1 ? "" : "s");
-    if (d->up_axis < 0 || d->up_axis > 3)
-        return mb_error_set_(err, MB_INVALID_ARG, src, "up axis %d outside 0..3", d->up_axis);
+    if (!mb_axis_valid_(d->up_axis))
+        return mb_error_set_(err, MB_INVALID_ARG, src, "up axis %d outside 0..3", (int)d->up_axis);
     const mb_frame_range r = d->range;
     if (r.end != 0 && (r.start < 0 || r.end <= r.start || r.end > nf))
         return mb_error_set_(err, MB_INVALID_ARG, src, "range %d:%d does not fit %d frames", r.start,
@@ -105,7 +98,7 @@ static mb_status check_desc(const mb_prepare_desc *d, const char *src, mb_error 
 
 mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     const char *src = d && d->source ? d->source : "<clip>";
@@ -151,7 +144,7 @@ void mb_prepared_clip_destroy(mb_prepared_clip *p)
 mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
                            mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (!descs || !out || n < 1)
         return mb_error_set_(err, MB_INVALID_ARG, "<clips>", "preparing clips needs 1 or more descs");
     for (int k = 0; k < n; ++k)
@@ -159,8 +152,8 @@ mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip
     mb_status rc = MB_OK;
     for (int k = 0; k < n && rc == MB_OK; ++k) {
         mb_prepare_desc d = descs[k];
-        if (k > 0 && d.up_axis == 0 && !d.info)
-            d.up_axis = out[0]->info.motion.up_axis + 1;
+        if (k > 0 && d.up_axis == MB_AXIS_DETECT && !d.info)
+            d.up_axis = out[0]->info.motion.up_axis;
         rc = mb_clip_prepare(&d, &out[k], err);
     }
     if (rc != MB_OK)
@@ -239,7 +232,7 @@ static mb_status auto_cycles(mb_prepared_clip *const *clips, int n, pick *picks,
         picks[k].range = (mb_frame_range){0, i->loop == MB_LOOP_REPEATS ? nf - 1 : nf};
         picks[k].how = MB_SELECT_WHOLE_LOOP;
     }
-    clear_error(err);
+    mb_error_clear_(err);
     return MB_OK;
 }
 
@@ -294,7 +287,7 @@ static void apply_pick(mb_prepared_clip *p, const pick *pk)
 mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cycle_mode mode,
                                     mb_error *err)
 {
-    clear_error(err);
+    mb_error_clear_(err);
     if (!clips || n < 1 || (mode != MB_CYCLE_AUTO && mode != MB_CYCLE_NONE))
         return mb_error_set_(err, MB_INVALID_ARG, "<clips>",
                              "selecting cycles needs 1 or more clips and a cycle mode");
@@ -313,7 +306,7 @@ mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cy
             if (clips[k]->info.has_range)
                 st = given_cycle(clips[k], &picks[k], err);
     }
-    if (st == MB_NOMEM && err && err->code == MB_OK)
+    if (st == MB_NOMEM) /* a reason set below is kept: the first error wins */
         mb_error_set_(err, st, "<clips>", "out of memory");
     for (int k = 0; k < n && st == MB_OK; ++k)
         apply_pick(clips[k], &picks[k]);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/controller.h"
@@ -22,16 +23,12 @@
 #include "motion/motion_internal.h"
 #include "motion/rootmotion_internal.h"
 
-
-#define tfail(err, code, source, ...) \
-    mb_error_set_((err), (code), (source) ? (source) : "<transition>", __VA_ARGS__)
-
 /* A given gait cycle must lie in its clip, frame END included. */
 static mb_status check_cycle(mb_frame_range r, const mb_clip *c, const char *source, mb_error *err)
 {
     int nf = mb_clip_frame_count(c);
     if (r.start < 0 || r.end <= r.start || r.end >= nf)
-        return tfail(err, MB_INVALID_ARG, source, "cycle %d:%d does not fit %d frames", r.start, r.end, nf);
+        return mb_error_set_(err, MB_INVALID_ARG, mb_name_(source, "<transition>"), "cycle %d:%d does not fit %d frames", r.start, r.end, nf);
     return MB_OK;
 }
 
@@ -69,8 +66,8 @@ static mb_status sync_cycles(const mb_transition_build_desc *d, const mb_motion_
     }
     mb_prepared_clip_destroy(p[0]);
     mb_prepared_clip_destroy(p[1]);
-    if (rc != MB_OK && err && err->code == MB_OK)
-        tfail(err, rc, NULL, "no gait cycle found for --sync");
+    if (rc != MB_OK) /* a reason set below is kept: the first error wins */
+        mb_error_set_(err, rc, "<transition>", "no gait cycle found for --sync");
     return rc;
 }
 
@@ -109,7 +106,8 @@ typedef struct build {
     const mb_transition_build_desc *d;
     mb_error *err;
     const char *sa, *sb;                 /* source names */
-    int nj, nfa, nfb, up, ka;
+    int nj, nfa, nfb, up, ka;           /* up: the index of axis */
+    mb_axis axis;                        /* the up axis */
     double fta, ftb;
     mb_motion_info ia, ib;
     mb_frame_range cyc_a, cyc_b;         /* gait cycles for sync ({0, 0}: none) */
@@ -126,22 +124,22 @@ typedef struct build {
 static mb_status check_build_desc(const mb_transition_build_desc *d, mb_error *err)
 {
     if (!d->skeleton || !d->a || !d->b)
-        return tfail(err, MB_INVALID_ARG, NULL, "transition needs a skeleton and two clips");
+        return mb_error_set_(err, MB_INVALID_ARG, "<transition>", "transition needs a skeleton and two clips");
     const char *sa = d->source_a ? d->source_a : "A", *sb = d->source_b ? d->source_b : "B";
     int nj = mb_skeleton_joint_count(d->skeleton);
     if (mb_clip_joint_count(d->a) != nj)
-        return tfail(err, MB_MISMATCH, sa, "clip has %d joints, the skeleton %d", mb_clip_joint_count(d->a), nj);
+        return mb_error_set_(err, MB_MISMATCH, mb_name_(sa, "<transition>"), "clip has %d joints, the skeleton %d", mb_clip_joint_count(d->a), nj);
     if (mb_clip_joint_count(d->b) != nj)
-        return tfail(err, MB_MISMATCH, sb, "clip has %d joints, the skeleton %d", mb_clip_joint_count(d->b), nj);
+        return mb_error_set_(err, MB_MISMATCH, mb_name_(sb, "<transition>"), "clip has %d joints, the skeleton %d", mb_clip_joint_count(d->b), nj);
     const mb_transition_desc *td = &d->transition;
     if (!isfinite(td->duration) || td->duration < 0.0f || (unsigned)td->mode > MB_TRANSITION_INERTIALIZE ||
         (unsigned)td->curve > MB_CURVE_LINEAR)
-        return tfail(err, MB_INVALID_ARG, NULL, "bad transition (duration must be finite and >= 0)");
-    if (d->up_axis < 0 || d->up_axis > 3 || !isfinite(d->at) || !isfinite(d->b_start))
-        return tfail(err, MB_INVALID_ARG, NULL, "bad up axis or transition times");
+        return mb_error_set_(err, MB_INVALID_ARG, "<transition>", "bad transition (duration must be finite and >= 0)");
+    if (!mb_axis_valid_(d->up_axis) || !isfinite(d->at) || !isfinite(d->b_start))
+        return mb_error_set_(err, MB_INVALID_ARG, "<transition>", "bad up axis or transition times");
     int nfa = mb_clip_frame_count(d->a), nfb = mb_clip_frame_count(d->b);
     if (nfa < 2 || nfb < 2)
-        return tfail(err, MB_INVALID_ARG, nfa < 2 ? sa : sb, "a transition needs clips of 2 frames or more");
+        return mb_error_set_(err, MB_INVALID_ARG, mb_name_(nfa < 2 ? sa : sb, "<transition>"), "a transition needs clips of 2 frames or more");
     return MB_OK;
 }
 
@@ -160,20 +158,21 @@ static mb_status analyse_pair(build *b)
         b->ia = *d->info_a;
     else if ((rc = mb_motion_analyze(s, d->a, &ad, b->sa, &b->ia, b->err)) != MB_OK)
         return rc;
-    ad.up_axis = d->up_axis ? d->up_axis : b->ia.up_axis + 1;
+    ad.up_axis = d->up_axis != MB_AXIS_DETECT ? d->up_axis : b->ia.up_axis;
     if (d->info_b)
         b->ib = *d->info_b;
     else if ((rc = mb_motion_analyze(s, d->b, &ad, b->sb, &b->ib, b->err)) != MB_OK)
         return rc;
-    b->up = d->up_axis ? d->up_axis - 1 : b->ia.up_axis;
+    b->axis = ad.up_axis;
+    b->up = mb_axis_index(b->axis);
     b->ka = mb_frame_int_(floor(d->at / b->fta + 0.5));
     if (b->ka < b->ia.first_frame || b->ka >= b->nfa - 1)
-        return tfail(b->err, MB_INVALID_ARG, b->sa,
+        return mb_error_set_(b->err, MB_INVALID_ARG, mb_name_(b->sa, "<transition>"),
                      "transition time %.4g s is outside the motion (%.4g s to %.4g s)", d->at,
                      b->ia.first_frame * b->fta, (b->nfa - 2) * b->fta);
     double b0 = b->ib.first_frame * b->ftb, b1 = (b->nfb - 1) * b->ftb;
     if (d->b_start < b0 || d->b_start >= b1)
-        return tfail(b->err, MB_INVALID_ARG, b->sb, "B start %.4g s is outside the motion (%.4g s to %.4g s)",
+        return mb_error_set_(b->err, MB_INVALID_ARG, mb_name_(b->sb, "<transition>"), "B start %.4g s is outside the motion (%.4g s to %.4g s)",
                      d->b_start, b0, b1);
     return MB_OK;
 }
@@ -198,7 +197,7 @@ static mb_status plan_sync(build *b)
         b->rate_b = cb > ca ? cb / ca : 1.0;
     }
     if (runs_past_(b->ka * b->fta, td->duration * b->rate_a, (b->nfa - 1) * b->fta))
-        return tfail(b->err, MB_INVALID_ARG, b->sa,
+        return mb_error_set_(b->err, MB_INVALID_ARG, mb_name_(b->sa, "<transition>"),
                      "A ends %.3g s after the transition starts; the transition needs %.3g s",
                      (b->nfa - 1 - b->ka) * b->fta, td->duration * b->rate_a);
     return MB_OK;
@@ -227,18 +226,18 @@ static mb_status make_player(build *b)
     sd.skeleton = d->skeleton;
     sd.states = states;
     sd.state_count = 2;
-    sd.up_axis = b->up + 1;
+    sd.up_axis = b->axis;
     mb_status rc = mb_state_set_create(&sd, &b->set, b->err);
     if (rc != MB_OK)
         return rc;
     mb_controller_desc cd = {0};
     cd.states = b->set;
-    if ((rc = mb_controller_create(&cd, &b->ctl)) != MB_OK)
-        return tfail(b->err, rc, NULL, "cannot create the controller");
+    if ((rc = mb_controller_create(&cd, &b->ctl, NULL)) != MB_OK)
+        return mb_error_set_(b->err, rc, "<transition>", "cannot create the controller");
     b->pose = malloc((size_t)b->nj * sizeof *b->pose);
     b->orig = malloc((size_t)b->nj * sizeof *b->orig);
     if (!b->pose || !b->orig)
-        return tfail(b->err, MB_NOMEM, NULL, "out of memory");
+        return mb_error_set_(b->err, MB_NOMEM, "<transition>", "out of memory");
     b->parents = mb_skeleton_parents(d->skeleton);
     b->root = mb_state_set_root(b->set);
     b->rpar = b->parents[b->root];
@@ -261,7 +260,7 @@ static mb_status place_on_path(build *b, int k, const double delta[4])
         mb_pose po = {b->orig, b->nj};
         mb_status rc = mb_clip_frame_pose(d->skeleton, d->a, b->ia.first_frame, po);
         if (rc != MB_OK)
-            return tfail(b->err, rc, b->sa, "cannot read frame %d", b->ia.first_frame);
+            return mb_error_set_(b->err, rc, mb_name_(b->sa, "<transition>"), "cannot read frame %d", b->ia.first_frame);
         double oq[4], op[3], qi[4] = {-q[0], -q[1], -q[2], q[3]}, dq[4];
         mb_rm_chain_world(b->parents, &po, root, oq, op);
         mb_qmul_d_(oq, qi, dq); /* original = yaw(psi) * in place */
@@ -291,7 +290,7 @@ static mb_status append_frame(build *b)
     frame_buf *fb = &b->fb;
     int nj = b->nj, nt = b->nt;
     if (fb->frames == fb->cap && !frame_buf_grow(fb))
-        return tfail(b->err, MB_NOMEM, NULL, "out of memory");
+        return mb_error_set_(b->err, MB_NOMEM, "<transition>", "out of memory");
     float *fr = fb->rot + (size_t)fb->frames * nj * 4, *fp = fb->pos + (size_t)fb->frames * nt * 3;
     for (int t = 0; t < nt; ++t)
         memcpy(fp + 3 * t, b->pose[b->tracked[t]].pos, 3 * sizeof(float));
@@ -324,7 +323,7 @@ static mb_status report_step(build *b, int k, double off)
     tf.offset_angle = (float)off;
     mb_status rc = d->report(d->report_user, &tf);
     if (rc != MB_OK)
-        return tfail(b->err, rc, NULL, "the report callback stopped the build at frame %d", k);
+        return mb_error_set_(b->err, rc, "<transition>", "the report callback stopped the build at frame %d", k);
     return MB_OK;
 }
 
@@ -340,7 +339,7 @@ static mb_status play(build *b, mb_transition_result *res)
     b_u = b_u > 1.0 ? 1.0 : b_u;
     req.start_phase = (float)b_u;
     if (td->duration > 0.0f && runs_past_(d->b_start - b0, td->duration * b->rate_b, bdur))
-        return tfail(b->err, MB_INVALID_ARG, b->sb, "B ends %.3g s after its start; the transition needs %.3g s",
+        return mb_error_set_(b->err, MB_INVALID_ARG, mb_name_(b->sb, "<transition>"), "B ends %.3g s after its start; the transition needs %.3g s",
                      bdur - (d->b_start - b0), td->duration * b->rate_b);
     int requested = 0, trans_end = -1, k_a = b->ka - b->ia.first_frame;
     long limit = (long)k_a + 4 + (long)ceil((td->duration * 2.0 + (b->nfb + 2) * b->ftb * 2.0) / b->fta);
@@ -348,17 +347,17 @@ static mb_status play(build *b, mb_transition_result *res)
     mb_status rc;
     for (int k = 0;; ++k) {
         if (k > limit || k >= MB_MAX_FRAMES)
-            return tfail(b->err, MB_LIMIT, NULL, "the transition does not end (%d frames)", k);
+            return mb_error_set_(b->err, MB_LIMIT, "<transition>", "the transition does not end (%d frames)", k);
         if (k == k_a + 1) {
             if ((rc = mb_controller_request_ex_(b->ctl, 1, &req, b_u)) != MB_OK)
-                return tfail(b->err, rc, NULL, "transition request failed");
+                return mb_error_set_(b->err, rc, "<transition>", "transition request failed");
             requested = 1;
             b_started = mb_controller_clip_time_(b->ctl, 1);
         }
         double delta[4], off = 0.0;
         rc = mb_controller_update_ex_(b->ctl, k == 0 ? 0.0 : b->fta, (mb_pose){b->pose, b->nj}, delta, &off);
         if (rc != MB_OK)
-            return tfail(b->err, rc, NULL, "frame %d: %s", k, mb_status_str(rc));
+            return mb_error_set_(b->err, rc, "<transition>", "frame %d: %s", k, mb_status_str(rc));
         if ((rc = place_on_path(b, k, delta)) != MB_OK || (rc = append_frame(b)) != MB_OK ||
             (rc = report_step(b, k, off)) != MB_OK)
             return rc;
@@ -380,9 +379,9 @@ static mb_status play(build *b, mb_transition_result *res)
 /* The recorded frames as a clip on the skeleton. */
 static mb_status make_clip(build *b, mb_clip **out)
 {
-    mb_status rc = mb_clip_alloc(b->nj, b->fb.frames, b->fta, b->tracked, b->nt, &b->d->allocator, out);
+    mb_status rc = mb_clip_alloc(b->nj, b->fb.frames, b->fta, b->tracked, b->nt, &b->d->allocator, out, NULL);
     if (rc != MB_OK)
-        return tfail(b->err, rc, NULL, "cannot allocate the output clip (%d frames)", b->fb.frames);
+        return mb_error_set_(b->err, rc, "<transition>", "cannot allocate the output clip (%d frames)", b->fb.frames);
     memcpy(mb_clip_rotations_mut(*out), b->fb.rot, (size_t)b->fb.frames * b->nj * 4 * sizeof(float));
     if (b->nt > 0)
         memcpy(mb_clip_translations_mut(*out), b->fb.pos, (size_t)b->fb.frames * b->nt * 3 * sizeof(float));
@@ -392,18 +391,17 @@ static mb_status make_clip(build *b, mb_clip **out)
 mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
                               mb_transition_result *res, mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (out)
         *out = NULL;
     if (!d || !out)
-        return tfail(err, MB_INVALID_ARG, NULL, "transition needs a skeleton and two clips");
+        return mb_error_set_(err, MB_INVALID_ARG, "<transition>", "transition needs a skeleton and two clips");
     mb_status rc = check_build_desc(d, err);
     if (rc != MB_OK)
         return rc;
     build *b = calloc(1, sizeof *b);
     if (!b)
-        return tfail(err, MB_NOMEM, NULL, "out of memory");
+        return mb_error_set_(err, MB_NOMEM, "<transition>", "out of memory");
     b->d = d;
     b->err = err;
     b->sa = d->source_a ? d->source_a : "A";

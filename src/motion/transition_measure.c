@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_internal.h"
 #include "mblend/math.h"
 #include "mblend/transition.h"
 #include "motion/motion_internal.h"
@@ -19,8 +20,13 @@ typedef struct clip_view {
     float contact_max; /* foot heights up to this count as contact */
 } clip_view;
 
+#define MEASURE_SRC "transition quality"
+
+/* Clip c (named name in messages) with its analysis (given, analysed here, or fallback's
+ * with no T-pose frame), positions and contact height. */
 static mb_status view_init(const mb_skeleton *s, const mb_clip *c, const mb_motion_info *given,
-                           const mb_motion_info *fallback, clip_view *v)
+                           const mb_motion_info *fallback, const char *name, clip_view *v,
+                           mb_error *err)
 {
     memset(v, 0, sizeof *v);
     v->c = c;
@@ -33,24 +39,25 @@ static mb_status view_init(const mb_skeleton *s, const mb_clip *c, const mb_moti
         v->info = *fallback;
         v->info.first_frame = 0;
     } else {
-        mb_status st = mb_motion_analyze(s, c, NULL, NULL, &v->info, NULL);
+        mb_status st = mb_motion_analyze(s, c, NULL, name, &v->info, err);
         if (st != MB_OK)
             return st;
     }
     v->pos = malloc((size_t)v->nf * v->nj * 3 * sizeof *v->pos);
     if (!v->pos)
-        return MB_NOMEM;
+        return mb_error_set_(err, MB_NOMEM, MEASURE_SRC, "out of memory for %s's positions", name);
     mb_status st = mb_motion_positions_(s, c, v->pos);
     if (st != MB_OK)
-        return st;
+        return mb_error_set_(err, st, MEASURE_SRC, "cannot pose %s: %s", name, mb_status_str(st));
     if (v->info.left_foot < 0 || v->info.right_foot < 0)
-        return MB_MISMATCH;
+        return mb_error_set_(err, MB_MISMATCH, MEASURE_SRC, "%s: the feet are unknown (foot skate "
+                             "needs them)", name);
     /* Contact: within 6% of the body height above the lowest foot height of the clip. */
     float lo = INFINITY;
     for (int f = v->info.first_frame; f < v->nf; ++f)
         for (int side = 0; side < 2; ++side) {
             int j = side ? v->info.right_foot : v->info.left_foot;
-            float h = v->pos[3 * ((size_t)f * v->nj + j) + v->info.up_axis];
+            float h = v->pos[3 * ((size_t)f * v->nj + j) + mb_axis_index(v->info.up_axis)];
             lo = h < lo ? h : lo;
         }
     v->contact_max = lo + 0.06f * v->info.height;
@@ -102,7 +109,7 @@ static double max_ang_speed(const clip_view *v, int j, int f0, int f1)
 /* Sum and count of contact foot speeds over consecutive frames in [f0, f1). */
 static void skate_sum(const clip_view *v, int f0, int f1, double *sum, int *count)
 {
-    int up = v->info.up_axis;
+    int up = mb_axis_index(v->info.up_axis);
     for (int f = f0; f + 1 < f1; ++f)
         for (int side = 0; side < 2; ++side) {
             int j = side ? v->info.right_foot : v->info.left_foot;
@@ -116,26 +123,36 @@ static void skate_sum(const clip_view *v, int f0, int f1, double *sum, int *coun
 
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transition_quality *out)
+mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transition_quality *out,
+                                mb_error *err)
 {
-    if (!d || !out || !d->skeleton || !d->a || !d->b || !d->out || !d->result || !isfinite(d->at) ||
-        !isfinite(d->duration) || d->duration < 0.0 || !isfinite(d->around) || d->around < 0.0)
-        return MB_INVALID_ARG;
+    mb_error_clear_(err);
+    if (!d || !out || !d->skeleton || !d->a || !d->b || !d->out || !d->result)
+        return mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "a desc with a skeleton, A, B, the "
+                             "output and its result, and an output, are needed");
+    if (!isfinite(d->at) || !isfinite(d->duration) || d->duration < 0.0 || !isfinite(d->around) ||
+        d->around < 0.0)
+        return mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "at %g s, duration %g s, around %g s: "
+                             "finite, duration and around >= 0", d->at, d->duration, d->around);
     const mb_transition_result *r = d->result;
     int nj = mb_skeleton_joint_count(d->skeleton);
-    if (mb_clip_joint_count(d->a) != nj || mb_clip_joint_count(d->b) != nj || mb_clip_joint_count(d->out) != nj ||
-        r->transition_start < 0 || r->transition_end < r->transition_start ||
+    if (mb_clip_joint_count(d->a) != nj || mb_clip_joint_count(d->b) != nj || mb_clip_joint_count(d->out) != nj)
+        return mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "A, B and the output need the "
+                             "skeleton's %d joints", nj);
+    if (r->transition_start < 0 || r->transition_end < r->transition_start ||
         r->transition_end >= mb_clip_frame_count(d->out))
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "the result's transition frames "
+                             "%d..%d are not in the output's %d frames", r->transition_start,
+                             r->transition_end, mb_clip_frame_count(d->out));
     clip_view va, vb, vo;
     memset(&va, 0, sizeof va);
     memset(&vb, 0, sizeof vb);
     memset(&vo, 0, sizeof vo);
-    mb_status st = view_init(d->skeleton, d->a, d->info_a, NULL, &va);
+    mb_status st = view_init(d->skeleton, d->a, d->info_a, NULL, "A", &va, err);
     if (st == MB_OK)
-        st = view_init(d->skeleton, d->b, d->info_b, NULL, &vb);
+        st = view_init(d->skeleton, d->b, d->info_b, NULL, "B", &vb, err);
     if (st == MB_OK)
-        st = view_init(d->skeleton, d->out, NULL, &va.info, &vo);
+        st = view_init(d->skeleton, d->out, NULL, &va.info, "the output", &vo, err);
     if (st != MB_OK)
         goto done;
     /* The output's contact height: the higher of the inputs' (B may stand on another floor). */
@@ -144,7 +161,8 @@ mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transiti
     double around = d->around > 0.0 ? d->around : 0.5;
     int ka = mb_frame_int_(floor(d->at / va.ft + 0.5)), kb = mb_frame_int_(floor(r->b_start / vb.ft + 0.5));
     if (ka < 0 || ka >= va.nf || kb < 0 || kb >= vb.nf) { /* not this transition's points */
-        st = MB_INVALID_ARG;
+        st = mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "at %g s or B's start %g s is "
+                           "outside its clip", d->at, r->b_start);
         goto done;
     }
     memset(out, 0, sizeof *out);

@@ -122,8 +122,7 @@ static mb_status match_points(const mb_transition_plan_desc *d, const span *a, c
 mb_status mb_transition_plan_find(const mb_transition_plan_desc *d, mb_transition_plan *out,
                                   mb_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
+    mb_error_clear_(err);
     if (!d || !out || !d->skeleton_a || !d->skeleton_b || !d->a || !d->b || !d->info_a ||
         !d->info_b)
         return mb_error_set_(err, MB_INVALID_ARG, "transition plan", "NULL desc, output, "

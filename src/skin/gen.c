@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc_internal.h"
+#include "base/error_internal.h"
 #include "io/mesh_internal.h"
 #include "skin/skin_internal.h"
 
@@ -49,13 +50,16 @@ static double norm3f(const float v[3])
 /* ---------- the bones a clip keeps rigid ---------- */
 
 mb_status mb_skin_rigid_bones(const mb_skeleton *s, const mb_clip *c, const mb_pose *bind,
-                              unsigned char *out)
+                              unsigned char *out, mb_error *err)
 {
+    mb_error_clear_(err);
     if (!s || !out)
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "rigid bones", "no %s given", !s ? "skeleton" : "output");
     int nj = mb_skeleton_joint_count(s);
     if ((c && mb_clip_joint_count(c) != nj) || (bind && (!bind->joints || bind->count != nj)))
-        return MB_INVALID_ARG;
+        return mb_error_set_(err, MB_INVALID_ARG, "rigid bones", "the %s does not have the "
+                             "skeleton's %d joints", c && mb_clip_joint_count(c) != nj ? "clip"
+                             : "bind pose", nj);
     const int *parents = mb_skeleton_parents(s);
     int nf = c ? mb_clip_frame_count(c) : 0;
     for (int j = 0; j < nj; ++j) {
@@ -70,7 +74,8 @@ mb_status mb_skin_rigid_bones(const mb_skeleton *s, const mb_clip *c, const mb_p
             const float *t = mb_clip_joint_translation(s, c, f, j);
             double l = t ? norm3f(t) : NAN;
             if (!isfinite(l))
-                return MB_INVALID_ARG;
+                return mb_error_set_(err, MB_INVALID_ARG, "rigid bones", "frame %d: joint '%.64s' "
+                                     "has a non-finite translation", f, mb_skeleton_name(s, j));
             lo = l < lo ? l : lo;
             hi = l > hi ? l : hi;
         }
@@ -404,11 +409,13 @@ static void build_capsules(const mb_skeleton *s, const gen_params *gp, gen_bufs 
 }
 
 /* The mesh of the capsules: inverse binds from the bind world matrices. */
-static mb_status make_mesh(const mb_allocator *al, int nj, gen_bufs *b, mb_mesh **out)
+static mb_status make_mesh(const mb_allocator *al, int nj, gen_bufs *b, mb_mesh **out,
+                           mb_error *err)
 {
     for (int e = 0; e < b->ns; ++e)
         if (!mb_mesh_invert4_(b->world[b->skin_joints[e]], b->ibm[e]))
-            return MB_INVALID_ARG;
+            return mb_error_set_(err, MB_INVALID_ARG, "generated skin", "the bind world matrix "
+                                 "of skin joint %d is singular", b->skin_joints[e]);
     mb_mesh_desc md;
     memset(&md, 0, sizeof md);
     md.vertex_count = b->g.nv;
@@ -425,16 +432,19 @@ static mb_status make_mesh(const mb_allocator *al, int nj, gen_bufs *b, mb_mesh 
     md.skeleton_joint_count = nj;
     md.bind_pose = b->bind;
     md.allocator = *al;
-    return mb_mesh_create(&md, out);
+    return mb_mesh_create(&md, out, err);
 }
 
-mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *desc, mb_mesh **out)
+mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *desc, mb_mesh **out,
+                           mb_error *err)
 {
-    if (!out)
-        return MB_INVALID_ARG;
+    mb_error_clear_(err);
+    if (!out || !s) {
+        if (out)
+            *out = NULL;
+        return mb_error_set_(err, MB_INVALID_ARG, "generated skin", "no %s given", !out ? "output" : "skeleton");
+    }
     *out = NULL;
-    if (!s)
-        return MB_INVALID_ARG;
     mb_skin_gen_desc d;
     memset(&d, 0, sizeof d);
     if (desc)
@@ -442,7 +452,10 @@ mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *desc, m
     gen_params gp;
     mb_status st = read_desc(&d, &gp);
     if (st != MB_OK)
-        return st;
+        return mb_error_set_(err, st, "generated skin", "bad desc: radius %g, min %g, max %g (finite, "
+                             ">= 0), blend %g (0..0.5), sides %d (0 or 3..64), rings %d (0 or 2..64)",
+                             (double)d.radius, (double)d.min_radius, (double)d.max_radius,
+                             (double)d.blend, d.sides, d.rings);
     const mb_allocator *al = &d.allocator;
     int nj = mb_skeleton_joint_count(s);
     gen_bufs b;
@@ -454,23 +467,28 @@ mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *desc, m
     b.ibm = mb_alloc_(al, (size_t)nj * sizeof *b.ibm);
     b.below = mb_alloc_(al, (size_t)nj * sizeof *b.below);
     b.rigid = mb_alloc_(al, (size_t)nj);
+    const char *why = "out of memory";
     if (!b.bind || !b.world || !b.entry || !b.skin_joints || !b.ibm || !b.below || !b.rigid)
         st = MB_NOMEM;
-    if (st == MB_OK)
-        st = bind_world(s, &d, b.bind, b.world);
+    if (st == MB_OK && (st = bind_world(s, &d, b.bind, b.world)) != MB_OK)
+        why = "the bind pose does not fit the skeleton";
     if (st == MB_OK) {
         mb_pose bp = {b.bind, nj};
-        st = mb_skin_rigid_bones(s, d.clip, &bp, b.rigid);
+        st = mb_skin_rigid_bones(s, d.clip, &bp, b.rigid, err);
     }
-    if (st == MB_OK)
-        st = skeleton_extent((const float(*)[16])b.world, mb_skeleton_parents(s), nj, b.rigid, &d, &gp);
-    if (st == MB_OK)
-        st = alloc_capsules(al, s, &gp, &b);
+    if (st == MB_OK && (st = skeleton_extent((const float(*)[16])b.world, mb_skeleton_parents(s), nj,
+                                             b.rigid, &d, &gp)) != MB_OK)
+        why = "the bind pose has non-finite positions or no extent (no bone of non-zero length)";
+    if (st == MB_OK && (st = alloc_capsules(al, s, &gp, &b)) != MB_OK)
+        why = st == MB_INVALID_ARG ? "no bone to skin" : st == MB_LIMIT ? "the capsules exceed the "
+              "mesh limits" : "out of memory";
     if (st == MB_OK) {
         joints_below(s, b.below);
         build_capsules(s, &gp, &b);
-        st = make_mesh(al, nj, &b, out);
+        st = make_mesh(al, nj, &b, out, err);
     }
     free_bufs(al, &b);
+    if (st != MB_OK) /* a step's own reason (rigid bones, the mesh) wins */
+        mb_error_set_(err, st, "generated skin", "%s", why);
     return st;
 }

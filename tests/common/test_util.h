@@ -139,7 +139,7 @@ static inline mb_status mb_test_clip_full(const mb_skeleton *s, int frames, doub
     cd.translation_joints = tj;
     cd.translation_count = nt;
     cd.translations = nt > 0 ? tr : NULL;
-    mb_status st = mb_clip_create(&cd, out);
+    mb_status st = mb_clip_create(&cd, out, NULL);
     free(tr);
     return st;
 }

@@ -169,7 +169,7 @@ Test(base, allocator_hooks_see_every_block)
     mb_allocator a = counting_allocator(&c, -1);
     const int tj[1] = {0};
     mb_clip *clip = NULL;
-    cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip), MB_OK);
+    cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip, NULL), MB_OK);
     cr_assert_gt(c.allocs, 0, "mb_clip_alloc did not use the allocator");
     mb_clip_destroy(clip);
     cr_assert_eq(c.live, 0, "mb_clip_alloc: %ld blocks not freed", c.live);
@@ -183,7 +183,7 @@ Test(base, allocator_hooks_see_every_block)
     d.frame_time = 0.5;
     d.rotations = &rot[0][0];
     d.allocator = counting_allocator(&c, -1);
-    cr_assert_eq(mb_clip_create(&d, &clip), MB_OK);
+    cr_assert_eq(mb_clip_create(&d, &clip, NULL), MB_OK);
     cr_assert_gt(c.allocs, 0, "mb_clip_create did not use the allocator");
     mb_clip_destroy(clip);
     cr_assert_eq(c.live, 0, "mb_clip_create: %ld blocks not freed", c.live);
@@ -209,13 +209,13 @@ Test(base, failing_allocator_gives_nomem_and_leaks_nothing)
     mb_allocator a = counting_allocator(&c, -1);
     const int tj[1] = {0};
     mb_clip *clip = NULL;
-    cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip), MB_OK);
+    cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip, NULL), MB_OK);
     mb_clip_destroy(clip);
     long n = c.allocs;
     for (long k = 0; k < n; ++k) {
         a = counting_allocator(&c, k);
         clip = (mb_clip *)&c;
-        cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip), MB_NOMEM, "failing request %ld", k);
+        cr_assert_eq(mb_clip_alloc(3, 4, 0.1, tj, 1, &a, &clip, NULL), MB_NOMEM, "failing request %ld", k);
         cr_assert_null(clip, "failing request %ld: a clip handed out", k);
         cr_assert_eq(c.live, 0, "failing request %ld: %ld blocks leaked", k, c.live);
     }

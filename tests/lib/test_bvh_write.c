@@ -569,7 +569,7 @@ Test(bvh_write, gimbal_lock_all_orders)
         jd[3].offset[2] = 5.0f;
         mb_skeleton_desc sd = {jd, 4, {0}};
         mb_skeleton *s;
-        cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+        cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
 
         float *rot = calloc((size_t)nf * 4 * 4, sizeof(float));
         float *tr = calloc((size_t)nf * 4 * 3, sizeof(float));
@@ -636,7 +636,7 @@ Test(bvh_write, fewer_rotation_channels)
     jd[3].offset[2] = 1.0f;
     mb_skeleton_desc sd = {jd, 4, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
 
     const double first[] = {0, 30, -150, 179.9, 180};
     const double second[] = {0, 45, 90, -90, 89.9999, -89.9999, 135, -170};
@@ -768,7 +768,7 @@ Test(bvh_write, continuous_angles)
     set_rot_channels(&jd[1], 4 /* ZXY */, 0, 0);
     mb_skeleton_desc sd = {jd, 2, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     enum { NF = 100 };
     float rot[NF * 2 * 4];
     for (int f = 0; f < NF; ++f) {
@@ -780,7 +780,7 @@ Test(bvh_write, continuous_angles)
     }
     mb_clip_desc cd = {2, NF, 0.1, rot, NULL, 0, NULL, {0}};
     mb_clip *c;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     char *text = write_or_die(s, c, NULL, NULL, "spin");
     static double v[NF * 6];
     cr_assert_eq(parse_motion(text, 6, v, NF), NF);
@@ -829,7 +829,7 @@ Test(bvh_write, exact_lock_written_plainly)
         set_rot_channels(&jd[0], o, 0, 0);
         mb_skeleton_desc sd = {jd, 1, {0}};
         mb_skeleton *s;
-        cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+        cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
         float rot[NF * 4];
         double want[NF][3];
         for (int f = 0; f < NF; ++f) {
@@ -844,7 +844,7 @@ Test(bvh_write, exact_lock_written_plainly)
         }
         mb_clip_desc cd = {1, NF, 0.1, rot, NULL, 0, NULL, {0}};
         mb_clip *c;
-        cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+        cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
         char *text = write_or_die(s, c, NULL, NULL, "lock");
         double v[NF * 3];
         cr_assert_eq(parse_motion(text, 3, v, NF), NF);
@@ -887,7 +887,7 @@ Test(bvh_write, breadth_first_skeleton_written_depth_first)
     }
     mb_skeleton_desc sd = {jd, 5, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     float rot[2 * 5 * 4];
     for (int f = 0; f < 2; ++f)
         for (int j = 0; j < 5; ++j) {
@@ -896,7 +896,7 @@ Test(bvh_write, breadth_first_skeleton_written_depth_first)
         }
     mb_clip_desc cd = {5, 2, 0.5, rot, NULL, 0, NULL, {0}};
     mb_clip *c;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     char *text = write_or_die(s, c, NULL, NULL, "bfs");
     mb_skeleton *s2;
     mb_clip *c2;
@@ -1086,19 +1086,19 @@ Test(bvh_write, invalid_arguments)
     jd[0].channels[0] = MB_CH_YROT;
     mb_skeleton_desc sd = {jd, 1, {0}};
     mb_skeleton *bad;
-    cr_assert_eq(mb_skeleton_create(&sd, &bad), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &bad, NULL), MB_OK);
     mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, 0, NULL, {0}};
     mb_clip *one;
-    cr_assert_eq(mb_clip_create(&cd, &one), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &one, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_INVALID_ARG);
     cr_assert_not_null(strstr(err.text, "bad{name"), "%s", err.text);
     mb_skeleton_destroy(bad);
     jd[0].name = "line\nbreak";
-    cr_assert_eq(mb_skeleton_create(&sd, &bad), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &bad, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_INVALID_ARG);
     mb_skeleton_destroy(bad);
     jd[0].name = "Bip01 L Thigh"; /* inner spaces are fine: the reader keeps them */
-    cr_assert_eq(mb_skeleton_create(&sd, &bad), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &bad, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_OK);
     mb_skeleton *back;
     mb_clip *backc;
@@ -1112,13 +1112,13 @@ Test(bvh_write, invalid_arguments)
     /* Without channels a BVH can only have 0 frames (the reader refuses more). */
     jd[0].name = "Static";
     jd[0].channel_count = 0;
-    cr_assert_eq(mb_skeleton_create(&sd, &bad), MB_OK);
-    cr_assert_eq(mb_clip_create(&cd, &one), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &bad, NULL), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &one, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_INVALID_ARG);
     cr_assert_not_null(strstr(err.text, "no channels"), "%s", err.text);
     mb_clip_destroy(one);
     mb_clip_desc cd0 = {1, 0, 0.1, NULL, NULL, 0, NULL, {0}};
-    cr_assert_eq(mb_clip_create(&cd0, &one), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd0, &one, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(bad, one, NULL, &text, &len, &err), MB_OK);
     read_text_or_die(text, len, "static", &back, &backc);
     cr_assert_eq(mb_clip_frame_count(backc), 0);
@@ -1132,7 +1132,7 @@ Test(bvh_write, invalid_arguments)
     int nt;
     const int *tj = mb_skeleton_translation_joints(s, &nt);
     cr_assert_gt(nt, 0);
-    cr_assert_eq(mb_clip_alloc(4, 1, 0.1, tj, nt, NULL, &nanc), MB_OK);
+    cr_assert_eq(mb_clip_alloc(4, 1, 0.1, tj, nt, NULL, &nanc, NULL), MB_OK);
     memcpy(mb_clip_rotations_mut(nanc), mb_clip_rotations(c), 4 * 4 * sizeof(float));
     memcpy(mb_clip_translations_mut(nanc), mb_clip_translations(c), (size_t)nt * 3 * sizeof(float));
     mb_clip_translations_mut(nanc)[1] = NAN;
@@ -1192,7 +1192,7 @@ Test(bvh_write, allocator_hooks)
     /* Failure paths free everything too. */
     mb_clip *one;
     mb_clip_desc cd = {1, 1, 0.1, NULL, NULL, 0, NULL, {0}};
-    cr_assert_eq(mb_clip_create(&cd, &one), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &one, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(s, one, &d, &text, &len, NULL), MB_MISMATCH);
     cr_assert_eq(k.allocs, k.frees);
     free(plain);
@@ -1583,8 +1583,8 @@ Test(bvh_write, several_roots_round_trip)
     mb_joint_desc jd[2] = {{"ROOTS", -1, {0, 0, 0}, 0, 0, {0}, 1},
                            {"ROOTS_End", 0, {0, 1, 0}, 1, 0, {0}, 0}};
     mb_skeleton_desc sd = {jd, 2, {0}};
-    cr_assert_eq(mb_skeleton_create(&sd, &s3), MB_OK);
-    cr_assert_eq(mb_clip_alloc(2, 0, 0.1, NULL, 0, NULL, &c3), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s3, NULL), MB_OK);
+    cr_assert_eq(mb_clip_alloc(2, 0, 0.1, NULL, 0, NULL, &c3, NULL), MB_OK);
     char *t3 = NULL;
     size_t n3 = 0;
     mb_error err;
@@ -1593,10 +1593,13 @@ Test(bvh_write, several_roots_round_trip)
     /* the group is node 0 only, without channels or offset */
     jd[1] = (mb_joint_desc){"B", 0, {0, 0, 0}, 0, 0, {0}, 1};
     mb_skeleton *bad = NULL;
-    cr_expect_eq(mb_skeleton_create(&sd, &bad), MB_INVALID_ARG);
+    mb_error se;
+    cr_expect_eq(mb_skeleton_create(&sd, &bad, &se), MB_INVALID_ARG);
+    cr_expect(strstr(se.text, "joint 1 'B': a roots group must be joint 0"), "%s", se.text);
     jd[1].roots_group = 0;
     jd[0].offset[1] = 1.0f;
-    cr_expect_eq(mb_skeleton_create(&sd, &bad), MB_INVALID_ARG);
+    cr_expect_eq(mb_skeleton_create(&sd, &bad, &se), MB_INVALID_ARG);
+    cr_expect(strstr(se.text, "roots group"), "%s", se.text);
     cr_expect_null(bad);
     free(t1);
     free(t2);

@@ -38,7 +38,7 @@ static mb_skeleton *make_skeleton(void)
     jd[3].offset[2] = -0.0f; /* an untracked offset must come back bit for bit */
     mb_skeleton_desc sd = {jd, NJ, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     return s;
 }
 
@@ -70,7 +70,7 @@ static mb_clip *make_clip(const int *tracked, int nt)
     cd.translation_count = nt;
     cd.translations = nt > 0 ? tr : NULL;
     mb_clip *c;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     return c;
 }
 
@@ -180,7 +180,7 @@ Test(clip, frame_poses_and_samples_of_tracked_and_untracked_joints)
     mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc od = {&one, 1, {0}};
     mb_skeleton *other;
-    cr_assert_eq(mb_skeleton_create(&od, &other), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&od, &other, NULL), MB_OK);
     cr_assert_null(mb_clip_joint_translation(other, c, 0, 0));
     mb_skeleton_destroy(other);
     mb_clip_destroy(c);
@@ -215,7 +215,7 @@ Test(clip, skeleton_lists_its_translation_joints)
     mb_joint_desc one = {"One", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc od = {&one, 1, {0}};
     mb_skeleton *rot_only;
-    cr_assert_eq(mb_skeleton_create(&od, &rot_only), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&od, &rot_only, NULL), MB_OK);
     n = -1;
     cr_assert_null(mb_skeleton_translation_joints(rot_only, &n));
     cr_assert_eq(n, 0);
@@ -269,14 +269,17 @@ Test(clip, desc_validation)
         {"out of range (negative)", {-1, 2, 0}, 2},
         {"negative count", {0, 0, 0}, -1},
     };
+    mb_error e;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         cd.translation_joints = bad[i].joints;
         cd.translation_count = bad[i].count;
-        cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "%s", bad[i].what);
+        cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "%s", bad[i].what);
+        cr_assert(strstr(e.text, "translation joint"), "%s: %s", bad[i].what, e.text);
         cr_assert_null(c);
         int count = bad[i].count;
-        cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, bad[i].joints, count, &cd.allocator, &c),
+        cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, bad[i].joints, count, &cd.allocator, &c, &e),
                      MB_INVALID_ARG, "alloc: %s", bad[i].what);
+        cr_assert(strstr(e.text, "translation joint"), "alloc: %s: %s", bad[i].what, e.text);
         cr_assert_null(c);
     }
     /* More tracked joints than joints (each valid on its own would need NJ + 1 entries). */
@@ -285,35 +288,42 @@ Test(clip, desc_validation)
         all[j] = j;
     cd.translation_joints = all;
     cd.translation_count = NJ + 1;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "count past the joint count");
-    cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, all, NJ + 1, NULL, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "count past the joint count");
+    cr_assert(strstr(e.text, "translation joints (0.."), "%s", e.text);
+    cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, all, NJ + 1, NULL, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "translation joints (0.."), "%s", e.text);
     /* A count without the joint array, a count without the translations, translations
      * without a count (a leftover full-skeleton array). */
     cd.translation_joints = NULL;
     cd.translation_count = 2;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "count without joints");
-    cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, NULL, 2, NULL, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "count without joints");
+    cr_assert(strstr(e.text, "without their list"), "%s", e.text);
+    cr_assert_eq(mb_clip_alloc(NJ, NF, 0.1, NULL, 2, NULL, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "without their list"), "%s", e.text);
     const int ok[2] = {0, 5};
     cd.translation_joints = ok;
     cd.translations = NULL;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "count without translations");
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "count without translations");
+    cr_assert_str_eq(e.text, "translation_count without the translations");
     cd.translation_count = 0;
     cd.translations = tr;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "translations without a count");
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "translations without a count");
+    cr_assert_str_eq(e.text, "translations given without translation_count");
     /* A non-finite tracked value; a non-finite value past the tracked rows is not read. */
     cd.translation_count = 2;
     tr[3 * 2 * NF - 1] = NAN;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG, "NaN in the last tracked value");
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG, "NaN in the last tracked value");
+    cr_assert(strstr(e.text, "frame 3: a translation is not finite"), "%s", e.text); /* frame NF - 1 */
     tr[3 * 2 * NF - 1] = 0.0f;
     tr[3 * 2 * NF] = NAN;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     mb_clip_destroy(c);
     /* None of the failures allocated. */
     cr_assert_eq(k.allocs, 1, "%ld allocations", k.allocs);
     /* Zero frames: the translation array may be absent. */
     cd.frame_count = 0;
     cd.translations = NULL;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     cr_assert_eq(mb_clip_translation_count(c), 2);
     mb_clip_destroy(c);
     /* The track limit counts the translations, before allocating: 16 B per joint and 12
@@ -323,8 +333,9 @@ Test(clip, desc_validation)
     for (int j = 0; j < MB_MAX_JOINTS; ++j)
         every[j] = j;
     k.allocs = 0;
-    cr_assert_eq(mb_clip_alloc(MB_MAX_JOINTS, 50000, 0.1, every, MB_MAX_JOINTS, &cd.allocator, &c),
+    cr_assert_eq(mb_clip_alloc(MB_MAX_JOINTS, 50000, 0.1, every, MB_MAX_JOINTS, &cd.allocator, &c, &e),
                  MB_LIMIT);
+    cr_assert(strstr(e.text, "bytes of tracks (limit"), "%s", e.text);
     cr_assert_null(c);
     cr_assert_eq(k.allocs, 0);
 }
@@ -365,7 +376,7 @@ Test(clip, rotations_of_any_finite_nonzero_length)
     cd.frame_time = 0.1;
     cd.rotations = &in[0][0];
     mb_clip *c = NULL;
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &c, NULL), MB_OK);
     const float *r = mb_clip_rotations(c);
     for (int j = 0; j < 4; ++j)
         for (int k = 0; k < 4; ++k)
@@ -374,7 +385,9 @@ Test(clip, rotations_of_any_finite_nonzero_length)
     mb_clip_destroy(c);
     const float zero[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}};
     cd.rotations = &zero[0][0];
-    cr_assert_eq(mb_clip_create(&cd, &c), MB_INVALID_ARG);
+    mb_error e;
+    cr_assert_eq(mb_clip_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "frame 0, joint 0: the rotation is zero"), "%s", e.text);
     cr_assert_null(c);
 }
 
@@ -443,7 +456,7 @@ Test(clip, bvh_tracks_exactly_the_joints_with_position_channels)
     cd.translation_count = 1;
     cd.translations = tr;
     mb_clip *rc;
-    cr_assert_eq(mb_clip_create(&cd, &rc), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &rc, NULL), MB_OK);
     cr_assert_eq(mb_bvh_write_mem(s, rc, NULL, &text, &len, &e), MB_OK, "%s", e.text);
     cr_assert_eq(mb_bvh_read_mem(text, len, "root.bvh", NULL, &s2, &c2, &e), MB_OK, "%s", e.text);
     cr_assert_eq(mb_clip_translation_count(c2), 3);
@@ -534,7 +547,7 @@ Test(clip, blend_of_clips_with_different_tracked_sets)
     mb_clip *a = make_clip(ta, 2), *b = make_clip(tb, 2);
     mb_motion_info info;
     memset(&info, 0, sizeof info);
-    info.up_axis = 1;
+    info.up_axis = MB_AXIS_Y;
     info.left_foot = info.right_foot = -1;
     mb_clip_input in[2] = {{s, a, "a", {0, 0}, 0.5f, &info}, {s, b, "b", {0, 0}, 0.5f, &info}};
     mb_clip_blend_desc d;

@@ -66,7 +66,7 @@ static mb_controller *make_ctl(const fixture *fx, int state, int max_tracks)
     cd.initial_state = state;
     cd.max_tracks = max_tracks;
     mb_controller *c = NULL;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &c, NULL), MB_OK);
     return c;
 }
 
@@ -119,15 +119,19 @@ Test(controller, rejects_bad_arguments)
 
     mb_controller *c = NULL;
     mb_controller_desc cd = {0};
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no state set given");
     cd.states = fx.set;
     cd.initial_state = 4;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "initial state 4 outside"), "%s", e.text);
     cd.initial_state = 0;
     cd.max_tracks = 1;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "max_tracks 1 outside"), "%s", e.text);
     cd.max_tracks = MB_CONTROLLER_MAX_TRACKS + 1;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_INVALID_ARG);
+    cr_assert_eq(mb_controller_create(&cd, &c, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "max_tracks"), "%s", e.text);
     mb_controller_destroy(NULL);
 
     c = make_ctl(&fx, 0, 0);
@@ -169,7 +173,7 @@ Test(controller, set_queries)
     cr_assert_eq(mb_state_set_count(fx.set), 4);
     cr_assert_eq(mb_state_set_find(fx.set, "run"), 1);
     cr_assert_eq(mb_state_set_find(fx.set, "nope"), -1);
-    cr_assert_eq(mb_state_set_up_axis(fx.set), 1);
+    cr_assert_eq(mb_state_set_up_axis(fx.set), MB_AXIS_Y);
     cr_assert_str_eq(mb_skeleton_name(fx.walk.s, mb_state_set_root(fx.set)), "Hips");
     /* a blend space's cycle lasts the weighted mean of its clips' cycles */
     double tw = mb_state_set_cycle_duration(fx.set, 0, 0.0f), tr = mb_state_set_cycle_duration(fx.set, 1, 0.0f);
@@ -190,7 +194,7 @@ Test(controller, root_motion_rebuilds_the_clip)
 {
     fixture fx = make_fixture();
     const mb_skeleton *s = fx.walk.s;
-    int n = fx.nj, up = fx.walk.info.up_axis, root = fx.walk.info.root;
+    int n = fx.nj, up = mb_axis_index(fx.walk.info.up_axis), root = fx.walk.info.root;
     const int *par = mb_skeleton_parents(s);
     mb_controller *c = make_ctl(&fx, 3, 0);
     mb_xform *x = malloc(sizeof *x * n), *o = malloc(sizeof *o * n);
@@ -534,7 +538,7 @@ static void *run_script(void *arg)
     mb_controller_desc cd = {0};
     cd.states = j->fx->set;
     cd.initial_state = j->seed % 3;
-    if (mb_controller_create(&cd, &c) != MB_OK)
+    if (mb_controller_create(&cd, &c, NULL) != MB_OK)
         return NULL;
     unsigned r = (unsigned)j->seed * 2654435761u + 1u;
     float loco = j->fx->walk.info.speed; /* the state's initial parameter */
@@ -706,7 +710,7 @@ Test(controller, allocates_only_at_creation)
     cd.allocator.free = count_free;
     mb_controller *c = NULL;
     alloc_calls = 0;
-    cr_assert_eq(mb_controller_create(&cd, &c), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &c, NULL), MB_OK);
     cr_assert_eq(alloc_calls, 1);
     int n = fx.nj;
     mb_xform *x = malloc(sizeof *x * n);
@@ -942,7 +946,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
         pd.skeleton = s;
         pd.clip = clips[k];
         pd.source = k ? "Fox.glb#Run" : "Fox.glb#Walk";
-        pd.up_axis = 2;
+        pd.up_axis = MB_AXIS_Y;
         cr_assert_eq(mb_clip_prepare(&pd, &p[k], &e), MB_OK, "%s: %s", e.source, e.text);
     }
     cr_assert_eq(mb_prepared_select_cycles(p, 2, MB_CYCLE_AUTO, &e), MB_OK, "%s: %s", e.source, e.text);
@@ -970,7 +974,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
     d.skeleton = s;
     d.states = &sd;
     d.state_count = 1;
-    d.up_axis = 2;
+    d.up_axis = MB_AXIS_Y;
     mb_state_set *set = NULL;
     cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
     /* at each end of the axis one clip plays: its cycle's duration is the selected range's */
@@ -982,7 +986,7 @@ Test(controller, fox_blend_space_uses_the_cycles_mblend_blend_reports)
     mb_controller_desc cd = {0};
     cd.states = set;
     mb_controller *ctl = NULL;
-    cr_assert_eq(mb_controller_create(&cd, &ctl), MB_OK);
+    cr_assert_eq(mb_controller_create(&cd, &ctl, NULL), MB_OK);
     int nj = mb_skeleton_joint_count(s);
     mb_xform *pose = calloc((size_t)nj, sizeof *pose);
     cr_assert_not_null(pose);
@@ -1020,12 +1024,12 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     cd.translation_joints = mb_clip_translation_joints(walk);
     cd.translations = cd.translation_count > 0 ? mb_clip_translations(walk) : NULL;
     mb_clip *cut = NULL;
-    cr_assert_eq(mb_clip_create(&cd, &cut), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &cut, NULL), MB_OK);
 
     mb_prepare_desc pd = {0};
     pd.skeleton = s;
     pd.clip = cut;
-    pd.up_axis = 2;
+    pd.up_axis = MB_AXIS_Y;
     mb_prepared_clip *p = NULL;
     cr_assert_eq(mb_clip_prepare(&pd, &p, &e), MB_OK, "%s", e.text);
     cr_assert_eq(mb_prepared_select_cycles(&p, 1, MB_CYCLE_AUTO, &e), MB_OK, "%s", e.text);
@@ -1040,14 +1044,14 @@ Test(controller, a_loop_running_on_into_frame_0_plays_round)
     d.skeleton = s;
     d.states = &sd;
     d.state_count = 1;
-    d.up_axis = 2;
+    d.up_axis = MB_AXIS_Y;
     mb_state_set *set = NULL;
     cr_assert_eq(mb_state_set_create(&d, &set, &e), MB_OK, "%s: %s", e.source, e.text);
     cr_assert_float_eq(mb_state_set_cycle_duration(set, 0, 0.0f), 17.0 / 24.0, 1e-6);
     mb_controller_desc ctl_d = {0};
     ctl_d.states = set;
     mb_controller *ctl = NULL;
-    cr_assert_eq(mb_controller_create(&ctl_d, &ctl), MB_OK);
+    cr_assert_eq(mb_controller_create(&ctl_d, &ctl, NULL), MB_OK);
     int nj = mb_skeleton_joint_count(s);
     mb_xform *p0 = calloc((size_t)nj, sizeof *p0), *p1 = calloc((size_t)nj, sizeof *p1);
     mb_xform *f16 = calloc((size_t)nj, sizeof *f16), *f0 = calloc((size_t)nj, sizeof *f0);

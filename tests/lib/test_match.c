@@ -269,7 +269,7 @@ Test(match, finds_a_turned_and_moved_copy)
     cd.translation_count = nt;
     cd.translations = tr;
     mb_test_clip b = {a.s, NULL, a.info};
-    cr_assert_eq(mb_clip_create(&cd, &b.c), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &b.c, NULL), MB_OK);
     mb_match_desc d = base_desc(&a, &b);
     d.info_b = NULL; /* analysed: same ground */
     mb_match_pair p[4];

@@ -689,7 +689,7 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
     }
     mb_skeleton_desc sd = {jd, nj, {0}};
     mb_skeleton *other;
-    cr_assert_eq(mb_skeleton_create(&sd, &other), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &other, NULL), MB_OK);
     const mb_xform *bind = mb_mesh_bind_pose(mb_scene_mesh(s));
     mb_clip_map_desc md;
     memset(&md, 0, sizeof md);
@@ -700,7 +700,7 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
     md.all_translations = 1;
     mb_clip *mapped;
     int *from = malloc((size_t)nj * sizeof *from), unmatched = -1;
-    cr_assert_eq(mb_clip_map(&md, &mapped, from, &unmatched), MB_OK);
+    cr_assert_eq(mb_clip_map(&md, &mapped, from, &unmatched, NULL), MB_OK);
     cr_assert_eq(unmatched, renamed);
     cr_assert_eq(renamed, 3);
     cr_assert_eq(mb_clip_frame_count(mapped), mb_clip_frame_count(walk));
@@ -726,7 +726,7 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
      * offsets, the nodes' rest translations (not the bind pose from the inverse bind
      * matrices, which once left the mapped fox 9 units from the fox itself) */
     md.all_translations = 0;
-    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL), MB_OK);
+    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL, NULL), MB_OK);
     int hip = mb_skeleton_find(other, "b_Hip_01"), still = -1;
     for (int f = 0; f < mb_clip_frame_count(walk); ++f) {
         const float *ta = mb_clip_joint_translation(fox, walk, f, hip);
@@ -756,7 +756,7 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
     /* onto the fox itself: the fox's own walk, joint for joint (so `skin --mesh` with the
      * clip's own file skins as the file does) */
     md.to = fox;
-    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL), MB_OK);
+    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL, NULL), MB_OK);
     for (int f = 0; f < mb_clip_frame_count(walk); ++f)
         for (int j = 0; j < nj; ++j) {
             const float *ta = mb_clip_joint_translation(fox, walk, f, j);
@@ -770,15 +770,20 @@ Test(map, fox_walk_onto_a_renamed_and_pruned_fox)
     mb_joint_desc lone = {"nobody", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc ld = {&lone, 1, {0}};
     mb_skeleton *ls;
-    cr_assert_eq(mb_skeleton_create(&ld, &ls), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&ld, &ls, NULL), MB_OK);
     md.to = ls;
     md.to_bind = NULL;
-    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, &unmatched), MB_MISMATCH);
+    mb_error e;
+    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, &unmatched, &e), MB_MISMATCH);
+    cr_assert_eq(e.code, MB_MISMATCH);
+    cr_assert(strstr(e.text, "no joint of the target skeleton has a name"), "%s", e.text);
     cr_assert_eq(unmatched, 1);
     md.to = other;
     md.from = ls;
-    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL), MB_INVALID_ARG); /* clip not on from */
-    cr_assert_eq(mb_clip_map(NULL, &mapped, NULL, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_clip_map(&md, &mapped, NULL, NULL, &e), MB_INVALID_ARG); /* clip not on from */
+    cr_assert(strstr(e.text, "the clip has") && strstr(e.text, "its skeleton 1"), "%s", e.text);
+    cr_assert_eq(mb_clip_map(NULL, &mapped, NULL, NULL, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no desc given");
     mb_skeleton_destroy(ls);
     free(from);
     free(jd);
@@ -916,7 +921,7 @@ Test(export, gltf_round_trip_bvh_with_generated_skin)
     mb_error err;
     cr_assert_eq(mb_bvh_read_file(MB_PROJECT_DIR "/data/bvh/walk.bvh", NULL, &sk, &c, &err), MB_OK);
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(sk, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(sk, NULL, &m, NULL), MB_OK);
     gltf_round_trip(sk, m, c, "walk");
     /* to a file, with a scale node; and bad descs */
     mb_gltf_write_desc gd;
@@ -941,7 +946,7 @@ Test(export, gltf_round_trip_bvh_with_generated_skin)
     cd.joint_count = mb_skeleton_joint_count(sk) + 1;
     cd.frame_count = 2;
     cd.frame_time = 0.1;
-    cr_assert_eq(mb_clip_create(&cd, &other), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &other, NULL), MB_OK);
     gd.clip = other; /* not on the skeleton */
     cr_assert_eq(mb_gltf_write_file(path, &gd, &err), MB_INVALID_ARG);
     mb_clip_destroy(other);
@@ -1227,7 +1232,7 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     bd.inputs = in;
     bd.input_count = 2;
     bd.cyclic = 1;
-    bd.up_axis = 2; /* glTF is +Y up */
+    bd.up_axis = MB_AXIS_Y; /* glTF is +Y up */
     bd.frame_time = 1.0 / 30.0;
     mb_clip *trot = NULL;
     mb_error err;
@@ -1241,7 +1246,7 @@ Test(blend, fox_walk_and_run_blend_in_phase_and_skin)
     cr_assert(fabs(dur - 0.5 * (tw + tr)) < 1.5 / 30.0, "%g s", dur);
     /* in phase: frame k holds Walk and Run each at phase k / frames, blended */
     mb_analyze_desc ad = {0};
-    ad.up_axis = 2;
+    ad.up_axis = MB_AXIS_Y;
     mb_motion_info wi;
     cr_assert_eq(mb_motion_analyze(sk, walk, &ad, "Fox.glb#Walk", &wi, &err), MB_OK, "%s", err.text);
     double e_phase = cyclic_blend_phase_error(sk, wi.root, walk, tw, run, tr, trot, 0);

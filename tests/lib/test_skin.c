@@ -505,7 +505,7 @@ static void rig_make(rig *r, int n)
         j[i].channels[2] = MB_CH_YROT;
     }
     mb_skeleton_desc sd = {j, n, {0}};
-    cr_assert_eq(mb_skeleton_create(&sd, &r->s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &r->s, NULL), MB_OK);
     r->n = n;
     r->bind = malloc((size_t)n * sizeof *r->bind);
     r->world = malloc((size_t)n * sizeof *r->world);
@@ -573,7 +573,7 @@ static mb_mesh *random_mesh(const rig *r, int nv, int inf, float spread)
     md.skeleton_joint_count = r->n;
     md.bind_pose = r->bind;
     mb_mesh *m = NULL;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     free(pos);
     free(nrm);
     free(jt);
@@ -740,7 +740,7 @@ Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
                           {"twist_End", 1, {0, 0, 4}, 1, 0, {0}, 0}};
     mb_skeleton_desc sd = {j, 3, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     int nv = CW_SIDES * CW_RINGS;
     float *pos = malloc((size_t)nv * 3 * sizeof(float));
     int *jt = malloc((size_t)nv * 2 * sizeof(int));
@@ -778,7 +778,7 @@ Test(skin, candy_wrapper_lbs_collapses_dqs_keeps_area)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 3;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     mb_xform pose[3] = {{{0, 0, 0, 1}, {0, 0, 0}}, {{0, 0, 0, 1}, {0, 0, 4}}, {{0, 0, 0, 1}, {0, 0, 4}}};
     double rest = ring_area(pos, CW_RINGS / 2);
     float *lp = malloc((size_t)nv * 3 * sizeof(float)), *dp = malloc((size_t)nv * 3 * sizeof(float));
@@ -839,7 +839,7 @@ Test(mesh, keeps_the_four_largest_influences)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 6;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     cr_assert_eq(info.cut_vertices, 1);
     cr_assert_eq(info.max_influences, 6);
@@ -860,35 +860,47 @@ Test(mesh, keeps_the_four_largest_influences)
 
     /* invalid descs */
     mb_mesh_desc bad = md;
+    mb_error e;
     jt[0] = 6;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 0: skin joint 6 outside"), "%s", e.text);
     jt[0] = 0;
     w[0] = -0.1f;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 0: weight -0.1"), "%s", e.text);
     w[0] = 0.05f;
     w[6] = w[7] = 0;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* zero sum */
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG); /* zero sum */
+    cr_assert(strstr(e.text, "weights sum to 0"), "%s", e.text);
     w[6] = w[7] = 0.5f;
     ib[3][0] = 0;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG); /* singular inverse bind */
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG); /* singular inverse bind */
+    cr_assert(strstr(e.text, "skin joint 3: the inverse bind matrix is singular"), "%s", e.text);
     ib[3][0] = 1;
     sj[5] = 6;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "skin joint 5 is skeleton joint 6"), "%s", e.text);
     sj[5] = 5;
     pos[4] = NAN;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "vertex 1: a non-finite position"), "%s", e.text);
     pos[4] = 0;
     uint32_t tri[3] = {0, 1, 2};
     bad.triangle_count = 1;
     bad.triangles = tri;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "triangle 0: vertex 2 outside"), "%s", e.text);
     bad.triangles = NULL;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "without their indices"), "%s", e.text);
     bad = md;
     bad.influences = MB_MESH_MAX_INPUT_INFLUENCES + 1;
-    cr_assert_eq(mb_mesh_create(&bad, &m), MB_LIMIT);
-    cr_assert_eq(mb_mesh_create(NULL, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_mesh_create(&md, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_mesh_create(&bad, &m, &e), MB_LIMIT);
+    cr_assert(strstr(e.text, "past the limits"), "%s", e.text);
+    cr_assert_eq(mb_mesh_create(NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no desc given");
+    cr_assert_eq(mb_mesh_create(&md, NULL, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.source, "mesh");
     mb_mesh_destroy(NULL);
 }
 
@@ -915,7 +927,7 @@ Test(mesh, computes_normals_from_triangles)
     md.inverse_bind = (const float(*)[16])ib;
     md.skeleton_joint_count = 1;
     mb_mesh *m;
-    cr_assert_eq(mb_mesh_create(&md, &m), MB_OK);
+    cr_assert_eq(mb_mesh_create(&md, &m, NULL), MB_OK);
     for (int v = 0; v < 4; ++v) {
         cr_assert_float_eq(mb_mesh_normals(m)[3 * v + 2], 1.0f, 1e-6);
         cr_assert_float_eq(mb_mesh_normals(m)[3 * v], 0.0f, 1e-6);
@@ -940,7 +952,7 @@ Test(generate, capsules_around_every_bone)
     mb_clip *c;
     load_bvh(MB_PROJECT_DIR "/data/bvh/walk.bvh", &s, &c);
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, NULL, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     int nj = mb_skeleton_joint_count(s);
     cr_log_info("generated skin: %d vertices, %d triangles, %d palette entries for %d joints",
@@ -1019,7 +1031,7 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     gd.sides = 6;
     gd.rings = 3;
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     mb_mesh_info info = mb_mesh_get_info(m);
     float *op = malloc((size_t)info.vertex_count * 3 * sizeof(float));
     mb_test_skin_pose(s, m, pose, MB_SKIN_LBS, op, NULL);
@@ -1036,25 +1048,33 @@ Test(generate, bind_pose_other_than_rest_and_bad_descs)
     mb_skin_gen_desc bad;
     memset(&bad, 0, sizeof bad);
     bad.sides = 2;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    mb_error e;
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "bad desc") && strstr(e.text, "sides 2"), "%s", e.text);
     bad.sides = 0;
     bad.blend = 0.6f;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "blend 0.6"), "%s", e.text);
     bad.blend = 0;
     bad.radius = NAN;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "radius nan"), "%s", e.text);
     bad.radius = 0;
     mb_pose short_pose = {pose, nj - 1};
     bad.bind = &short_pose;
-    cr_assert_eq(mb_skin_generate(s, &bad, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_generate(NULL, NULL, &m), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_generate(s, NULL, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(s, &bad, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "bind pose"), "%s", e.text);
+    cr_assert_eq(mb_skin_generate(NULL, NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.text, "no skeleton given");
+    cr_assert_eq(mb_skin_generate(s, NULL, NULL, &e), MB_INVALID_ARG);
+    cr_assert_str_eq(e.source, "generated skin");
     /* a lone joint has no bone */
     mb_joint_desc one = {"only", -1, {0, 0, 0}, 0, 0, {0}, 0};
     mb_skeleton_desc sd = {&one, 1, {0}};
     mb_skeleton *lone;
-    cr_assert_eq(mb_skeleton_create(&sd, &lone), MB_OK);
-    cr_assert_eq(mb_skin_generate(lone, NULL, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skeleton_create(&sd, &lone, NULL), MB_OK);
+    cr_assert_eq(mb_skin_generate(lone, NULL, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "no extent"), "%s", e.text);
     mb_skeleton_destroy(lone);
     free(pose);
     mb_clip_destroy(c);
@@ -1173,7 +1193,7 @@ Test(generate, rigid_bones_by_length_change)
     }
     mb_skeleton_desc sd = {jd, 4, {0}};
     mb_skeleton *s;
-    cr_assert_eq(mb_skeleton_create(&sd, &s), MB_OK);
+    cr_assert_eq(mb_skeleton_create(&sd, &s, NULL), MB_OK);
     float rot[2 * 4 * 4] = {0};
     float tr[2 * 4 * 3] = {0, 0, 0, 0, 10, 0, 0, 10, 0, 0, 10, 0,
                            5, 0, 0, 0, 10.2f, 0, 0, 10.05f, 0, 0, 10, 0};
@@ -1182,42 +1202,46 @@ Test(generate, rigid_bones_by_length_change)
     mb_clip *c;
     cr_assert_eq(mb_test_clip_full(s, 2, 0.1, rot, tr, &c), MB_OK);
     unsigned char rigid[4];
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid, NULL), MB_OK);
     cr_assert(rigid[0] == 0 && rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 1, "%d %d %d %d",
               rigid[0], rigid[1], rigid[2], rigid[3]);
     /* without a clip every bone holds; a bind pose 5% longer makes c's bone stretch */
-    cr_assert_eq(mb_skin_rigid_bones(s, NULL, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, NULL, NULL, rigid, NULL), MB_OK);
     cr_assert(rigid[0] == 0 && rigid[1] == 1 && rigid[2] == 1 && rigid[3] == 1);
     mb_xform bind[4];
     mb_pose bp = {bind, 4};
     cr_assert_eq(mb_skeleton_rest_pose(s, bp), MB_OK);
     bind[3].pos[1] = 10.5f;
-    cr_assert_eq(mb_skin_rigid_bones(s, c, &bp, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &bp, rigid, NULL), MB_OK);
     cr_assert(rigid[1] == 0 && rigid[2] == 1 && rigid[3] == 0);
     mb_pose short_pose = {bind, 3};
-    cr_assert_eq(mb_skin_rigid_bones(s, c, &short_pose, rigid), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_rigid_bones(NULL, c, NULL, rigid), MB_INVALID_ARG);
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, NULL), MB_INVALID_ARG);
+    mb_error e;
+    cr_assert_eq(mb_skin_rigid_bones(s, c, &short_pose, rigid, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the bind pose does not have"), "%s", e.text);
+    cr_assert_eq(mb_skin_rigid_bones(NULL, c, NULL, rigid, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, NULL, NULL), MB_INVALID_ARG);
     /* a clip of another skeleton is refused, by mb_skin_generate too */
     mb_skeleton *other;
     mb_skeleton_desc od = {jd, 3, {0}};
-    cr_assert_eq(mb_skeleton_create(&od, &other), MB_OK);
-    cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid), MB_INVALID_ARG);
+    cr_assert_eq(mb_skeleton_create(&od, &other, NULL), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(other, c, NULL, rigid, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the clip does not have"), "%s", e.text);
     mb_skin_gen_desc gd;
     memset(&gd, 0, sizeof gd);
     gd.clip = c;
     mb_mesh *m = NULL;
-    cr_assert_eq(mb_skin_generate(other, &gd, &m), MB_INVALID_ARG);
+    cr_assert_eq(mb_skin_generate(other, &gd, &m, &e), MB_INVALID_ARG);
+    cr_assert(strstr(e.text, "the clip does not have"), "%s: the rigid bones' reason wins", e.text);
     cr_assert_null(m);
     /* Without the clip, three capsules and the root in the palette. With it, the capsules
      * a -> b and b -> c only: driven by a and b, and no weight handed back to the root
      * across the stretching bone (so the root is in no vertex's palette). */
-    cr_assert_eq(mb_skin_generate(s, NULL, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, NULL, &m, NULL), MB_OK);
     int nv_all = mb_mesh_vertex_count(m);
     cr_assert_eq(mb_mesh_skin_joint_count(m), 3);
     cr_assert_eq(mb_mesh_skin_joints(m)[0], 0);
     mb_mesh_destroy(m);
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     cr_assert_eq(mb_mesh_vertex_count(m) * 3, nv_all * 2);
     cr_assert_eq(mb_mesh_skin_joint_count(m), 2);
     cr_assert(mb_mesh_skin_joints(m)[0] == 1 && mb_mesh_skin_joints(m)[1] == 2);
@@ -1243,14 +1267,14 @@ Test(generate, static_root_above_the_hips_gets_no_capsule)
     cr_assert_str_eq(mb_skeleton_name(s, info.root), "Hips");
     cr_assert_eq(mb_skeleton_parents(s)[info.root], 0);
     unsigned char *rigid = malloc((size_t)nj);
-    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid), MB_OK);
+    cr_assert_eq(mb_skin_rigid_bones(s, c, NULL, rigid, NULL), MB_OK);
     for (int j = 1; j < nj; ++j)
         cr_assert_eq(rigid[j], j != info.root, "joint %s", mb_skeleton_name(s, j));
     mb_skin_gen_desc gd;
     memset(&gd, 0, sizeof gd);
     gd.clip = c;
     mb_mesh *m;
-    cr_assert_eq(mb_skin_generate(s, &gd, &m), MB_OK);
+    cr_assert_eq(mb_skin_generate(s, &gd, &m, NULL), MB_OK);
     /* no vertex has weight on joint_Root */
     int nv = mb_mesh_vertex_count(m);
     const uint16_t *ji = mb_mesh_joint_indices(m);

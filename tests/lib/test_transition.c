@@ -48,7 +48,7 @@ static double contact_height(const float *pos, int n, int f0, int nf, const mb_m
     double lo = 1e300;
     for (int f = f0; f < nf; ++f)
         for (int s = 0; s < 2; ++s) {
-            double h = P3(pos, n, f, s ? in->right_foot : in->left_foot)[in->up_axis];
+            double h = P3(pos, n, f, s ? in->right_foot : in->left_foot)[mb_axis_index(in->up_axis)];
             lo = h < lo ? h : lo;
         }
     return lo + 0.06 * in->height;
@@ -57,7 +57,7 @@ static double contact_height(const float *pos, int n, int f0, int nf, const mb_m
 static void skate(const float *pos, int n, int f0, int f1, const mb_motion_info *in, double thr, double ft,
                   double *sum, int *cnt)
 {
-    int up = in->up_axis;
+    int up = mb_axis_index(in->up_axis);
     for (int f = f0; f + 1 < f1; ++f)
         for (int s = 0; s < 2; ++s) {
             int j = s ? in->right_foot : in->left_foot;
@@ -214,14 +214,23 @@ static void check_quality(const char *fa, const char *fb, double dur, mb_transit
     qd.at = t.at;
     qd.duration = dur;
     mb_transition_quality q;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_OK);
+    mb_error qe;
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_OK, "%s", qe.text);
     /* a time far outside A (a unit mistake) is refused and writes nothing; it once
      * overflowed an int conversion */
     mb_transition_quality keep = q;
     qd.at = 3e7;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "at 3e+07 s or B's start") && strstr(qe.text, "outside its clip"), "%s",
+              qe.text);
     qd.at = -1e300;
-    cr_assert_eq(mb_transition_measure(&qd, &q), MB_INVALID_ARG);
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "outside its clip"), "%s", qe.text);
+    qd.at = INFINITY;
+    cr_assert_eq(mb_transition_measure(&qd, &q, &qe), MB_INVALID_ARG);
+    cr_assert(strstr(qe.text, "finite"), "%s", qe.text);
+    cr_assert_eq(mb_transition_measure(NULL, &q, &qe), MB_INVALID_ARG);
+    cr_assert_str_eq(qe.source, "transition quality");
     cr_assert(memcmp(&keep, &q, sizeof q) == 0, "the output changed on failure");
     qd.at = t.at;
     cr_expect_float_eq(q.root_step_ratio, m.root_ratio, 1e-4 * m.root_ratio);
@@ -293,7 +302,7 @@ static void root_alignment(const char *fa, const char *fb, double dur)
 {
     built t = build(fa, fb, dur, MB_TRANSITION_CROSSFADE, 0);
     const mb_skeleton *s = t.a.s;
-    int n = mb_skeleton_joint_count(s), root = t.a.info.root, up = t.a.info.up_axis;
+    int n = mb_skeleton_joint_count(s), root = t.a.info.root, up = mb_axis_index(t.a.info.up_axis);
     double ft = mb_clip_frame_time(t.out);
     float *pa = positions(s, t.a.c), *pb = positions(t.b.s, t.b.c), *po = positions(s, t.out);
     int f0 = t.a.info.first_frame;
@@ -358,7 +367,7 @@ Test(transition, clips_at_different_frame_rates)
     cd.translation_count = nt;
     cd.translations = tr;
     mb_clip *b60;
-    cr_assert_eq(mb_clip_create(&cd, &b60), MB_OK);
+    cr_assert_eq(mb_clip_create(&cd, &b60, NULL), MB_OK);
     double ft = mb_clip_frame_time(a.c);
     mb_transition_build_desc d = {0};
     d.skeleton = a.s;
@@ -504,7 +513,7 @@ Test(transition, analysis_keeps_to_the_moving_actor)
     cr_assert(info.left_foot >= 0 && info.right_foot >= 0);
     cr_expect_str_eq(mb_skeleton_name(s, info.left_foot), "B_LeftFoot");
     cr_expect_str_eq(mb_skeleton_name(s, info.right_foot), "B_RightFoot");
-    cr_expect_eq(info.up_axis, 1);
+    cr_expect_eq(info.up_axis, MB_AXIS_Y);
     mb_skeleton_destroy(s);
     mb_clip_destroy(c);
     free(text);

@@ -55,7 +55,7 @@ static mb_skeleton *make_skeleton(int nj)
     d.joints = j;
     d.joint_count = nj;
     mb_skeleton *s = NULL;
-    if (mb_skeleton_create(&d, &s) != MB_OK)
+    if (mb_skeleton_create(&d, &s, NULL) != MB_OK)
         s = NULL;
     free(j);
     free(names);
@@ -95,7 +95,7 @@ static mb_clip *make_clip(int nj, int nf, double ft, double speed, double amp, d
     d.translation_count = 1;
     d.translations = tr;
     mb_clip *c = NULL;
-    if (mb_clip_create(&d, &c) != MB_OK)
+    if (mb_clip_create(&d, &c, NULL) != MB_OK)
         c = NULL;
     free(rot);
     free(tr);
@@ -136,7 +136,7 @@ static int make_setup(setup *su, int nj)
     d.skeleton = su->s;
     d.states = sd;
     d.state_count = 2;
-    d.up_axis = 2; /* Y */
+    d.up_axis = MB_AXIS_Y;
     mb_error e;
     if (mb_state_set_create(&d, &su->set, &e) != MB_OK) {
         fprintf(stderr, "state set: %s\n", e.text);
@@ -262,7 +262,7 @@ static mb_controller *make_ctl(const setup *su, int mode, float phase)
     cd.states = su->set;
     cd.initial_phase = phase;
     mb_controller *c = NULL;
-    if (mb_controller_create(&cd, &c) != MB_OK)
+    if (mb_controller_create(&cd, &c, NULL) != MB_OK)
         return NULL;
     mb_xform *tmp = malloc(sizeof *tmp * (size_t)su->nj);
     mb_pose p = {tmp, su->nj};

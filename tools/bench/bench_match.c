@@ -89,7 +89,7 @@ static mb_clip *tile(take *takes, int nt, int frames)
     d.translation_count = ns;
     d.translations = ns > 0 ? tr : NULL;
     mb_clip *c = NULL;
-    mb_clip_create(&d, &c);
+    mb_clip_create(&d, &c, NULL);
     free(rot);
     free(tr);
     return c;

@@ -41,7 +41,8 @@ static mb_clip *make_idle(const mb_skeleton *s, const mb_clip *walk, const mb_mo
         mb_pose pose = {p, n};
         mb_clip_frame_pose(s, walk, f, pose);
         mb_fk(s, &pose, w, n);
-        float h = fmaxf(w[info->left_foot][12 + info->up_axis], w[info->right_foot][12 + info->up_axis]);
+        int up = mb_axis_index(info->up_axis);
+        float h = fmaxf(w[info->left_foot][12 + up], w[info->right_foot][12 + up]);
         if (h < best_h) {
             best_h = h;
             best = f;
@@ -65,7 +66,7 @@ static mb_clip *make_idle(const mb_skeleton *s, const mb_clip *walk, const mb_mo
     d.translation_count = nt;
     d.translations = nt > 0 ? tr : NULL;
     mb_clip *idle = NULL;
-    mb_clip_create(&d, &idle);
+    mb_clip_create(&d, &idle, NULL);
     free(p);
     free(w);
     free(rot);
@@ -134,11 +135,11 @@ int main(int argc, char **argv)
     cd.states = set;
     cd.initial_state = 0;
     mb_controller *ctl;
-    if (mb_controller_create(&cd, &ctl) != MB_OK)
+    if (mb_controller_create(&cd, &ctl, NULL) != MB_OK)
         return die("controller", NULL);
 
     /* The game loop: 60 Hz, the character's world transform kept by the game. */
-    int n = mb_skeleton_joint_count(skel), up = mb_state_set_up_axis(set);
+    int n = mb_skeleton_joint_count(skel), up = mb_axis_index(mb_state_set_up_axis(set));
     /* Horizontal axes (u, v, up) right-handed: u is the heading-0 direction ("forward",
      * +Z for Y up) and a positive heading turns u towards v (+X for Y up). */
     int u = (up + 1) % 3, v = (up + 2) % 3;

@@ -216,7 +216,7 @@ static mb_status make_skeleton(mb_skeleton **out)
     memset(&sd, 0, sizeof sd);
     sd.joints = jd;
     sd.joint_count = J_COUNT;
-    return mb_skeleton_create(&sd, out);
+    return mb_skeleton_create(&sd, out, NULL);
 }
 
 /* ---------------------------------------------------------------- gaits */
@@ -555,7 +555,7 @@ static mb_status make_clip(const gait *g, const mb_skeleton *s, mb_clip **out, d
     cd.translation_joints = tracked;
     cd.translation_count = nt;
     cd.translations = nt > 0 ? tr : NULL;
-    mb_status st = mb_clip_create(&cd, out);
+    mb_status st = mb_clip_create(&cd, out, NULL);
     free(rot);
     free(tr);
     return st;

@@ -148,11 +148,12 @@ int cli_parse_span(const char *s, double *from, double *to)
     return cli_parse_nonneg(buf, from) && cli_parse_nonneg(colon + 1, to);
 }
 
-int cli_parse_up(const char *s, int *out)
+int cli_parse_up(const char *s, mb_axis *out)
 {
+    static const mb_axis axes[3] = {MB_AXIS_X, MB_AXIS_Y, MB_AXIS_Z};
     if (strlen(s) != 1 || !strchr("xyzXYZ", s[0]))
         return 0;
-    *out = 1 + (s[0] | 0x20) - 'x';
+    *out = axes[(s[0] | 0x20) - 'x'];
     return 1;
 }
 
@@ -243,7 +244,7 @@ int cli_check_scale(const char *cmd, float scale, int glb)
     return CLI_EXIT_OK;
 }
 
-int cli_take_up(const char *cmd, const char *arg, int *up)
+int cli_take_up(const char *cmd, const char *arg, mb_axis *up)
 {
     if (!cli_parse_up(arg, up))
         return cli_usage_error(cmd, "bad --up '%s' (x, y or z)", arg);

@@ -74,7 +74,7 @@ int cli_parse_span(const char *s, double *from, double *to);
 
 /* "x", "y" or "z" (any case) as an up-axis option value: 1, 2, 3 (the library's
  * up_axis convention, 0 meaning detect). Returns 1 on success. */
-int cli_parse_up(const char *s, int *out);
+int cli_parse_up(const char *s, mb_axis *out);
 
 /* ---------- the shared options' values: one parser and one message each ----------
  * Each returns CLI_EXIT_OK, or prints a usage error and returns CLI_EXIT_USAGE. */
@@ -85,8 +85,8 @@ int cli_take_output(const char *cmd, const char *arg, const char **outp);
 int cli_take_scale(const char *cmd, const char *arg, float *scale);
 /* --scale given (scale > 0) for an output that is not glTF. */
 int cli_check_scale(const char *cmd, float scale, int glb);
-/* --up: cli_parse_up (1..3). */
-int cli_take_up(const char *cmd, const char *arg, int *up);
+/* --up: cli_parse_up. */
+int cli_take_up(const char *cmd, const char *arg, mb_axis *up);
 /* --method of skinning (skin, render): lbs or dqs. */
 int cli_take_skin_method(const char *cmd, const char *arg, mb_skin_method *out);
 /* opt (e.g. "--method") is one of names (NULL-terminated): its index into *out. */

@@ -59,7 +59,7 @@ static int open_still(const char *cmd, const char *spec, cli_clip *out)
     }
     out->scene = out->own_scene;
     out->s = mb_scene_skeleton(out->scene);
-    out->up_axis = 2;
+    out->up_axis = MB_AXIS_Y;
     print_scene_warnings(cmd, out->file, out->scene);
     return 1;
 }

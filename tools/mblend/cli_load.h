@@ -19,7 +19,7 @@ typedef struct cli_clip {
     mb_scene *scene;         /* a scene file's scene (NULL for BVH) */
     const mb_skeleton *s;
     const mb_clip *c;        /* NULL for a still scene only */
-    int up_axis;             /* 0: detect (BVH); 2: +Y, the convention of glTF and assimp */
+    mb_axis up_axis;         /* DETECT (BVH); Y, the convention of glTF and assimp */
 } cli_clip;
 
 /* The one input loader of every command: opens spec through mb_source_open (with the

@@ -80,7 +80,7 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src)
 }
 
 int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
-                  const mb_clip *clip, const char *name, int up_axis, float scale)
+                  const mb_clip *clip, const char *name, mb_axis up_axis, float scale)
 {
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
@@ -90,7 +90,7 @@ int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
         mb_skin_gen_desc gen_desc;
         memset(&gen_desc, 0, sizeof gen_desc);
         gen_desc.clip = clip;
-        mb_status st = mb_skin_generate(src->s, &gen_desc, &gen);
+        mb_status st = mb_skin_generate(src->s, &gen_desc, &gen, NULL);
         if (st != MB_OK)
             return cli_input_error(cmd, "cannot generate a skin for %s: %s", src->file,
                                    mb_status_str(st));
@@ -103,13 +103,13 @@ int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
     gd.clip = clip;
     gd.clip_name = name;
     gd.scale = scale;
-    gd.up_axis = src->up_axis ? src->up_axis : up_axis;
-    if (gd.up_axis == 0) { /* a BVH nobody analysed (poses): its up axis from the motion */
+    gd.up_axis = src->up_axis != MB_AXIS_DETECT ? src->up_axis : up_axis;
+    if (gd.up_axis == MB_AXIS_DETECT) { /* a BVH nobody analysed (poses): its up axis from the motion */
         mb_motion_info mi;
         gd.up_axis = mb_clip_frame_count(clip) >= 1 &&
                              mb_motion_analyze(src->s, clip, NULL, src->file, &mi, NULL) == MB_OK
-                         ? mi.up_axis + 1
-                         : 2;
+                         ? mi.up_axis
+                         : MB_AXIS_Y;
     }
     mb_error e;
     mb_status st = mb_gltf_write_file(outp, &gd, &e);

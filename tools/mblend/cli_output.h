@@ -29,7 +29,7 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src);
  * up axis (1..3: X, Y, Z, as the caller's analysis found it; 0: analyse clip here) to
  * glTF's +Y. */
 int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
-                  const mb_clip *clip, const char *name, int up_axis, float scale);
+                  const mb_clip *clip, const char *name, mb_axis up_axis, float scale);
 
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
  * doubled when it holds a comma, a quote or a line break (BVH joint names may). */

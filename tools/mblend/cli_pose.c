@@ -14,7 +14,7 @@ mb_status cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_
     return mb_fk(s, &p, world, n);
 }
 
-int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], int up,
+int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], mb_axis up,
                      mb_motion_info info[2], mb_error *e)
 {
     mb_prepare_desc d[2];
@@ -24,7 +24,7 @@ int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], int up,
         d[i].clip = src[i].c;
         d[i].source = paths[i];
     }
-    d[0].up_axis = up ? up : src[0].up_axis;
+    d[0].up_axis = up != MB_AXIS_DETECT ? up : src[0].up_axis;
     mb_prepared_clip *p[2];
     if (mb_clips_prepare(d, 2, p, e) != MB_OK) {
         cli_print_error(e);

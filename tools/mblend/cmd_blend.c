@@ -235,7 +235,8 @@ static void report_header(FILE *f, int compare)
 /* The command line, parsed. */
 typedef struct blend_args {
     const char *outp, *weights, *ranges, *feet, *report;
-    int cycle_auto, up, exact, compare, lenient, glb, poses;
+    int cycle_auto, exact, compare, lenient, glb, poses;
+    mb_axis up; /* --up; MB_AXIS_DETECT: the inputs' */
     float scale; /* 0: the writer's default, 1 */
     mb_blend_method method;
     char range_buf[4096], *range_items[MB_BLEND_MAX_LAYERS + 1]; /* --range, split */
@@ -509,7 +510,7 @@ static int prepare_inputs(const blend_args *o, input *in, int n, mb_error *e)
         pd.skeleton = in[i].s;
         pd.clip = in[i].c;
         pd.source = in[i].path;
-        pd.up_axis = o->up ? o->up : in[i].src.up_axis;
+        pd.up_axis = o->up != MB_AXIS_DETECT ? o->up : in[i].src.up_axis;
         pd.left_foot = o->feet_lr[0];
         pd.right_foot = o->feet_lr[1];
         pd.range = in[i].has_range ? in[i].range : (mb_frame_range){0, 0};
@@ -578,7 +579,7 @@ static mb_status pose_clip(const input *in, const mb_xform *pose, mb_clip **out)
         cd.translation_joints = tracked;
         cd.translation_count = nt;
         cd.translations = nt > 0 ? tr : NULL;
-        st = mb_clip_create(&cd, out);
+        st = mb_clip_create(&cd, out, NULL);
     }
     free(rot);
     free(tr);
@@ -648,7 +649,7 @@ static int blend_clips(const blend_args *o, const input *in, int n, report_ctx *
     bd.cyclic = o->cycle_auto != 0;
     bd.method = o->method;
     bd.solver = o->exact ? MB_EIGEN_LAPACKE : MB_EIGEN_AUTO;
-    bd.up_axis = o->up ? o->up : in[0].src.up_axis;
+    bd.up_axis = o->up != MB_AXIS_DETECT ? o->up : in[0].src.up_axis;
     bd.report = rctx->f ? report_frame : NULL;
     bd.report_user = rctx;
     bd.prepared = prep;
@@ -693,8 +694,8 @@ static int write_result(const blend_args *o, const input *in, mb_file_stream *rs
     const mb_bvh_write_desc wd = cli_bvh_desc(&in[0].src);
     if (o->glb) {
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
-        int up = o->up ? o->up
-                 : o->poses ? 0 : mb_prepared_clip_info(in[0].prep)->motion.up_axis + 1;
+        mb_axis up = o->up != MB_AXIS_DETECT ? o->up
+                 : o->poses ? MB_AXIS_DETECT : mb_prepared_clip_info(in[0].prep)->motion.up_axis;
         rc = cli_write_glb(cmd, o->outp, &in[0].src, result, "blend", up, o->scale);
     } else if (mb_bvh_write_file(o->outp, in[0].s, result, &wd, e) != MB_OK) {
         cli_print_error(e);

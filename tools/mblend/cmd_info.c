@@ -74,7 +74,7 @@ static int has_rotation(const mb_skeleton *s, int j)
 /* Up axis, moving root, feet, height and speed come from the library's motion analysis,
  * so info reports exactly what blend and transition will use. */
 static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *c,
-                         int up_axis)
+                         mb_axis up_axis)
 {
     mb_analyze_desc ad;
     memset(&ad, 0, sizeof ad);
@@ -92,7 +92,7 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
         cd.joint_count = n;
         cd.frame_count = 1;
         cd.frame_time = dt;
-        if (mb_clip_create(&cd, &rest) != MB_OK)
+        if (mb_clip_create(&cd, &rest, NULL) != MB_OK)
             rest = NULL;
     }
     const mb_clip *ac = rest ? rest : c;
@@ -101,15 +101,15 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
     } else if (mb_motion_analyze(s, ac, &ad, path, &mi, &e) != MB_OK) {
         printf("up axis:        unknown (%s)\n", e.text);
     } else {
-        printf("up axis:        %c-up (%s%s)\n", axis_name[mi.up_axis],
-               up_axis ? "the format's convention"
+        printf("up axis:        %c-up (%s%s)\n", axis_name[mb_axis_index(mi.up_axis)],
+               up_axis != MB_AXIS_DETECT ? "the format's convention"
                : mi.left_foot >= 0 ? "from the feet to the root" : "the body's largest extent",
                rest ? ", rest pose" : "");
         if (mi.first_frame)
             printf("frame 0:        a T-pose added before the motion (cgspeed CMU style); left "
                    "out of the analysis\n");
         printf("height:         %.6g (mean extent of the body along %c)\n", (double)mi.height,
-               axis_name[mi.up_axis]);
+               axis_name[mb_axis_index(mi.up_axis)]);
         if (mi.left_foot >= 0)
             printf("feet:           %s, %s (ground at %.6g)\n", mb_skeleton_name(s, mi.left_foot),
                    mb_skeleton_name(s, mi.right_foot), (double)mi.ground);
@@ -130,7 +130,7 @@ static void print_motion(const char *path, const mb_skeleton *s, const mb_clip *
         if (ok) {
             double h2 = 0.0;
             for (int k = 0; k < 3; ++k)
-                if (k != mi.up_axis)
+                if (k != mb_axis_index(mi.up_axis))
                     h2 += (ends[1][k] - ends[0][k]) * (ends[1][k] - ends[0][k]);
             printf("root travel:    %s (%.6g, %.6g, %.6g) -> (%.6g, %.6g, %.6g); horizontal: "
                    "net %.6g, average speed %.6g per s\n",
@@ -209,7 +209,7 @@ static int info_scene(const char *cmd, const char *spec, cli_clip *in, int table
         printf("                (%d animations had keys off one grid: resampled)\n",
                si.resampled_clips);
     printf("analysed:       %s\n", src.clip_name);
-    print_motion(path, s, src.clip, src.up + 1);
+    print_motion(path, s, src.clip, src.up);
     if (table)
         print_table(s, 0);
     cli_src_close(&src);
@@ -309,7 +309,7 @@ int cmd_info(int argc, char **argv)
     const mb_clip *c = in.c;
     path = in.file;
     print_bvh_layout(path, s, c);
-    print_motion(path, s, c, 0);
+    print_motion(path, s, c, MB_AXIS_DETECT);
     if (table)
         print_table(s, 1);
     cli_clip_close(&in);

@@ -44,7 +44,7 @@ enum { OPT_COUNT = 1, OPT_WINDOW, OPT_SAMPLES, OPT_ARANGE, OPT_BRANGE, OPT_SEP, 
 
 
 /* Opens A and B (one skeleton) and analyses both, B on A's up axis. */
-static int open_pair(const char *cmd, const char *const paths[2], int up, int lenient,
+static int open_pair(const char *cmd, const char *const paths[2], mb_axis up, int lenient,
                      cli_clip src[2], mb_motion_info info[2])
 {
     int rc;
@@ -108,7 +108,8 @@ int cmd_match(int argc, char **argv)
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
     const char *paths[2] = {NULL, NULL};
-    int npaths = 0, up = 0, lenient = 0, want_stats = 0, id, rc = CLI_EXIT_OK;
+    mb_axis up = MB_AXIS_DETECT;
+    int npaths = 0, lenient = 0, want_stats = 0, id, rc = CLI_EXIT_OK;
     long count = 5, samples = 0, sep = 0;
     mb_match_desc md = {0};
     cli_clip src[2];

@@ -69,7 +69,7 @@ typedef struct render_args {
     const char *in, *outp, *frames_text;
     cli_src_opts so;
     render_opts ro;
-    int up;        /* --up as 0, 1, 2; -1: the source's */
+    mb_axis up;    /* --up; MB_AXIS_DETECT: the source's */
     int gif, ppm;  /* the output format (else PNG) */
     int help;      /* --help was given (and printed) */
 } render_args;
@@ -123,7 +123,6 @@ static int take_option(const char *cmd, int id, const char *arg, render_args *o)
     case CLI_OPT_METHOD: return cli_take_skin_method(cmd, arg, &ro->method);
     case CLI_OPT_UP: {
         int rc = cli_take_up(cmd, arg, &o->up);
-        o->up -= 1; /* the renderer counts axes from 0 */
         return rc;
     }
     case CLI_OPERAND:
@@ -162,7 +161,7 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
     o->ro.mesh = 1;
     o->ro.labels = 1;
     o->ro.ssaa = 3;
-    o->up = -1;
+    o->up = MB_AXIS_DETECT;
     int id, rc;
     while ((id = cli_next(&a, opts)) != CLI_END) {
         if (id == CLI_BAD)
@@ -191,9 +190,10 @@ static int parse_args(const char *cmd, int argc, char **argv, render_args *o)
 }
 
 /* --up: a new up axis, keeping the facing direction's part perpendicular to it. */
-static void set_up(cli_src *s, int up)
+static void set_up(cli_src *s, mb_axis axis)
 {
-    s->up = up;
+    int up = mb_axis_index(axis);
+    s->up = axis;
     s->forward[up] = 0.0f;
     float n = sqrtf(s->forward[0] * s->forward[0] + s->forward[1] * s->forward[1] + s->forward[2] * s->forward[2]);
     if (n < 1e-6f) {
@@ -238,7 +238,7 @@ int cmd_render(int argc, char **argv)
     cli_src s;
     if ((rc = cli_src_open(cmd, o.in, &o.so, &s)) != CLI_EXIT_OK)
         return rc;
-    if (o.up >= 0 && o.up != s.up)
+    if (o.up != MB_AXIS_DETECT && o.up != s.up)
         set_up(&s, o.up);
     long first, end, step;
     if ((rc = choose_frames(cmd, &o, &s, &first, &end, &step)) != CLI_EXIT_OK)

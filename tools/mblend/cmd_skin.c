@@ -82,7 +82,7 @@ static mb_status sub_clip(const mb_clip *c, long first, long end, long step, mb_
         d.translation_joints = mb_clip_translation_joints(c);
         d.translation_count = nt;
         d.translations = t;
-        st = mb_clip_create(&d, out);
+        st = mb_clip_create(&d, out, NULL);
     }
     free(r);
     free(t);
@@ -260,7 +260,7 @@ static int write_glb(const char *cmd, const skin_args *o, const cli_src *s, long
     gd.clip = sub;
     gd.clip_name = s->clip_name;
     gd.scale = o->scale;
-    gd.up_axis = s->up + 1; /* a Z-up BVH is turned to glTF's +Y */
+    gd.up_axis = s->up; /* a Z-up BVH is turned to glTF's +Y */
     mb_error err;
     st = mb_gltf_write_file(o->outp, &gd, &err);
     mb_clip_destroy(sub);
@@ -301,7 +301,7 @@ static int resolve_targets(const char *cmd, frame_seq *q)
         long f = q->first + i * q->step;
         struct stat st;
         if (frame_name(q->name, q->outp, q->base_len, q->digits, q->n == 1 ? -1 : f) != 0 ||
-            mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX) != 0) {
+            mb_file_resolve_links(q->name, q->path, MB_FILE_PATH_MAX, NULL) != MB_OK) {
             rc = cli_input_error(cmd, "cannot write frame %ld to '%s': %s", f, q->name, strerror(errno));
         } else if (!(q->fo[i].target = strdup(q->path))) {
             rc = cli_input_error(cmd, "out of memory");

@@ -119,7 +119,7 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
                         const frame_log *lg, const mb_transition_result *res, const mb_transition_quality *q,
                         int qok, int ka, int kb, double cost)
 {
-    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(out), up = info->up_axis;
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(out), up = mb_axis_index(info->up_axis);
     double ft = mb_clip_frame_time(out);
     mb_xform *pose = malloc((size_t)nj * sizeof *pose);
     float(*w)[16] = malloc((size_t)nj * sizeof *w);
@@ -181,7 +181,8 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
 /* The command line, parsed, and what the command works on. */
 typedef struct trans_args {
     const char *outp, *report, *paths[2];
-    int curve_given, npaths, at_auto, b_auto, b_phase, sync, up, lenient, have_search;
+    int curve_given, npaths, at_auto, b_auto, b_phase, sync, lenient, have_search;
+    mb_axis up; /* --up; MB_AXIS_DETECT: A's */
     double at, duration, b_start, s_from, s_to, window;
     float scale; /* 0: the writer's default, 1 */
     mb_transition_mode mode;
@@ -423,7 +424,7 @@ static int build_transition(const trans_args *o, const trans_inputs *t, int ka, 
     bd.transition.curve = o->curve;
     bd.transition.sync = o->sync || o->b_phase;
     bd.transition.sync_keep_start = !o->b_phase;
-    bd.up_axis = t->info[0].up_axis + 1;
+    bd.up_axis = t->info[0].up_axis;
     bd.report = log_frame;
     bd.report_user = lg;
     if (mb_transition_build(&bd, result, res, e) != MB_OK) {
@@ -444,7 +445,7 @@ static int write_outputs(const trans_args *o, const trans_inputs *t, const mb_cl
     const mb_bvh_write_desc wd = cli_bvh_desc(&t->src[0]);
     if (cli_ends_with_ci(o->outp, ".glb")) {
         if ((rc = cli_write_glb(cmd, o->outp, &t->src[0], result, "transition",
-                                t->info[0].up_axis + 1, o->scale)) != CLI_EXIT_OK)
+                                t->info[0].up_axis, o->scale)) != CLI_EXIT_OK)
             return rc;
     } else if (mb_bvh_write_file(o->outp, t->sk[0], result, &wd, e) != MB_OK) {
         cli_print_error(e);
@@ -490,7 +491,7 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
         qd.result = &res;
         qd.at = ka * t->fta;
         qd.duration = o->duration;
-        qok = mb_transition_measure(&qd, &q) == MB_OK;
+        qok = mb_transition_measure(&qd, &q, NULL) == MB_OK;
     }
     if (rc == CLI_EXIT_OK && rs.f) {
         int ok = write_report(rs.f, t->sk[0], result, &t->info[0], &lg, &res, &q, qok, ka,

@@ -29,7 +29,7 @@ typedef struct cli_src {
     const mb_clip *clip;
     const mb_mesh *mesh;     /* NULL: none */
     const char *clip_name;   /* glTF animation name, or the file's base name */
-    int up;                  /* up axis 0, 1, 2 (positive) */
+    mb_axis up;              /* the up axis (MB_AXIS_X, _Y or _Z) */
     float forward[3];        /* the way the character faces (unit, perpendicular to up) */
     int root;                /* the clip's moving root (mb_motion_info.root; 0 when the
                                 analysis fails) */

@@ -48,7 +48,8 @@ static int forward_from_hips(const cli_src *s, const mb_motion_info *info, mb_xf
                              float (*world)[16], float f[3])
 {
     const int *parents = mb_skeleton_parents(s->skel);
-    int frames = mb_clip_frame_count(s->clip), a = (s->up + 1) % 3, b = (s->up + 2) % 3;
+    int u = mb_axis_index(s->up);
+    int frames = mb_clip_frame_count(s->clip), a = (u + 1) % 3, b = (u + 2) % 3;
     int lh = branch_of(parents, info->left_foot, info->right_foot);
     int rh = branch_of(parents, info->right_foot, info->left_foot);
     double r[3] = {0, 0, 0};
@@ -63,7 +64,7 @@ static int forward_from_hips(const cli_src *s, const mb_motion_info *info, mb_xf
         for (int guard = 0; guard < 8; ++guard) {
             float d = 0;
             for (int k = 0; k < 3; ++k)
-                if (k != s->up)
+                if (k != u)
                     d += (world[rj][12 + k] - world[lj][12 + k]) * (world[rj][12 + k] - world[lj][12 + k]);
             if (d > 1e-8f)
                 break;
@@ -81,7 +82,7 @@ static int forward_from_hips(const cli_src *s, const mb_motion_info *info, mb_xf
         for (int k = 0; k < 3; ++k)
             r[k] += world[rj][12 + k] - world[lj][12 + k];
     }
-    r[s->up] = 0;
+    r[mb_axis_index(s->up)] = 0;
     f[a] = (float)-r[b]; /* forward = up x right */
     f[b] = (float)r[a];
     return sqrtf(f[a] * f[a] + f[b] * f[b]) > 1e-6f;
@@ -108,13 +109,13 @@ static void find_forward(cli_src *s, const mb_motion_info *info)
         if (cli_frame_world(s->skel, s->clip, frames - 1, pose, world) == MB_OK) {
             for (int k = 0; k < 3; ++k)
                 f[k] = world[r][12 + k] - p0[k];
-            f[s->up] = 0;
+            f[mb_axis_index(s->up)] = 0;
             found = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) > 1e-3f;
         }
     }
     if (!found) {
         memset(f, 0, sizeof f);
-        f[s->up == 2 ? 0 : 2] = 1;
+        f[s->up == MB_AXIS_Z ? 0 : 2] = 1;
     }
     float n = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     for (int k = 0; k < 3; ++k)
@@ -131,7 +132,7 @@ static int use_bvh(const char *cmd, cli_src *s)
         return cli_input_error(cmd, "%s: the file has no frames", path);
     s->from_bvh = 1;
     mb_motion_info info;
-    s->up = 1;
+    s->up = MB_AXIS_Y;
     if (mb_motion_analyze(s->skel, s->clip, NULL, path, &info, NULL) == MB_OK)
         s->up = info.up_axis;
     return CLI_EXIT_OK;
@@ -160,7 +161,7 @@ static mb_status still_clip(cli_src *s, const mb_mesh *m)
             memcpy(&rot[4 * j], bind[j].rot, 4 * sizeof(float));
         for (int t = 0; t < nt; ++t)
             memcpy(&tr[3 * t], bind[tracked[t]].pos, 3 * sizeof(float));
-        st = mb_clip_create(&cd, &s->mapped);
+        st = mb_clip_create(&cd, &s->mapped, NULL);
     }
     free(rot);
     free(tr);
@@ -172,7 +173,7 @@ static mb_status still_clip(cli_src *s, const mb_mesh *m)
 static int use_scene(const char *cmd, cli_src *s)
 {
     const char *path = s->path;
-    s->up = 1; /* glTF is +Y up */
+    s->up = MB_AXIS_Y; /* glTF is +Y up */
     for (int i = 0; i < mb_scene_clip_count(s->scene); ++i)
         if (mb_scene_clip(s->scene, i) == s->clip)
             s->clip_name = mb_scene_clip_name(s->scene, i);
@@ -209,7 +210,7 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     int nt = mb_skeleton_joint_count(to), unmatched = 0;
     int *from = malloc((size_t)nt * sizeof *from);
     mb_clip *mapped = NULL;
-    mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched) : MB_NOMEM;
+    mb_status st = from ? mb_clip_map(&md, &mapped, from, &unmatched, NULL) : MB_NOMEM;
     if (st != MB_OK) {
         free(from);
         if (st == MB_MISMATCH)
@@ -234,7 +235,7 @@ static int map_onto_mesh(const char *cmd, const char *spec, const char *mesh_pat
     s->skel = to;
     s->clip = mapped;
     s->mesh = m;
-    s->up = 1;
+    s->up = MB_AXIS_Y;
     return CLI_EXIT_OK;
 }
 
@@ -245,11 +246,11 @@ static int analyse(const char *cmd, cli_src *s)
     mb_motion_info info;
     mb_analyze_desc ad;
     memset(&ad, 0, sizeof ad);
-    ad.up_axis = s->up + 1;
+    ad.up_axis = s->up;
     int analysed = mb_motion_analyze(s->skel, s->clip, &ad, "", &info, NULL) == MB_OK;
     s->root = analysed ? info.root : 0;
     s->rigid = malloc((size_t)mb_skeleton_joint_count(s->skel));
-    mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid) : MB_NOMEM;
+    mb_status st = s->rigid ? mb_skin_rigid_bones(s->skel, s->clip, NULL, s->rigid, NULL) : MB_NOMEM;
     if (st != MB_OK)
         return cli_input_error(cmd, "%s: %s", s->path, mb_status_str(st));
     find_forward(s, analysed ? &info : NULL);
@@ -293,7 +294,7 @@ int cli_src_open_input(const char *cmd, const char *spec, const cli_src_opts *o,
         mb_skin_gen_desc gd;
         memset(&gd, 0, sizeof gd);
         gd.clip = s->clip;
-        mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh);
+        mb_status st = mb_skin_generate(s->skel, &gd, &s->gen_mesh, NULL);
         if (st != MB_OK)
             rc = cli_input_error(cmd, "%s: cannot generate a skin: %s", spec, mb_status_str(st));
         s->mesh = s->gen_mesh;

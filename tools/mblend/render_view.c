@@ -19,7 +19,7 @@ static float dot(const float a[3], const float b[3]) { return a[0] * b[0] + a[1]
 void render_view_axes(const cli_src *s, render_view v, float right[3], float up[3], float toward[3])
 {
     float u[3] = {0, 0, 0}, f[3], r[3];
-    u[s->up] = 1;
+    u[mb_axis_index(s->up)] = 1;
     memcpy(f, s->forward, sizeof f);
     cross(f, u, r); /* the character's right */
     switch (v) {

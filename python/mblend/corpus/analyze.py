@@ -52,7 +52,7 @@ def _touchdowns_per_second(clip, info):
     right = ffi.new("unsigned char[]", max(f, 1))
     if info.left_foot < 0 or info.right_foot < 0 or f < 2:
         return None
-    if lib.mb_motion_contacts(clip._skel, clip._clip, info, left, right) != lib.MB_OK:
+    if lib.mb_motion_contacts(clip._skel, clip._clip, info, left, right, ffi.NULL) != lib.MB_OK:
         return None
     first = info.first_frame
     seconds = (f - first) * clip.frame_time
@@ -83,7 +83,7 @@ def analyze_file(ref, data=None):
     ft = clip.frame_time
     row.update(frames=str(clip.frame_count), frame_time=f"{ft:.9g}",
                duration=f"{clip.frame_count * ft:.6f}", joints=str(len(clip.joint_names)),
-               skeleton=signature(clip), up_axis="xyz"[info.up_axis],
+               skeleton=signature(clip), up_axis="xyz"[lib.mb_axis_index(info.up_axis)],
                height=f"{info.height:.6g}", speed=f"{info.speed:.6g}")
     cyc = _cycle(clip, info, ref.name) if info.left_foot >= 0 else None
     if cyc is not None:

@@ -192,7 +192,7 @@ def _tile_pairs(rows, cols, tile, settings):
             try:
                 a, b = tile.clip(i), tile.clip(j)
                 ia = tile.info(i, a._up_axis)
-                ib = tile.info(j, ia.up_axis + 1)
+                ib = tile.info(j, ia.up_axis)
                 for e in pair_edges(a, b, ia, ib, settings):
                     edges.append((i, e[0], j) + e[1:])
             except (mblend.Error, MemoryError) as e:

@@ -127,7 +127,7 @@ def walk_graph(graph_path, seconds, seed, out_path=None, return_route=False):
     rng = random.Random(int(seed))
     (c0, f0), route = _choose_route(g, rng, seconds + 1.0)  # a second to spare
     first = g.clips[c0]
-    up = analysis(first, first._up_axis, first.path).up_axis + 1
+    up = analysis(first, first._up_axis, first.path).up_axis
     ft = first.frame_time
     rot = np.array(first.rotations[f0:], np.float32)
     tr = np.array(first.translations[f0:], np.float32)
