@@ -1,4 +1,4 @@
-"""Whole-clip operations over the library's preparation stage (mblend/prepare.h): cycle
+"""Whole-clip operations over the library's preparation stage (mblend/offline/prepare.h): cycle
 selection, phase-aligned clip blending with root motion, transitions and transition-point
 search, with the rules `mblend blend`, `mblend transition` and `mblend match` use."""
 import contextlib

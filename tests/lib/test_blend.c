@@ -582,7 +582,7 @@ Test(oracle, blend_cases_csv)
 
 /* ---------- the SIMD kernels (blend_kernel.inc) against the exact path ---------- */
 
-#include "blend/blend_internal.h"
+#include "runtime/blend/blend_internal.h"
 
 static void qmul_dd(const double p[4], const double q[4], double r[4])
 {

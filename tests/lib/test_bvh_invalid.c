@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "mblend/bvh.h"
+#include "mblend/offline/bvh.h"
 #include "test_util.h"
 
 /* Raise this when adding cases; it catches a folder that silently stops being read. */

@@ -11,8 +11,8 @@
 
 #include <criterion/criterion.h>
 
-#include "io/number_internal.h"
-#include "mblend/bvh.h"
+#include "offline/io/number_internal.h"
+#include "mblend/offline/bvh.h"
 #include "test_util.h"
 
 /* ---------- helpers ---------- */

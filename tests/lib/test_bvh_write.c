@@ -17,7 +17,7 @@
 
 #include <criterion/criterion.h>
 
-#include "mblend/bvh.h"
+#include "mblend/offline/bvh.h"
 #include "test_util.h"
 
 #ifndef M_PI

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "mblend/mblend.h"
-#include "motion/rootmotion_internal.h"
+#include "runtime/controller/rootmotion_internal.h"
 #include "test_clip_file.h"
 #include "test_util.h"
 

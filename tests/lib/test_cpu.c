@@ -12,9 +12,9 @@
 #include <criterion/criterion.h>
 
 #include "base/cpu_internal.h"
-#include "blend/blend_internal.h"
+#include "runtime/blend/blend_internal.h"
 #include "math/euler_internal.h"
-#include "skin/skin_internal.h"
+#include "runtime/skin/skin_internal.h"
 #include "test_util.h"
 
 /* What the CPU runs, asked of the compiler's probe directly (independent of cpu.c). */

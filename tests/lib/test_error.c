@@ -10,8 +10,8 @@
 #include <criterion/criterion.h>
 
 #include "base/error_internal.h"
-#include "mblend/anim.h"
-#include "mblend/bvh.h"
+#include "mblend/runtime/anim.h"
+#include "mblend/offline/bvh.h"
 
 static mb_error stale(void)
 {

@@ -16,7 +16,7 @@
 
 #include <criterion/criterion.h>
 
-#include "mblend/bvh.h"
+#include "mblend/offline/bvh.h"
 #include "test_util.h"
 
 typedef struct loaded {

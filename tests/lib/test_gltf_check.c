@@ -1,4 +1,4 @@
-/* The glTF pre-check before assimp (src/io/gltf_check.c), on a small skinned glTF built
+/* The glTF pre-check before assimp (src/offline/io/gltf_check.c), on a small skinned glTF built
  * here byte by byte (JSON written by hand, binary chunk packed below), then broken one
  * property at a time. The crashes it guards against were seen with Debian's assimp 5.2.5:
  * a skin without inverseBindMatrices (SEGV), a sparse accessor past its accessor (heap

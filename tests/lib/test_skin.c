@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "mblend/mblend.h"
-#include "skin/skin_internal.h"
+#include "runtime/skin/skin_internal.h"
 #include "test_skin_pose.h"
 #include "test_util.h"
 

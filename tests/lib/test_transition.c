@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "mblend/mblend.h"
-#include "motion/inertialize_internal.h"
-#include "motion/rootmotion_internal.h"
+#include "runtime/controller/inertialize_internal.h"
+#include "runtime/controller/rootmotion_internal.h"
 #include "test_clip_file.h"
 #include "test_actors.h"
 #include "test_util.h"

@@ -40,8 +40,8 @@
 #endif
 
 #include "bench_util.h"
-#include "blend/blend_internal.h"
-#include "mblend/blend.h"
+#include "runtime/blend/blend_internal.h"
+#include "mblend/runtime/blend.h"
 #include "mblend/math.h"
 
 #define PI 3.14159265358979323846

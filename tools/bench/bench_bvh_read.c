@@ -20,8 +20,8 @@
 
 #include "bench_util.h"
 #include "bvh_gen.h"
-#include "io/number_internal.h"
-#include "mblend/bvh.h"
+#include "offline/io/number_internal.h"
+#include "mblend/offline/bvh.h"
 
 /* ---------- small helpers ---------- */
 

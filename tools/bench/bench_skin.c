@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "mblend/skin.h"
-#include "skin/skin_internal.h"
+#include "mblend/runtime/skin.h"
+#include "runtime/skin/skin_internal.h"
 
 #define BONES 64
 #define INF 4

@@ -1,4 +1,4 @@
-/* A game loop driving one character with the runtime controller (mblend/controller.h).
+/* A game loop driving one character with the runtime controller (mblend/runtime/controller.h).
  *
  *   mblend_example_game_loop [walk.bvh run.bvh]      (default: the project's data/bvh clips)
  *

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mblend/bvh.h"
+#include "mblend/offline/bvh.h"
 
 #define CHECK(cond)                                                                      \
     do {                                                                                 \

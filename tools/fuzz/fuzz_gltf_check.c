@@ -1,4 +1,4 @@
-/* libFuzzer target for the glTF pre-check (src/io/gltf_check.c): every input is checked
+/* libFuzzer target for the glTF pre-check (src/offline/io/gltf_check.c): every input is checked
  * as a .glb and as a .gltf (the names pick no path in the check itself; the JSON error
  * rule does). The check must end in one of its documented statuses with a message, and
  * ASan/UBSan must stay quiet; a patched copy (identity inverse binds) must pass the check
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/mesh_internal.h"
+#include "offline/io/mesh_internal.h"
 
 static void check_one(const uint8_t *data, size_t size, const char *name)
 {

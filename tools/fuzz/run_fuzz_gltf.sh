@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fuzzes the glTF pre-check (src/io/gltf_check.c) from the shared .glb samples (copied at
+# Fuzzes the glTF pre-check (src/offline/io/gltf_check.c) from the shared .glb samples (copied at
 # run time, never committed) and a few small hand-written assets.
 #   tools/fuzz/run_fuzz_gltf.sh [build_dir] [seconds] [extra libFuzzer flags...]
 # Work files go to tools/fuzz/corpus-work/gltf/ (git-ignored): seeds/, corpus/, artifacts/.
