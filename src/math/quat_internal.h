@@ -4,6 +4,10 @@
 #ifndef MB_QUAT_INTERNAL_H
 #define MB_QUAT_INTERNAL_H
 
+/* The rotation of a column-major matrix's 3x3 with its columns normalised (a uniform scale
+ * drops out), as a unit quaternion x, y, z, w (quat_matrix.c). */
+void mb_quat_from_mat4_d_(const double m[16], double q[4]);
+
 /* r = p * q (Hamilton product); r may not alias p or q. */
 static inline void mb_qmul_d_(const double p[4], const double q[4], double r[4])
 {

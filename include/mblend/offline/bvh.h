@@ -5,8 +5,8 @@
  * replace the joint's OFFSET; End Sites are kept as nodes named "<parent>_End"; keywords
  * match case-insensitively; any whitespace and line ending; values may wrap across lines;
  * a UTF-8 BOM is skipped. Angles in the file are degrees, in memory radians. */
-#ifndef MBLEND_BVH_H
-#define MBLEND_BVH_H
+#ifndef MBLEND_OFFLINE_BVH_H
+#define MBLEND_OFFLINE_BVH_H
 
 #include "../runtime/anim.h"
 
@@ -31,7 +31,7 @@ typedef struct mb_bvh_read_desc {
  * error at the end of the text points just past its last content. On success
  * *out_skel and *out_clip own new objects; on failure both are NULL and err (nullable)
  * says where and why: MB_PARSE (syntax, bad numbers, NaN/Inf, count mismatches),
- * MB_LIMIT (more joints, channels or frames than the limits in anim.h, checked before
+ * MB_LIMIT (more joints, channels or frames than the limits in runtime/anim.h, checked before
  * allocating), MB_NOMEM, MB_INVALID_ARG (a NULL out_skel, or NULL text with len > 0;
  * NULL with len 0 is the empty text: MB_PARSE). out_clip may be NULL when only the
  * skeleton is wanted (the motion is still validated). */

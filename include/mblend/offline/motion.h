@@ -3,8 +3,8 @@
  *
  * These functions work on whole clips and allocate (they create clips or scratch
  * buffers); they are offline tools, not the per-frame path. */
-#ifndef MBLEND_MOTION_H
-#define MBLEND_MOTION_H
+#ifndef MBLEND_OFFLINE_MOTION_H
+#define MBLEND_OFFLINE_MOTION_H
 
 #include "../runtime/anim.h"
 #include "../runtime/blend.h"

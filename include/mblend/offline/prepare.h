@@ -19,8 +19,8 @@
  * name). Preparation allocates; a prepared clip is immutable except through
  * mb_prepared_select_cycles, and may then be read from any number of threads. It borrows
  * its skeleton and clip, which must outlive it. */
-#ifndef MBLEND_PREPARE_H
-#define MBLEND_PREPARE_H
+#ifndef MBLEND_OFFLINE_PREPARE_H
+#define MBLEND_OFFLINE_PREPARE_H
 
 #include "motion.h"
 

@@ -4,11 +4,11 @@
  * program that takes clip names from a user, so they all accept the same names and report the
  * same errors. Thread safety: an mb_source is immutable after mb_source_open; distinct sources
  * may be opened from distinct threads (with probe off; see below). */
-#ifndef MBLEND_SOURCE_H
-#define MBLEND_SOURCE_H
+#ifndef MBLEND_OFFLINE_SOURCE_H
+#define MBLEND_OFFLINE_SOURCE_H
 
 #include "../runtime/anim.h"
-#include "mesh.h"
+#include "scene.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,65 +1,25 @@
-/* mblend/offline/transition_build.h: transitions between clips.
+/* mblend/offline/transition_build.h: transitions built into clips, offline.
  *
- * - How a transition runs (mb_transition_desc): a cross-fade (the log/exp blend with a
- *   weight ramp, optionally in phase) or an inertialization (the target plays at once and
- *   the offset to the source pose decays to zero within the duration: Bollo, "Inertialization:
- *   High-Performance Animation Transitions in Gears of War", GDC 2018; the quintic decay
- *   there, with the source's velocity carried into the offset). Used by the runtime
- *   controller (controller.h) and by the offline builder below.
- * - The offline builder (mb_transition_build): one continuous clip that plays A up to the
- *   transition, the transition, then the rest of B, with B rotated about the up axis and
- *   translated so its root continues A's position and heading.
+ * - The builder (mb_transition_build): one continuous clip that plays A up to the
+ *   transition, the transition (run as runtime/transition.h's mb_transition_desc says),
+ *   then the rest of B, with B rotated about the up axis and translated so its root
+ *   continues A's position and heading.
+ * - Choosing the transition points (mb_transition_plan_find): given, or found by pose
+ *   matching (offline/match.h).
  * - Measurements (mb_transition_measure): root steps, joint angular speeds and foot skate
  *   of a built transition against its inputs.
- * - Transition-point search (mb_match_find): the frame pairs (a, b) whose windows of joint
- *   positions are closest after the 2D alignment of Kovar and Gleicher ("Motion Graphs",
- *   SIGGRAPH 2002), all pairs at once through BLAS (sgemm or dgemm).
  *
- * Everything here except mb_transition_desc works on whole clips and allocates (offline
- * tools). Times are seconds, angles radians, lengths file units. */
-#ifndef MBLEND_TRANSITION_H
-#define MBLEND_TRANSITION_H
+ * Everything here works on whole clips and allocates. Times are seconds, angles radians,
+ * lengths file units. */
+#ifndef MBLEND_OFFLINE_TRANSITION_BUILD_H
+#define MBLEND_OFFLINE_TRANSITION_BUILD_H
 
+#include "../runtime/transition.h"
 #include "motion.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum mb_transition_mode {
-    MB_TRANSITION_CROSSFADE = 0, /* blend source and target with a weight ramp (default) */
-    MB_TRANSITION_INERTIALIZE    /* target at once; the offset to the source decays */
-} mb_transition_mode;
-
-typedef enum mb_fade_curve {
-    MB_CURVE_SMOOTHSTEP = 0, /* w = 3 s^2 - 2 s^3 of the elapsed share s (default) */
-    MB_CURVE_LINEAR          /* w = s */
-} mb_fade_curve;
-
-/* How to go to a new state or clip. A zeroed struct is a cut (duration 0). */
-typedef struct mb_transition_desc {
-    float duration;          /* seconds, finite, >= 0; 0 switches at once */
-    mb_transition_mode mode;
-    mb_fade_curve curve;     /* cross-fades only */
-    /* Non-zero: the target starts at the gait phase the source is at, and during a
-     * cross-fade all playing clips advance by the same phase step, the cycle duration
-     * interpolated with the weights (Kovar and Gleicher's registration, reduced to a
-     * linear time warp per cycle). Cycles come from looping states or from the cycle
-     * given for a one-shot clip; without one, the phase is the normalised time. */
-    int sync;
-    /* Where the target starts: normalised position in [0, 1] over its range (a looping
-     * state: the phase in its cycle). With sync (unless sync_keep_start) the target
-     * starts at the source's gait phase instead; for a played-once target with a cycle,
-     * at the time with that phase nearest to start_phase. */
-    float start_phase;
-    /* With sync: start at start_phase anyway and only advance in phase. For a start
-     * chosen by pose matching (mb_match_find), which already lines the gaits up and
-     * keeps the feet better than touchdown-based phases when the gaits' stance shares
-     * differ (a run's stance is about a third of its cycle, a walk's about 60%). */
-    int sync_keep_start;
-} mb_transition_desc;
-
-/* ---------- offline builder ---------- */
 
 /* One output frame, for mb_transition_build_desc.report. */
 typedef struct mb_transition_frame {
@@ -105,7 +65,7 @@ typedef struct mb_transition_result {
  * starts at A's first motion frame; before the transition it reproduces A exactly. B is
  * rotated about the up axis and translated so its root continues A's position and heading
  * (the heading is the way the hips face, averaged over a gait cycle so the sway of the
- * hips does not tilt the path; see controller.h). On success *out is a new clip and res (nullable) is
+ * hips does not tilt the path; see runtime/controller.h). On success *out is a new clip and res (nullable) is
  * filled. MB_INVALID_ARG for missing clips or times outside the clips, MB_MISMATCH for
  * clips of another topology or, with sync, clips without a detectable gait cycle (err
  * says which), MB_NOMEM. */
@@ -191,53 +151,6 @@ typedef struct mb_transition_quality {
  * MB_MISMATCH when the feet are unknown, MB_NOMEM; out is written only on success. */
 MB_API mb_status mb_transition_measure(const mb_transition_measure_desc *d,
                                        mb_transition_quality *out, mb_error *err);
-
-/* ---------- transition-point search ---------- */
-
-typedef struct mb_match_desc {
-    const mb_skeleton *skeleton_a, *skeleton_b;
-    const mb_clip *a, *b;
-    const mb_motion_info *info_a, *info_b; /* NULL: analysed here (root, up axis, first frame) */
-    /* The compared window: `window` seconds of motion from each frame (0: 0.25 s), seen
-     * as window_samples poses (0: 8; 1 compares single poses). Pairs (a, b) are scored
-     * over A[a, a + window] against B[b, b + window], so a transition that starts at
-     * A's frame a and B's frame b blends poses that match. */
-    double window;
-    int window_samples;
-    /* Time ranges in seconds (file time) in which a and b may lie; to == 0 means to the
-     * end. Frames before info.first_frame are always skipped. */
-    double a_from, a_to, b_from, b_to;
-    int use_double;          /* non-zero: dgemm (default sgemm) */
-    /* Reported pairs are local minima of the cost over (a, b) and lie at least this many
-     * frames apart in a or in b (0: 0.1 s worth of A's frames). */
-    int min_separation;
-} mb_match_desc;
-
-typedef struct mb_match_pair {
-    int a, b;                /* frames of A and B */
-    float cost;              /* root-mean-square distance of the aligned joint positions,
-                                file units */
-    /* The 2D alignment that carries B's window onto A's: rotate B by theta about the up
-     * axis (right-handed), then translate horizontally by (dx, dz) in the two horizontal
-     * axes (in axis order: for Y up, X then Z). */
-    float theta, dx, dz;
-} mb_match_pair;
-
-typedef struct mb_match_stats {
-    double total_seconds;    /* wall time of mb_match_find */
-    double blas_seconds;     /* of which inside sgemm / dgemm */
-    double pairs;            /* (a, b) pairs scored */
-    int points;              /* joints x window samples per window */
-} mb_match_stats;
-
-/* Finds the best transition points from A to B: up to capacity pairs, best first, in
- * out; *out_count receives how many were found. Joints outside the root's subtree (a
- * static dummy above the root) are ignored. Costs are computed for all pairs with BLAS
- * in blocks (memory stays bounded) and the reported pairs are recomputed in double.
- * stats (nullable) receives timings. MB_INVALID_ARG for bad arguments or ranges without
- * room for a window, MB_MISMATCH for skeletons of different topology, MB_NOMEM. */
-MB_API mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity,
-                               int *out_count, mb_match_stats *stats, mb_error *err);
 
 #ifdef __cplusplus
 }

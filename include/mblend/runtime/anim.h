@@ -4,8 +4,8 @@
  * Sites are nodes too (flagged, no channels, named "<parent>_End") because FK and export
  * need their offsets. Both skeleton and clip are immutable after creation and live in one
  * allocation each. */
-#ifndef MBLEND_ANIM_H
-#define MBLEND_ANIM_H
+#ifndef MBLEND_RUNTIME_ANIM_H
+#define MBLEND_RUNTIME_ANIM_H
 
 #include <stdint.h>
 #include "../base.h"

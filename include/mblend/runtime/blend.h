@@ -10,14 +10,14 @@
  * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
  * the fast solver hands such joints to the exact path, so both modes agree there.
  *
- * Threads: mb_blend_run and mb_blend_rotations_run keep no state between calls and touch
+ * Threads: mb_blend_run and mb_blend_rotations_run (offline/blend_rotations.h) keep no state between calls and touch
  * only their desc's buffers, so any number of threads may run them at once on distinct
  * outputs (inputs may be shared read-only). The SIMD kernel is chosen once per process
  * (src/base/cpu.c) and the exact path's LAPACKE calls are reentrant; call mb_blend_prepare
  * once before starting threads so OpenBLAS's one-time set-up does not happen inside a
  * frame. */
-#ifndef MBLEND_BLEND_H
-#define MBLEND_BLEND_H
+#ifndef MBLEND_RUNTIME_BLEND_H
+#define MBLEND_RUNTIME_BLEND_H
 
 #include "../base.h"
 
@@ -84,34 +84,6 @@ typedef struct mb_blend_desc {
  * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ
  * in the last float bits). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
-
-/* ---------- many independent rotation sets (offline, research) ----------
- * The same method on plain arrays: count independent sets of layer_count unit quaternions,
- * for callers whose data is not poses (numpy arrays from the Python package, datasets). */
-typedef struct mb_blend_rotations_desc {
-    const float *rotations;   /* [layer_count][count][4], x, y, z, w; finite, |q| > 0 */
-    /* layer_count weights, or with per_set_weights [layer_count][count]; finite, >= 0, and
-     * every set's total > 0 */
-    const float *weights;
-    int per_set_weights;
-    int layer_count;          /* 1..MB_BLEND_MAX_LAYERS */
-    int count;                /* sets, >= 0 */
-    mb_blend_method method;
-    mb_eigen_solver solver;
-    float gap_threshold;      /* as in mb_blend_desc */
-    float *out;               /* [count][4]; may be exactly rotations (layer 0's block) */
-    float *eigen_gap;         /* optional [count] (exact, from LAPACKE: slower) */
-    float *max_angle;         /* optional [count] radians */
-    int low_gap_sets;         /* out: sets whose gap was below the threshold */
-} mb_blend_rotations_desc;
-
-/* Blends every set as mb_blend_run blends a joint (bit for bit the same result). Everything
- * is checked before anything is written: MB_INVALID_ARG for NULL arrays, counts out of
- * range, a negative, NaN or infinite weight or a set whose weights sum to 0; MB_NUMERIC for a
- * non-finite or zero quaternion; err (nullable, cleared first) names the layer and set.
- * MB_NOMEM: it stages sets in blocks of 256 (one allocation per call). Thread-safe for
- * distinct outputs. */
-MB_API mb_status mb_blend_rotations_run(mb_blend_rotations_desc *d, mb_error *err);
 
 /* Lets the exact solver's library set up now what it sets up on first use: OpenBLAS, under
  * LAPACKE, maps its work buffers (128 MB of address space per thread that has run it, once

@@ -1,7 +1,8 @@
 /* mblend/runtime/controller.h: the runtime controller for game AI state machines.
  *
  * Two objects:
- * - mb_state_set: immutable, built once from a skeleton and a list of states. A state is
+ * - mb_state_set: immutable, built once (offline/state_set.h: mb_state_set_create) from a
+ *   skeleton and a list of states; read and destroyed here. A state is
  *   a clip (looping over one cycle, or played once) or a 1D blend space: looping clips
  *   placed on a parameter axis (e.g. speed: walk at 140 cm/s, run at 350 cm/s), blended
  *   in phase with weights from the parameter. Building it analyses the clips and
@@ -13,7 +14,7 @@
  *   inertialization; a request during a transition starts from wherever the character
  *   is, without a pop.
  *
- * In place: the root joint (mb_motion_info.root) is put at the origin horizontally with
+ * In place: the root joint (mb_state_set_root) is put at the origin horizontally with
  * its heading removed. The heading is the way the hips face: perpendicular to the line
  * from the right to the left hip joint, on the ground (the root's twist about up when
  * the feet are unknown), averaged over a gait cycle (for clips played once without a
@@ -25,11 +26,11 @@
  * Threads and determinism: mb_controller_update never allocates, uses no globals and
  * touches only its controller (the shared state set is read only), so controllers may run
  * on separate threads. The same calls give bit-identical poses. */
-#ifndef MBLEND_CONTROLLER_H
-#define MBLEND_CONTROLLER_H
+#ifndef MBLEND_RUNTIME_CONTROLLER_H
+#define MBLEND_RUNTIME_CONTROLLER_H
 
-#include "../offline/motion.h"
-#include "../offline/transition_build.h"
+#include "anim.h"
+#include "transition.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,53 +40,8 @@ extern "C" {
 #define MB_STATE_MAX_STATES 1024     /* states in one set */
 #define MB_CONTROLLER_MAX_TRACKS 16  /* states playing at once during cross-fades */
 
-/* One clip of a state. */
-typedef struct mb_state_clip {
-    const mb_clip *clip;     /* borrowed: must outlive the state set; for the set's
-                                skeleton or one of the same topology and channels */
-    /* Frames played. Looping states: one cycle, frame end continues frame start (and must
-     * exist); end == 0: detected by the rule of mb_prepared_select_cycles over the state's
-     * clips (left-foot touchdowns for all, else right-foot for all, else each whole
-     * in-place loop; a loop whose last frame runs on into frame 0 then plays frames 0 to
-     * frame_count, frame_count being frame 0), as `mblend blend` selects them. Played
-     * once: [start, end); end == 0: the whole clip from its first motion frame. */
-    mb_frame_range range;
-    /* Played once only: a gait cycle inside the clip for phase sync (end == 0: none, the
-     * phase is then the normalised time). Ignored for looping states. */
-    mb_frame_range cycle;
-    float param;             /* position on the blend-space axis (ignored for one clip) */
-    const mb_motion_info *info; /* the clip's analysis (nullable: analysed when the set is
-                                   built; the first clip's gives the up axis and root) */
-} mb_state_clip;
-
-typedef struct mb_state_desc {
-    const char *name;        /* optional (up to 63 bytes), for mb_state_set_find */
-    const mb_state_clip *clips;
-    int clip_count;          /* 1: a clip; 2..MB_STATE_MAX_CLIPS: a 1D blend space, clips
-                                in strictly increasing param order, all looping */
-    int loop;                /* non-zero: play the cycle(s) in a loop; zero: play once and
-                                hold the last frame (one clip only) */
-    float param;             /* initial parameter of the state */
-} mb_state_desc;
-
-typedef struct mb_state_set_desc {
-    const mb_skeleton *skeleton; /* borrowed: must outlive the set */
-    const mb_state_desc *states;
-    int state_count;             /* 1..MB_STATE_MAX_STATES */
-    mb_axis up_axis;             /* MB_AXIS_DETECT: detected from the first clip */
-    const char *root;            /* root joint name; NULL: the first clip's moving root */
-    mb_allocator allocator;
-} mb_state_set_desc;
-
 typedef struct mb_state_set mb_state_set;
 
-/* Builds a state set (analyses every clip, detects cycles where asked, precomputes root
- * paths; allocates). err (nullable) says which state and clip failed: MB_INVALID_ARG for
- * a bad desc (NULL clips, ranges outside a clip, unsorted params, blend spaces that do
- * not loop), MB_MISMATCH for a clip of another joint count or a cycle that cannot be
- * detected, MB_NOMEM. */
-MB_API mb_status mb_state_set_create(const mb_state_set_desc *d, mb_state_set **out,
-                                     mb_error *err);
 MB_API void mb_state_set_destroy(mb_state_set *s); /* NULL is a no-op */
 
 MB_API int mb_state_set_count(const mb_state_set *s);

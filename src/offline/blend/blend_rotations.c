@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "mblend/runtime/blend.h"
+#include "mblend/offline/blend_rotations.h"
 
 enum { BLOCK = 256 }; /* sets per staged block: (layers + 1) * 7 KB, within L2 */
 

@@ -23,6 +23,7 @@
 #include "math/euler_internal.h"
 #include "math/quat_internal.h"
 #include "mblend/offline/bvh.h"
+#include "mblend/offline/file.h"
 
 #define RAD2DEG 57.295779513082320876798154814105
 #define PI_ 3.14159265358979323846

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/error_internal.h"
+#include "mblend/offline/file.h"
 
 static int open_temp(const char *path, char *tmp, size_t tmp_size)
 {
@@ -41,7 +42,7 @@ static int open_temp(const char *path, char *tmp, size_t tmp_size)
 }
 
 /* Follows path through symbolic links (at most 40, as the kernel does) to the entry the data
- * must land in; a relative link is relative to its own directory (see base.h). */
+ * must land in; a relative link is relative to its own directory (see offline/file.h). */
 mb_status mb_file_resolve_links(const char *path, char *out, size_t out_size, mb_error *err)
 {
     mb_error_clear_(err);

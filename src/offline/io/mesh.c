@@ -310,3 +310,21 @@ const float *mb_mesh_joint_weights(const mb_mesh *m) { return m ? m->weights : N
 const int *mb_mesh_skin_joints(const mb_mesh *m) { return m ? m->skin_joints : NULL; }
 const float *mb_mesh_inverse_binds(const mb_mesh *m) { return m ? m->inverse_bind : NULL; }
 const mb_xform *mb_mesh_bind_pose(const mb_mesh *m) { return m ? m->bind_pose : NULL; }
+
+/* The bridge from the mesh object to the runtime skinning job (offline/mesh.h). */
+mb_status mb_skin_desc_from_mesh(const mb_mesh *m, mb_skin_desc *d)
+{
+    if (!m || !d)
+        return MB_INVALID_ARG;
+    d->vertex_count = mb_mesh_vertex_count(m);
+    d->influences = MB_MESH_INFLUENCES;
+    d->format = MB_SKIN_U16_FLOAT;
+    d->joint_indices = mb_mesh_joint_indices(m);
+    d->joint_weights = mb_mesh_joint_weights(m);
+    d->positions = mb_mesh_positions(m);
+    d->positions_stride = 0;
+    d->normals = mb_mesh_normals(m);
+    d->normals_stride = 0;
+    d->trusted_indices = 1;
+    return MB_OK;
+}

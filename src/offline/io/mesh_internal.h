@@ -4,7 +4,11 @@
 
 #include <stddef.h>
 
+#include "mblend/offline/clip_map.h"
+#include "mblend/offline/export.h"
+#include "mblend/offline/file.h"
 #include "mblend/offline/mesh.h"
+#include "mblend/offline/scene.h"
 
 #include "base/error_internal.h"
 
@@ -13,10 +17,6 @@
  * 1e-12 of the largest entry) or not finite. */
 int mb_mesh_invert4d_(const double m[16], double out[16]);
 int mb_mesh_invert4_(const float m[16], float out[16]);
-
-/* The rotation of a column-major matrix's 3x3 with its columns normalised (a uniform scale
- * drops out), as a unit quaternion x, y, z, w. */
-void mb_mesh_quat_from_matrix_(const double m[16], double q[4]);
 
 /* The column-major matrix T(x->pos) R(x->rot) (rotation normalised). */
 void mb_mesh_matrix_from_xform_(const mb_xform *x, double m[16]);

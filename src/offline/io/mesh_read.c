@@ -10,6 +10,7 @@
 
 #include "runtime/anim/clip_internal.h"
 #include "base/alloc_internal.h"
+#include "math/quat_internal.h"
 #include "offline/io/mesh_internal.h"
 
 struct mb_scene {
@@ -709,7 +710,7 @@ static mb_status derive_bind_pose(loader *L, const mesh_build *b, mb_xform *mesh
                 memcpy(wbind[i], local, sizeof local);
         }
         double q[4];
-        mb_mesh_quat_from_matrix_(local, q);
+        mb_quat_from_mat4_d_(local, q);
         for (int c = 0; c < 4; ++c)
             mesh_bind[i].rot[c] = (float)q[c];
         for (int c = 0; c < 3; ++c)

@@ -23,7 +23,7 @@
 #include <cblas.h>
 
 #include "base/error_internal.h"
-#include "mblend/offline/transition_build.h"
+#include "mblend/offline/match.h"
 #include "offline/motion/motion_internal.h"
 
 static double now_s(void)

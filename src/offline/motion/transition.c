@@ -18,6 +18,7 @@
 #include "base/alloc_internal.h"
 #include "mblend/runtime/controller.h"
 #include "mblend/offline/prepare.h"
+#include "mblend/offline/state_set.h"
 #include "mblend/offline/transition_build.h"
 #include "runtime/controller/controller_internal.h"
 #include "offline/motion/motion_internal.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "mblend/offline/match.h"
 #include "mblend/offline/transition_build.h"
 
 /* Clip facts the checks need, in seconds. */

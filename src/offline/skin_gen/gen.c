@@ -12,7 +12,7 @@
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
 #include "offline/io/mesh_internal.h"
-#include "runtime/skin/skin_internal.h"
+#include "mblend/offline/skin_gen.h"
 
 #define PI_ 3.14159265358979323846
 

@@ -5,7 +5,7 @@
 
 #include <cglm/cglm.h>
 
-#include "offline/io/mesh_internal.h"
+#include "math/quat_internal.h"
 #include "runtime/skin/skin_internal.h"
 
 mb_status mb_skin_palette_run(const mb_skin_palette_desc *d)
@@ -48,7 +48,7 @@ mb_status mb_skin_dq_palette(const float (*palette)[16], int count, float (*out)
         double md[16], q[4];
         for (int k = 0; k < 16; ++k)
             md[k] = m[k];
-        mb_mesh_quat_from_matrix_(md, q);
+        mb_quat_from_mat4_d_(md, q);
         /* dual = 0.5 * (t, 0) * q */
         double t[3] = {m[12], m[13], m[14]};
         double dw = -(t[0] * q[0] + t[1] * q[1] + t[2] * q[2]);
@@ -268,21 +268,4 @@ mb_status mb_skin_run_isa_(const mb_skin_desc *desc, mb_isa_ isa)
 mb_status mb_skin_run(const mb_skin_desc *desc)
 {
     return mb_skin_run_isa_(desc, MB_ISA_AUTO_);
-}
-
-mb_status mb_skin_desc_from_mesh(const mb_mesh *m, mb_skin_desc *d)
-{
-    if (!m || !d)
-        return MB_INVALID_ARG;
-    d->vertex_count = mb_mesh_vertex_count(m);
-    d->influences = MB_MESH_INFLUENCES;
-    d->format = MB_SKIN_U16_FLOAT;
-    d->joint_indices = mb_mesh_joint_indices(m);
-    d->joint_weights = mb_mesh_joint_weights(m);
-    d->positions = mb_mesh_positions(m);
-    d->positions_stride = 0;
-    d->normals = mb_mesh_normals(m);
-    d->normals_stride = 0;
-    d->trusted_indices = 1;
-    return MB_OK;
 }

@@ -1,0 +1,50 @@
+/* mblend/offline/export.h: exporting skinned frames as OBJ and skeleton + mesh + animation
+ * as binary glTF (the BVH writer is offline/bvh.h). Every writer goes through the atomic
+ * file output of offline/file.h. */
+#ifndef MBLEND_OFFLINE_EXPORT_H
+#define MBLEND_OFFLINE_EXPORT_H
+
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Writes one skinned frame as Wavefront OBJ text: positions [vertex][3] (e.g. from
+ * mb_skin_run), normals [vertex][3] or NULL, the mesh's triangles (1-based, v//vn). Written
+ * to a temporary file beside path and renamed over it. MB_INVALID_ARG for NULLs, MB_IO
+ * (the failing step in err). */
+MB_API mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const float *positions,
+                                   const float *normals, mb_error *err);
+
+typedef struct mb_gltf_write_desc {
+    const mb_skeleton *skeleton;     /* every joint becomes a node (End Sites too) */
+    const mb_mesh *mesh;             /* skinned to skeleton; NULL: skeleton and clip only */
+    const mb_clip *clip;             /* optional animation, on skeleton */
+    const char *clip_name;           /* NULL: "clip" */
+    /* Local rest transforms of the nodes; NULL: the mesh's bind pose, else the rest pose */
+    const mb_xform *rest;
+    float scale;                     /* applied to the whole scene by a root node; 0: 1
+                                        (e.g. 0.01 for a BVH in cm viewed in metres) */
+    mb_axis up_axis;                 /* the skeleton's up axis (DETECT is taken as Y,
+                                        glTF's own); X or Z (a Z-up BVH) is turned to
+                                        +Y by the same root node */
+    mb_allocator allocator;          /* for the output buffer */
+} mb_gltf_write_desc;
+
+/* Binary glTF 2.0 (.glb): one scene; the nodes of the skeleton with their rest TRS; the
+ * mesh (POSITION, NORMAL, JOINTS_0 as unsigned short, WEIGHTS_0, uint32 indices) and its
+ * skin (joints and inverse bind matrices); the clip as one animation with a rotation and
+ * a translation channel per animated node (linear, one key per frame). *out (freed with
+ * the desc's allocator or free()) holds *out_len bytes. MB_INVALID_ARG for NULLs or a
+ * mesh/clip not on the skeleton, MB_NUMERIC for non-finite data, MB_NOMEM. */
+MB_API mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len,
+                                   mb_error *err);
+/* As mb_gltf_write_mem, to a temporary file beside path, renamed over it (MB_IO). */
+MB_API mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d,
+                                    mb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
