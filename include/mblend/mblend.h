@@ -19,6 +19,7 @@
 #include "runtime/transition.h"
 #include "runtime/controller.h"
 
+#include "offline/clip_build.h"
 #include "offline/file.h"
 #include "offline/bvh.h"
 #include "offline/mesh.h"

@@ -12,6 +12,7 @@
 #include "base/error_internal.h"
 #include "mblend/runtime/anim.h"
 #include "mblend/offline/bvh.h"
+#include "mblend/offline/clip_build.h"
 #include "mblend/offline/file.h"
 
 static mb_error stale(void)

@@ -1,7 +1,7 @@
 /* Mapping a clip onto another skeleton by joint name. */
 #include <string.h>
 
-#include "runtime/anim/clip_internal.h"
+#include "offline/anim/clip_build_internal.h"
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
 #include "offline/io/mesh_internal.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime/anim/clip_internal.h"
+#include "offline/anim/clip_build_internal.h"
 #include "base/alloc_internal.h"
 #include "math/quat_internal.h"
 #include "offline/io/mesh_internal.h"

@@ -9,6 +9,7 @@
 #include "base/axis_internal.h"
 #include "base/error_internal.h"
 #include "mblend/offline/motion.h"
+#include "mblend/offline/clip_build.h"
 #include "mblend/offline/prepare.h"
 #include "offline/motion/motion_internal.h"
 #include "runtime/controller/rootmotion_internal.h"

@@ -17,6 +17,7 @@
 #include "base/error_internal.h"
 #include "base/alloc_internal.h"
 #include "mblend/runtime/controller.h"
+#include "mblend/offline/clip_build.h"
 #include "mblend/offline/prepare.h"
 #include "mblend/offline/state_set.h"
 #include "mblend/offline/transition_build.h"

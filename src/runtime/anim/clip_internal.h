@@ -51,8 +51,4 @@ static inline int mb_translation_at_rest_(const float t[3], const float off[3])
     return 1;
 }
 
-/* Flips quaternions so consecutive frames of each joint have a non-negative dot product. */
-void mb_clip_make_continuous_(float *rot, int joint_count, int frame_count);
-/* Shrinks a loader's clip to its first frame_count frames (the memory stays allocated). */
-void mb_clip_truncate_(mb_clip *c, int frame_count);
 #endif
