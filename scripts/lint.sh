@@ -18,9 +18,6 @@ ALLOWED=(
   # Allowed for good: hot loops kept in one function on purpose.
   "src/offline/io/bvh_read.c|read_motion|the BVH motion loop, the reader's hot path (see the comment above it)"
   "src/runtime/blend/blend_kernel.inc|out_group|blend kernel phase D, always-inlined per ISA and lane count (see blend_kernel.inc's header)"
-
-  # To split (not done yet).
-  "src/offline/motion/analyze.c|analyze_into|to split: the analysis's steps (up axis, root, feet, T-pose, extents) in one function"
 )
 
 die() { echo "lint: $*" >&2; exit 2; }

@@ -148,210 +148,242 @@ static int find_foot_by_name(const mb_skeleton *s, int left, const unsigned char
     return best;
 }
 
-/* The analysis, written into out as it goes (mb_motion_analyze gives it a local). */
-static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
-                              const char *source, mb_motion_info *out, mb_error *err)
-{
-    if (!s || !c || !out || mb_clip_joint_count(c) != mb_skeleton_joint_count(s)) {
-        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", "invalid arguments to motion analysis");
-        return MB_INVALID_ARG;
-    }
-    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
-    if (nf < 1) {
-        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", "motion analysis needs at least 1 frame");
-        return MB_INVALID_ARG;
-    }
-    memset(out, 0, sizeof *out);
-    out->left_foot = out->right_foot = -1;
-    out->first_frame = detect_tpose_frame(c);
+/* What the steps of one analysis share: the clip, its world positions (pos[frame][joint][3],
+ * from forward kinematics), the first motion frame and the actor the feet belong to. */
+typedef struct analysis {
+    const mb_skeleton *s;
+    const mb_clip *c;
+    int nj, nf, f0;
+    const int *parents;
+    const unsigned char *actor; /* NULL: every joint */
+    const float *pos;
+} analysis;
 
-    /* Root: the first joint whose translation moves. Only tracked joints can (the list is
-     * ascending, so the first found is the first joint). */
+static const float *world_pos(const analysis *a, int f, int j)
+{
+    return &a->pos[3 * ((size_t)f * (size_t)a->nj + (size_t)j)];
+}
+
+/* The first joint whose translation moves (only tracked joints can; the list is ascending,
+ * so the first found is the first joint); when none moves, the skeleton's root (for a
+ * multi-ROOT file the first ROOT, not the group node that holds them). */
+static int moving_root(const mb_skeleton *s, const mb_clip *c)
+{
+    int nf = mb_clip_frame_count(c);
     const int *tracked = mb_clip_translation_joints(c);
-    /* none moves: the skeleton's root (for a multi-ROOT file, the first ROOT, not the
-     * group node that holds them) */
-    out->root = mb_skeleton_is_roots_group(s, 0) && mb_skeleton_joint_count(s) > 1 ? 1 : 0;
     for (int t = 0; t < mb_clip_translation_count(c); ++t) {
         int j = tracked[t];
         const float *p0 = mb_clip_joint_translation(s, c, 0, j);
-        int moves = 0;
-        for (int f = 1; f < nf && !moves; ++f) {
+        for (int f = 1; f < nf; ++f) {
             const float *p = mb_clip_joint_translation(s, c, f, j);
-            for (int k = 0; k < 3; ++k)
-                if (p[k] != p0[k])
-                    moves = 1;
-        }
-        if (moves) {
-            out->root = j;
-            break;
+            if (p[0] != p0[0] || p[1] != p0[1] || p[2] != p0[2])
+                return j;
         }
     }
+    return mb_skeleton_is_roots_group(s, 0) && mb_skeleton_joint_count(s) > 1 ? 1 : 0;
+}
 
-    const int *parents = mb_skeleton_parents(s);
-    /* In a multi-ROOT file the other ROOTs are other actors or props: the feet are looked
-     * for under the ROOT that holds the root only (NULL: every joint). */
-    unsigned char actor_buf[MB_MAX_JOINTS], *actor = NULL;
-    if (mb_skeleton_is_roots_group(s, 0) && out->root > 0) {
-        actor = actor_buf;
-        mark_subtree(parents, nj, mb_rm_actor_top(parents, out->root), actor);
-    }
-    float *pos = malloc((size_t)nf * nj * 3 * sizeof *pos);
-    if (!pos) {
-        mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
-        return MB_NOMEM;
-    }
-    mb_status st = mb_motion_positions_(s, c, pos);
-    if (st != MB_OK) {
-        free(pos);
-        mb_error_set_(err, st, source ? source : "<clip>", "forward kinematics failed");
-        return st;
-    }
-    /* Feet: given names, else by name, else the two lowest End Sites split by side. */
+/* Feet from the names the caller gave, else found by name (-1 when not found). */
+static mb_status named_feet(const analysis *a, const mb_analyze_desc *d, const char *source,
+                            int feet[2], mb_error *err)
+{
     const char *given[2] = {d ? d->left_foot : NULL, d ? d->right_foot : NULL};
-    int feet[2];
     for (int side = 0; side < 2; ++side) {
-        if (given[side]) {
-            feet[side] = mb_skeleton_find(s, given[side]);
-            if (feet[side] < 0) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "no joint named '%.120s' for the %s foot", given[side],
-                         side == 0 ? "left" : "right");
-                free(pos);
-                mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>", "%s", msg);
-                return MB_INVALID_ARG;
-            }
-        } else {
-            feet[side] = find_foot_by_name(s, side == 0, actor);
-        }
+        feet[side] = given[side] ? mb_skeleton_find(a->s, given[side])
+                                 : find_foot_by_name(a->s, side == 0, a->actor);
+        if (given[side] && feet[side] < 0)
+            return mb_error_set_(err, MB_INVALID_ARG, source, "no joint named '%.120s' for the "
+                                 "%s foot", given[side], side == 0 ? "left" : "right");
     }
-    if (given[0] && given[1] && feet[0] == feet[1]) {
-        /* one joint cannot be both feet; quietly detecting others would ignore the request */
-        free(pos);
-        mb_error_set_(err, MB_INVALID_ARG, source ? source : "<clip>",
-                      "the left and right foot are the same joint '%.120s'", mb_skeleton_name(s, feet[0]));
-        return MB_INVALID_ARG;
-    }
-    /* Up axis: from the named feet (below), else the axis of largest mean extent (limbs
-     * hang or stand along it in locomotion; the T-pose frame is skipped). */
-    double ext[3] = {0, 0, 0};
-    int f0 = out->first_frame;
-    /* Only the root's subtree: a static dummy parent left at the origin while the body
-     * travels would otherwise stretch the extent along the travel direction. */
-    unsigned char *in_body = malloc((size_t)nj);
-    if (!in_body) {
-        free(pos);
-        mb_error_set_(err, MB_NOMEM, source ? source : "<clip>", "%s", "out of memory");
+    if (given[0] && given[1] && feet[0] == feet[1]) /* quietly detecting others would
+                                                       ignore the request */
+        return mb_error_set_(err, MB_INVALID_ARG, source, "the left and right foot are the "
+                             "same joint '%.120s'", mb_skeleton_name(a->s, feet[0]));
+    return MB_OK;
+}
+
+/* The summed extent of the body along each axis over the motion frames. Only the root's
+ * subtree counts: a static dummy parent left at the origin while the body travels would
+ * otherwise stretch the extent along the travel direction. */
+static mb_status body_extent(const analysis *a, int root, double ext[3])
+{
+    unsigned char *in_body = malloc((size_t)a->nj);
+    if (!in_body)
         return MB_NOMEM;
-    }
-    mark_subtree(parents, nj, out->root, in_body);
-    for (int f = f0; f < nf; ++f)
+    mark_subtree(a->parents, a->nj, root, in_body);
+    ext[0] = ext[1] = ext[2] = 0.0;
+    for (int f = a->f0; f < a->nf; ++f)
         for (int k = 0; k < 3; ++k) {
             float lo = INFINITY, hi = -INFINITY;
-            for (int j = 0; j < nj; ++j) {
+            for (int j = 0; j < a->nj; ++j) {
                 if (!in_body[j])
                     continue;
-                float v = pos[3 * ((size_t)f * nj + j) + k];
+                float v = world_pos(a, f, j)[k];
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
             }
             ext[k] += hi - lo;
         }
     free(in_body);
-    mb_axis axis = dominant_axis(ext[0], ext[1], ext[2]);
-    if (feet[0] >= 0 && feet[1] >= 0 && feet[0] != feet[1]) {
-        /* Named feet settle it even for a T-pose (arm span ~ height): the root stands
-         * above the feet in any upright pose. */
-        double v[3] = {0, 0, 0};
-        for (int f = f0; f < nf; ++f)
-            for (int k = 0; k < 3; ++k)
-                v[k] += pos[3 * ((size_t)f * nj + out->root) + k] -
-                        0.5 * (pos[3 * ((size_t)f * nj + feet[0]) + k] +
-                               pos[3 * ((size_t)f * nj + feet[1]) + k]);
-        axis = dominant_axis(fabs(v[0]), fabs(v[1]), fabs(v[2]));
-    }
-    if (d && d->up_axis >= MB_AXIS_X && d->up_axis <= MB_AXIS_Z)
-        axis = d->up_axis;
-    out->up_axis = axis;
-    int up = mb_axis_index(axis);
-    out->height = (float)(ext[up] / (nf - f0));
+    return MB_OK;
+}
 
-    /* Mean horizontal root speed. */
+/* Up: given, else from named feet (the root stands above the feet in any upright pose, a
+ * T-pose included, whose arm span rivals its height), else the axis of largest mean extent
+ * (limbs hang or stand along it in locomotion). */
+static mb_axis up_axis_of(const analysis *a, const mb_analyze_desc *d, int root,
+                          const int feet[2], const double ext[3])
+{
+    if (d && d->up_axis >= MB_AXIS_X && d->up_axis <= MB_AXIS_Z)
+        return d->up_axis;
+    if (feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1])
+        return dominant_axis(ext[0], ext[1], ext[2]);
+    double v[3] = {0, 0, 0};
+    for (int f = a->f0; f < a->nf; ++f)
+        for (int k = 0; k < 3; ++k)
+            v[k] += world_pos(a, f, root)[k] -
+                    0.5 * (world_pos(a, f, feet[0])[k] + world_pos(a, f, feet[1])[k]);
+    return dominant_axis(fabs(v[0]), fabs(v[1]), fabs(v[2]));
+}
+
+/* Mean horizontal root speed, file units per second (0 for one motion frame). */
+static float root_speed(const analysis *a, int root, int up)
+{
     double travel = 0.0;
-    for (int f = f0 + 1; f < nf; ++f) {
-        const float *a = &pos[3 * ((size_t)(f - 1) * nj + out->root)];
-        const float *b = &pos[3 * ((size_t)f * nj + out->root)];
+    for (int f = a->f0 + 1; f < a->nf; ++f) {
+        const float *p = world_pos(a, f - 1, root), *q = world_pos(a, f, root);
         double h2 = 0.0;
         for (int k = 0; k < 3; ++k)
             if (k != up)
-                h2 += (double)(b[k] - a[k]) * (b[k] - a[k]);
+                h2 += (double)(q[k] - p[k]) * (q[k] - p[k]);
         travel += sqrt(h2);
     }
-    out->speed = nf - 1 - f0 > 0 ? (float)(travel / ((nf - 1 - f0) * mb_clip_frame_time(c))) : 0.0f;
+    int steps = a->nf - 1 - a->f0;
+    return steps > 0 ? (float)(travel / (steps * mb_clip_frame_time(a->c))) : 0.0f;
+}
 
-    if (feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1]) {
-        /* Lowest two End Sites by mean height, below the root (a skeleton whose only End
-         * Sites are a leg's and the head's has one foot, not two); left is on the
-         * +(up x forward) side. */
-        int lo1 = -1, lo2 = -1;
-        double h1 = INFINITY, h2 = INFINITY, hroot = 0.0;
-        for (int f = f0; f < nf; ++f)
-            hroot += pos[3 * ((size_t)f * nj + out->root) + up];
-        for (int j = 0; j < nj; ++j) {
-            if (!mb_skeleton_is_end_site(s, j) || (actor && !actor[j]))
-                continue;
-            double h = 0.0;
-            for (int f = f0; f < nf; ++f)
-                h += pos[3 * ((size_t)f * nj + j) + up];
-            if (!(h < hroot))
-                continue;
-            if (h < h1) {
-                lo2 = lo1;
-                h2 = h1;
-                lo1 = j;
-                h1 = h;
-            } else if (h < h2) {
-                lo2 = j;
-                h2 = h;
-            }
+/* The two lowest End Sites by mean height below the root (a skeleton whose only End Sites
+ * are a leg's and the head's has one foot, not two), left on the +(up x forward) side with
+ * forward the root's travel (in place: the axis after up, e.g. +Z for Y-up). Returns 0 when
+ * there are no two such End Sites. */
+static int lowest_end_site_feet(const analysis *a, int root, int up, int feet[2])
+{
+    int lo1 = -1, lo2 = -1;
+    double h1 = INFINITY, h2 = INFINITY, hroot = 0.0;
+    for (int f = a->f0; f < a->nf; ++f)
+        hroot += world_pos(a, f, root)[up];
+    for (int j = 0; j < a->nj; ++j) {
+        if (!mb_skeleton_is_end_site(a->s, j) || (a->actor && !a->actor[j]))
+            continue;
+        double h = 0.0;
+        for (int f = a->f0; f < a->nf; ++f)
+            h += world_pos(a, f, j)[up];
+        if (!(h < hroot))
+            continue;
+        if (h < h1) {
+            lo2 = lo1;
+            h2 = h1;
+            lo1 = j;
+            h1 = h;
+        } else if (h < h2) {
+            lo2 = j;
+            h2 = h;
         }
-        if (lo1 < 0 || lo2 < 0) {
-            /* No feet to be had (e.g. a chain without End Sites): the rest of the analysis
-             * stands; contacts and cycles report the missing feet. */
-            free(pos);
-            return MB_OK;
-        }
-        /* Side: lateral axis = up x forward, forward = the root's travel direction. */
-        const float *pa = &pos[3 * ((size_t)f0 * nj + out->root)];
-        const float *pb = &pos[3 * ((size_t)(nf - 1) * nj + out->root)];
-        double fw[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-        fw[up] = 0.0;
-        if (fw[0] * fw[0] + fw[1] * fw[1] + fw[2] * fw[2] < 1e-12) {
-            fw[0] = fw[1] = fw[2] = 0.0;
-            fw[(up + 2) % 3] = 1.0; /* in place: the axis after up, e.g. +Z for Y-up */
-        }
-        double u[3] = {0, 0, 0};
-        u[up] = 1.0;
-        double lat[3] = {u[1] * fw[2] - u[2] * fw[1], u[2] * fw[0] - u[0] * fw[2],
-                         u[0] * fw[1] - u[1] * fw[0]};
-        double side1 = 0.0;
-        for (int f = f0; f < nf; ++f)
-            for (int k = 0; k < 3; ++k)
-                side1 += lat[k] * (pos[3 * ((size_t)f * nj + lo1) + k] -
-                                   pos[3 * ((size_t)f * nj + lo2) + k]);
-        feet[0] = side1 > 0 ? lo1 : lo2;
-        feet[1] = side1 > 0 ? lo2 : lo1;
     }
-    out->left_foot = feet[0];
-    out->right_foot = feet[1];
+    if (lo1 < 0 || lo2 < 0)
+        return 0;
+    const float *pa = world_pos(a, a->f0, root), *pb = world_pos(a, a->nf - 1, root);
+    double fw[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    fw[up] = 0.0;
+    if (fw[0] * fw[0] + fw[1] * fw[1] + fw[2] * fw[2] < 1e-12) {
+        fw[0] = fw[1] = fw[2] = 0.0;
+        fw[(up + 2) % 3] = 1.0;
+    }
+    double u[3] = {0, 0, 0};
+    u[up] = 1.0;
+    double lat[3] = {u[1] * fw[2] - u[2] * fw[1], u[2] * fw[0] - u[0] * fw[2],
+                     u[0] * fw[1] - u[1] * fw[0]};
+    double side1 = 0.0;
+    for (int f = a->f0; f < a->nf; ++f)
+        for (int k = 0; k < 3; ++k)
+            side1 += lat[k] * (world_pos(a, f, lo1)[k] - world_pos(a, f, lo2)[k]);
+    feet[0] = side1 > 0 ? lo1 : lo2;
+    feet[1] = side1 > 0 ? lo2 : lo1;
+    return 1;
+}
+
+/* The lowest height either foot reaches along up. */
+static float ground_of(const analysis *a, const int feet[2], int up)
+{
     float g = INFINITY;
-    for (int f = f0; f < nf; ++f)
+    for (int f = a->f0; f < a->nf; ++f)
         for (int side = 0; side < 2; ++side) {
-            float h = pos[3 * ((size_t)f * nj + feet[side]) + up];
+            float h = world_pos(a, f, feet[side])[up];
             g = h < g ? h : g;
         }
-    out->ground = g;
-    free(pos);
+    return g;
+}
+
+/* The analysis's steps over the world positions, into out (first_frame and root set). */
+static mb_status analyze_positions(const analysis *a, const mb_analyze_desc *d,
+                                   const char *source, mb_motion_info *out, mb_error *err)
+{
+    int feet[2];
+    double ext[3];
+    mb_status st = named_feet(a, d, source, feet, err);
+    if (st != MB_OK)
+        return st;
+    if (body_extent(a, out->root, ext) != MB_OK)
+        return mb_error_set_(err, MB_NOMEM, source, "%s", "out of memory");
+    out->up_axis = up_axis_of(a, d, out->root, feet, ext);
+    int up = mb_axis_index(out->up_axis);
+    out->height = (float)(ext[up] / (a->nf - a->f0));
+    out->speed = root_speed(a, out->root, up);
+    if ((feet[0] < 0 || feet[1] < 0 || feet[0] == feet[1]) &&
+        !lowest_end_site_feet(a, out->root, up, feet))
+        return MB_OK; /* no feet to be had (e.g. a chain without End Sites): the rest of the
+                         analysis stands; contacts and cycles report the missing feet */
+    out->left_foot = feet[0];
+    out->right_foot = feet[1];
+    out->ground = ground_of(a, feet, up);
     return MB_OK;
+}
+
+/* The analysis, written into out as it goes (mb_motion_analyze gives it a local). */
+static mb_status analyze_into(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
+                              const char *source, mb_motion_info *out, mb_error *err)
+{
+    source = source ? source : "<clip>";
+    if (!s || !c || !out || mb_clip_joint_count(c) != mb_skeleton_joint_count(s))
+        return mb_error_set_(err, MB_INVALID_ARG, source, "%s",
+                             "invalid arguments to motion analysis");
+    analysis a = {s, c, mb_skeleton_joint_count(s), mb_clip_frame_count(c), 0,
+                  mb_skeleton_parents(s), NULL, NULL};
+    if (a.nf < 1)
+        return mb_error_set_(err, MB_INVALID_ARG, source, "%s",
+                             "motion analysis needs at least 1 frame");
+    memset(out, 0, sizeof *out);
+    out->left_foot = out->right_foot = -1;
+    out->first_frame = a.f0 = detect_tpose_frame(c);
+    out->root = moving_root(s, c);
+    /* In a multi-ROOT file the other ROOTs are other actors or props: the feet are looked
+     * for under the ROOT that holds the root only. */
+    unsigned char actor_buf[MB_MAX_JOINTS];
+    if (mb_skeleton_is_roots_group(s, 0) && out->root > 0) {
+        mark_subtree(a.parents, a.nj, mb_rm_actor_top(a.parents, out->root), actor_buf);
+        a.actor = actor_buf;
+    }
+    float *pos = malloc((size_t)a.nf * (size_t)a.nj * 3 * sizeof *pos);
+    if (!pos)
+        return mb_error_set_(err, MB_NOMEM, source, "%s", "out of memory");
+    mb_status st = mb_motion_positions_(s, c, pos);
+    a.pos = pos;
+    if (st != MB_OK)
+        mb_error_set_(err, st, source, "forward kinematics failed");
+    else
+        st = analyze_positions(&a, d, source, out, err);
+    free(pos);
+    return st;
 }
 
 mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_analyze_desc *d,
