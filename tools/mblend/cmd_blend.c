@@ -620,9 +620,9 @@ static int blend_poses(const blend_args *o, const input *in, int n, report_ctx *
     if (st == MB_OK)
         st = pose_clip(in, outp_j, result);
     if (st == MB_OK && diag.low_gap_joints)
-        fprintf(stderr, "%s: note: %d joint%s with an eigen-gap below 1e-3 (ill-defined "
+        fprintf(stderr, "%s: note: %d joint%s with an eigen-gap below %g (ill-defined "
                 "reference; see --report)\n", cmd, diag.low_gap_joints,
-                diag.low_gap_joints == 1 ? "" : "s");
+                diag.low_gap_joints == 1 ? "" : "s", (double)MB_BLEND_GAP_THRESHOLD);
     for (int i = 0; i < n; ++i)
         free(p[i].joints);
     free(gaps);

@@ -43,8 +43,17 @@ MB_API mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c,
                                    const mb_analyze_desc *d, const char *source,
                                    mb_motion_info *out, mb_error *err);
 
+/* A foot is near the ground within this share of the body height (mb_motion_info.height)
+ * above the lowest height it reaches: contacts, cycles and the foot-skate measure use it. */
+#define MB_CONTACT_HEIGHT 0.06
+/* A touchdown: a contact held for MB_TOUCHDOWN_HOLD seconds after at least
+ * MB_TOUCHDOWN_AIR seconds in the air (flickers at the contact height are not steps). */
+#define MB_TOUCHDOWN_HOLD 0.05
+#define MB_TOUCHDOWN_AIR 0.08
+
 /* Per-frame foot contacts: out_left/out_right (frame_count bytes each, nullable) are 1
- * where that foot is planted: near the ground and moving slowly horizontally. Fails (err
+ * where that foot is planted: near the ground (MB_CONTACT_HEIGHT) and moving slowly
+ * horizontally. Fails (err
  * says why, source "contacts") with MB_INVALID_ARG for NULLs, an info that does not fit
  * the clip or fewer than 2 frames, MB_MISMATCH for unknown feet, MB_NOMEM. */
 MB_API mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
@@ -58,8 +67,8 @@ typedef struct mb_frame_range {
 
 /* One full gait cycle starting at a touchdown of the given foot (0 left, 1 right): of
  * the complete cycles, the one nearest the middle of the clip. A touchdown is a contact
- * held for 0.05 s after at least 0.08 s in the air. MB_MISMATCH with a message when the
- * clip has fewer than two such touchdowns after info->first_frame (short takes hold
+ * held for MB_TOUCHDOWN_HOLD after at least MB_TOUCHDOWN_AIR in the air. MB_MISMATCH with a
+ * message when the clip has fewer than two such touchdowns after info->first_frame (short takes hold
  * less than two cycles: try the other foot for every input, or give the ranges). */
 MB_API mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c,
                                       const mb_motion_info *info, int foot, const char *source,

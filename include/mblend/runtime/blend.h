@@ -26,6 +26,9 @@ extern "C" {
 #endif
 
 #define MB_BLEND_MAX_LAYERS 64
+/* The default relative eigen-gap ((lambda_1 - lambda_2) / lambda_1 of M) below which a
+ * joint's reference quaternion counts as ill-defined (mb_blend_desc.gap_threshold). */
+#define MB_BLEND_GAP_THRESHOLD 1e-3f
 
 typedef enum mb_blend_method {
     MB_BLEND_LOGEXP = 0, /* the method above (default) */
@@ -66,7 +69,7 @@ typedef struct mb_blend_desc {
     mb_eigen_solver solver;
     /* Relative eigen-gap below which the reference is considered ill-defined: the joint
      * then uses the exact LAPACKE path and is counted in diag->low_gap_joints.
-     * 0 means the default, 1e-3. */
+     * 0 means the default, MB_BLEND_GAP_THRESHOLD. */
     float gap_threshold;
     mb_pose out;                 /* may be exactly the memory of any input pose */
     mb_blend_diag *diag;         /* optional */

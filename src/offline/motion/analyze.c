@@ -467,7 +467,7 @@ mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_mo
     }
     int up = mb_axis_index(info->up_axis);
     double ft = mb_clip_frame_time(c);
-    /* Planted: within 6% of the body height of the lowest point this foot reaches, and
+    /* Planted: within MB_CONTACT_HEIGHT (6%) of the body height of the lowest point this foot reaches, and
      * slower horizontally than the root's mean speed (a swinging foot moves about twice
      * as fast as the body). Thresholds are relative, so units and gait do not matter. */
     for (int side = 0; side < 2; ++side) {
@@ -480,7 +480,7 @@ mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c, const mb_mo
             float h = pos[3 * ((size_t)f * nj + j) + up];
             lo = h < lo ? h : lo;
         }
-        double hmax = lo + 0.06 * info->height;
+        double hmax = lo + MB_CONTACT_HEIGHT * info->height;
         for (int f = 0; f < nf; ++f) {
             /* the speed over the step into f; at the first motion frame the step out of it
              * (the step in comes from the T-pose frame and is no motion) */

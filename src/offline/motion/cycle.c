@@ -7,10 +7,6 @@
 #include "mblend/offline/motion.h"
 #include "offline/motion/motion_internal.h"
 
-/* A touchdown: a contact held for MB_TOUCHDOWN_HOLD s after MB_TOUCHDOWN_AIR s in the air
- * (flickers at the contact threshold are noise, not steps). */
-#define MB_TOUCHDOWN_HOLD 0.05
-#define MB_TOUCHDOWN_AIR 0.08
 /* Cycles kept: within this share of the median cycle length (a missed touchdown makes a
  * double-length one). */
 #define MB_CYCLE_LENGTH_TOLERANCE 0.25

@@ -52,7 +52,7 @@ static mb_status view_init(const mb_skeleton *s, const mb_clip *c, const mb_moti
     if (v->info.left_foot < 0 || v->info.right_foot < 0)
         return mb_error_set_(err, MB_MISMATCH, MEASURE_SRC, "%s: the feet are unknown (foot skate "
                              "needs them)", name);
-    /* Contact: within 6% of the body height above the lowest foot height of the clip. */
+    /* Contact: within MB_CONTACT_HEIGHT (6%) of the body height above the lowest foot height of the clip. */
     float lo = INFINITY;
     for (int f = v->info.first_frame; f < v->nf; ++f)
         for (int side = 0; side < 2; ++side) {
@@ -60,7 +60,7 @@ static mb_status view_init(const mb_skeleton *s, const mb_clip *c, const mb_moti
             float h = v->pos[3 * ((size_t)f * v->nj + j) + mb_axis_index(v->info.up_axis)];
             lo = h < lo ? h : lo;
         }
-    v->contact_max = lo + 0.06f * v->info.height;
+    v->contact_max = lo + (float)MB_CONTACT_HEIGHT * v->info.height;
     return MB_OK;
 }
 

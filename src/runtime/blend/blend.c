@@ -23,7 +23,6 @@
 #include "math/quat_internal.h"
 #include "math/reference_internal.h"
 
-#define DEFAULT_GAP_THRESHOLD 1e-3f
 /* The SIMD kernel certifies a lane only when its relative-gap bound is at least this (or
  * the user's threshold, if larger), where single precision gives the reference to about
  * 1e-6 rad; below it the double path decides. */
@@ -653,7 +652,7 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
     const blend_impl *impl = impl_for(isa); /* NULL: that ISA has no kernel here */
     mb_blend_check_fn_ check = impl ? impl->check : NULL;
     c.d = d;
-    c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : DEFAULT_GAP_THRESHOLD;
+    c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : MB_BLEND_GAP_THRESHOLD;
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
     c.exact = exact;
     c.want_gap = want_gap;
