@@ -22,7 +22,7 @@
 
 /* ---------- the rasterizer ---------- */
 
-static long count_pixels(const mb_canvas *c, const float col[3])
+static long count_pixels(const render_canvas *c, const float col[3])
 {
     long n = 0;
     for (int i = 0; i < c->w * c->h; ++i)
@@ -36,103 +36,103 @@ static const float k_white[3] = {1, 1, 1}, k_red[3] = {1, 0, 0}, k_blue[3] = {0,
 
 Test(raster, triangle_covers_its_area_in_both_windings)
 {
-    mb_canvas c;
-    cr_assert_eq(mb_canvas_init(&c, 200, 200), 0);
+    render_canvas c;
+    cr_assert_eq(render_canvas_init(&c, 200, 200), 0);
     for (int wind = 0; wind < 2; ++wind) {
-        mb_canvas_clear(&c, k_white, k_white);
+        render_canvas_clear(&c, k_white, k_white);
         float a[3] = {10, 10, 0}, b[3] = {110, 10, 0}, d[3] = {10, 110, 0};
         if (wind)
-            mb_canvas_triangle(&c, a, d, b, k_red, k_red, k_red);
+            render_canvas_triangle(&c, a, d, b, k_red, k_red, k_red);
         else
-            mb_canvas_triangle(&c, a, b, d, k_red, k_red, k_red);
+            render_canvas_triangle(&c, a, b, d, k_red, k_red, k_red);
         long n = count_pixels(&c, k_red);
         cr_assert(labs(n - 5000) <= 110, "winding %d: %ld pixels for an area of 5000", wind, n);
     }
     /* degenerate and off-canvas triangles draw nothing and do not crash */
-    mb_canvas_clear(&c, k_white, k_white);
+    render_canvas_clear(&c, k_white, k_white);
     float p[3] = {5, 5, 0}, q[3] = {50, 50, 0}, r[3] = {95, 95, 0};
-    mb_canvas_triangle(&c, p, q, r, k_red, k_red, k_red);
+    render_canvas_triangle(&c, p, q, r, k_red, k_red, k_red);
     float o1[3] = {-500, -500, 0}, o2[3] = {-400, -500, 0}, o3[3] = {-500, -400, 0};
-    mb_canvas_triangle(&c, o1, o2, o3, k_red, k_red, k_red);
+    render_canvas_triangle(&c, o1, o2, o3, k_red, k_red, k_red);
     float n1[3] = {NAN, 0, 0};
-    mb_canvas_triangle(&c, n1, o2, o3, k_red, k_red, k_red);
+    render_canvas_triangle(&c, n1, o2, o3, k_red, k_red, k_red);
     cr_assert_eq(count_pixels(&c, k_red), 0);
-    mb_canvas_free(&c);
+    render_canvas_free(&c);
 }
 
 Test(raster, depth_test_keeps_the_nearer_surface)
 {
-    mb_canvas c;
-    cr_assert_eq(mb_canvas_init(&c, 64, 64), 0);
+    render_canvas c;
+    cr_assert_eq(render_canvas_init(&c, 64, 64), 0);
     float a[3] = {0, 0, 1}, b[3] = {64, 0, 1}, d[3] = {0, 64, 1}, e[3] = {64, 64, 1};
     float a2[3] = {0, 0, 2}, b2[3] = {64, 0, 2}, d2[3] = {0, 64, 2}, e2[3] = {64, 64, 2};
     for (int order = 0; order < 2; ++order) {
-        mb_canvas_clear(&c, k_white, k_white);
+        render_canvas_clear(&c, k_white, k_white);
         for (int k = 0; k < 2; ++k) {
             int near = (k == order);
             if (near) {
-                mb_canvas_triangle(&c, a2, b2, e2, k_blue, k_blue, k_blue);
-                mb_canvas_triangle(&c, a2, e2, d2, k_blue, k_blue, k_blue);
+                render_canvas_triangle(&c, a2, b2, e2, k_blue, k_blue, k_blue);
+                render_canvas_triangle(&c, a2, e2, d2, k_blue, k_blue, k_blue);
             } else {
-                mb_canvas_triangle(&c, a, b, e, k_red, k_red, k_red);
-                mb_canvas_triangle(&c, a, e, d, k_red, k_red, k_red);
+                render_canvas_triangle(&c, a, b, e, k_red, k_red, k_red);
+                render_canvas_triangle(&c, a, e, d, k_red, k_red, k_red);
             }
         }
         cr_assert_eq(count_pixels(&c, k_blue), 64 * 64, "order %d", order);
     }
-    mb_canvas_free(&c);
+    render_canvas_free(&c);
 }
 
 Test(raster, colours_interpolate_and_resolve_averages)
 {
-    mb_canvas c;
-    cr_assert_eq(mb_canvas_init(&c, 100, 100), 0);
-    mb_canvas_clear(&c, k_white, k_white);
+    render_canvas c;
+    cr_assert_eq(render_canvas_init(&c, 100, 100), 0);
+    render_canvas_clear(&c, k_white, k_white);
     float a[3] = {0, 0, 0}, b[3] = {100, 0, 0}, d[3] = {0, 100, 0};
     float black[3] = {0, 0, 0};
-    mb_canvas_triangle(&c, a, b, d, black, k_white, black);
+    render_canvas_triangle(&c, a, b, d, black, k_white, black);
     /* x grows left to right with the red channel */
     float left = c.rgb[3 * (10 * 100 + 2)], right = c.rgb[3 * (10 * 100 + 80)];
     cr_assert(left < 0.05f && right > 0.78f && right < 0.82f, "%g %g", left, right);
     /* a 2x box filter of a checkerboard is mid grey */
-    mb_canvas_clear(&c, black, black);
+    render_canvas_clear(&c, black, black);
     for (int y = 0; y < 100; ++y)
         for (int x = 0; x < 100; ++x)
             if ((x + y) % 2)
                 memcpy(&c.rgb[3 * (y * 100 + x)], k_white, sizeof k_white);
     unsigned char out[50 * 50 * 3];
-    mb_canvas_resolve(&c, 2, out, 50, 0, 0);
+    render_canvas_resolve(&c, 2, out, 50, 0, 0);
     for (int i = 0; i < 50 * 50 * 3; ++i)
         cr_assert(out[i] == 128 || out[i] == 127, "%d", out[i]);
-    mb_canvas_free(&c);
+    render_canvas_free(&c);
 }
 
 Test(raster, lines_and_text)
 {
-    mb_canvas c;
-    cr_assert_eq(mb_canvas_init(&c, 200, 100), 0);
-    mb_canvas_clear(&c, k_white, k_white);
+    render_canvas c;
+    cr_assert_eq(render_canvas_init(&c, 200, 100), 0);
+    render_canvas_clear(&c, k_white, k_white);
     float a[3] = {20, 50, 0}, b[3] = {180, 50, 0};
-    mb_canvas_line(&c, a, b, 6, k_red, 0);
+    render_canvas_line(&c, a, b, 6, k_red, 0);
     long n = count_pixels(&c, k_red);
     /* 160 x 6 plus two half discs of radius 3 */
     cr_assert(labs(n - (160 * 6 + 28)) < 40, "%ld", n);
     /* a line behind a nearer surface is hidden unless biased toward the viewer */
-    mb_canvas_clear(&c, k_white, k_white);
+    render_canvas_clear(&c, k_white, k_white);
     float t0[3] = {0, 0, 5}, t1[3] = {200, 0, 5}, t2[3] = {0, 200, 5}, t3[3] = {200, 200, 5};
-    mb_canvas_triangle(&c, t0, t1, t3, k_blue, k_blue, k_blue);
-    mb_canvas_triangle(&c, t0, t3, t2, k_blue, k_blue, k_blue);
-    mb_canvas_line(&c, a, b, 4, k_red, 0);
+    render_canvas_triangle(&c, t0, t1, t3, k_blue, k_blue, k_blue);
+    render_canvas_triangle(&c, t0, t3, t2, k_blue, k_blue, k_blue);
+    render_canvas_line(&c, a, b, 4, k_red, 0);
     cr_assert_eq(count_pixels(&c, k_red), 0);
-    mb_canvas_line(&c, a, b, 4, k_red, 1e30f);
+    render_canvas_line(&c, a, b, 4, k_red, 1e30f);
     cr_assert_gt(count_pixels(&c, k_red), 600);
-    mb_canvas_clear(&c, k_white, k_white);
-    mb_canvas_text(&c, 2, 2, 2, "10", k_red);
+    render_canvas_clear(&c, k_white, k_white);
+    render_canvas_text(&c, 2, 2, 2, "10", k_red);
     /* '1' has 8 lit cells, '0' 12; each cell is 2x2 */
     cr_assert_eq(count_pixels(&c, k_red), (8 + 12) * 4);
-    mb_canvas_text(&c, -10, -10, 1, "8~", k_red); /* clipped, unknown glyph skipped */
-    mb_canvas_free(&c);
-    cr_assert_neq(mb_canvas_init(&c, 0, 10), 0);
+    render_canvas_text(&c, -10, -10, 1, "8~", k_red); /* clipped, unknown glyph skipped */
+    render_canvas_free(&c);
+    cr_assert_neq(render_canvas_init(&c, 0, 10), 0);
 }
 
 /* ---------- the commands ---------- */

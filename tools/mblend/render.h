@@ -69,29 +69,29 @@ mb_status render_skinner_frame(render_skinner *k, const cli_src *s, int frame, m
  * them, so they are renamed together with that test. */
 
 /* A float RGB canvas with a depth buffer; depth grows toward the viewer. */
-typedef struct mb_canvas {
+typedef struct render_canvas {
     int w, h;
     float *rgb;   /* w * h * 3, 0..1 */
     float *depth; /* w * h */
-} mb_canvas;
+} render_canvas;
 
-int mb_canvas_init(mb_canvas *c, int w, int h);
-void mb_canvas_free(mb_canvas *c);
+int render_canvas_init(render_canvas *c, int w, int h);
+void render_canvas_free(render_canvas *c);
 /* Fills with a vertical gradient from top to bottom colour and clears the depth. */
-void mb_canvas_clear(mb_canvas *c, const float top[3], const float bottom[3]);
+void render_canvas_clear(render_canvas *c, const float top[3], const float bottom[3]);
 /* A triangle with per-vertex colours, depth tested; vertices are (x, y, depth) in pixels
  * (y down), pixel centres at +0.5. Both windings are drawn. */
-void mb_canvas_triangle(mb_canvas *c, const float a[3], const float b[3], const float d[3],
+void render_canvas_triangle(render_canvas *c, const float a[3], const float b[3], const float d[3],
                         const float ca[3], const float cb[3], const float cd[3]);
 /* A line of the given width (pixels) with round ends, depth tested with a bias toward the
  * viewer so lines on a surface stay visible when bias > 0. */
-void mb_canvas_line(mb_canvas *c, const float a[3], const float b[3], float width,
+void render_canvas_line(render_canvas *c, const float a[3], const float b[3], float width,
                     const float color[3], float bias);
 /* Digits, '-', '.', ':' and letters a-z in a 3x5 pixel font scaled by s, top-left at x, y. */
-void mb_canvas_text(mb_canvas *c, int x, int y, int s, const char *text, const float color[3]);
+void render_canvas_text(render_canvas *c, int x, int y, int s, const char *text, const float color[3]);
 /* Box-filters the canvas down by factor f (1: copy) into dst (8-bit RGB, dst_w wide) at
  * (x0, y0). */
-void mb_canvas_resolve(const mb_canvas *c, int f, unsigned char *dst, int dst_w, int x0, int y0);
+void render_canvas_resolve(const render_canvas *c, int f, unsigned char *dst, int dst_w, int x0, int y0);
 
 /* ---------- views and frames (render_view.c) ---------- */
 

@@ -7,7 +7,7 @@
 
 #include "render.h"
 
-int mb_canvas_init(mb_canvas *c, int w, int h)
+int render_canvas_init(render_canvas *c, int w, int h)
 {
     memset(c, 0, sizeof *c);
     if (w < 1 || h < 1 || w > 16384 || h > 16384)
@@ -17,20 +17,20 @@ int mb_canvas_init(mb_canvas *c, int w, int h)
     c->rgb = malloc((size_t)w * (size_t)h * 3 * sizeof(float));
     c->depth = malloc((size_t)w * (size_t)h * sizeof(float));
     if (!c->rgb || !c->depth) {
-        mb_canvas_free(c);
+        render_canvas_free(c);
         return -1;
     }
     return 0;
 }
 
-void mb_canvas_free(mb_canvas *c)
+void render_canvas_free(render_canvas *c)
 {
     free(c->rgb);
     free(c->depth);
     memset(c, 0, sizeof *c);
 }
 
-void mb_canvas_clear(mb_canvas *c, const float top[3], const float bottom[3])
+void render_canvas_clear(render_canvas *c, const float top[3], const float bottom[3])
 {
     for (int y = 0; y < c->h; ++y) {
         float t = c->h > 1 ? (float)y / (float)(c->h - 1) : 0.0f;
@@ -50,7 +50,7 @@ static float edge(const float a[3], const float b[3], float px, float py)
     return (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
 }
 
-void mb_canvas_triangle(mb_canvas *c, const float a[3], const float b[3], const float d[3],
+void render_canvas_triangle(render_canvas *c, const float a[3], const float b[3], const float d[3],
                         const float ca[3], const float cb[3], const float cd[3])
 {
     float area = edge(a, b, d[0], d[1]);
@@ -84,7 +84,7 @@ void mb_canvas_triangle(mb_canvas *c, const float a[3], const float b[3], const 
     }
 }
 
-void mb_canvas_line(mb_canvas *c, const float a[3], const float b[3], float width,
+void render_canvas_line(render_canvas *c, const float a[3], const float b[3], float width,
                     const float color[3], float bias)
 {
     float r = 0.5f * width;
@@ -129,7 +129,7 @@ static const struct {
     {'w', {5, 5, 7, 7, 5}}, {'x', {5, 5, 2, 5, 5}}, {'y', {5, 5, 2, 2, 2}}, {'z', {7, 1, 2, 4, 7}},
 };
 
-void mb_canvas_text(mb_canvas *c, int x, int y, int s, const char *text, const float color[3])
+void render_canvas_text(render_canvas *c, int x, int y, int s, const char *text, const float color[3])
 {
     for (const char *p = text; *p; ++p, x += 4 * s) {
         char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
@@ -154,7 +154,7 @@ void mb_canvas_text(mb_canvas *c, int x, int y, int s, const char *text, const f
     }
 }
 
-void mb_canvas_resolve(const mb_canvas *c, int f, unsigned char *dst, int dst_w, int x0, int y0)
+void render_canvas_resolve(const render_canvas *c, int f, unsigned char *dst, int dst_w, int x0, int y0)
 {
     int w = c->w / f, h = c->h / f;
     float norm = 1.0f / (float)(f * f);

@@ -131,7 +131,7 @@ typedef struct render_ctx {
     const cli_src *s;
     const render_opts *o;
     render_skinner k;
-    mb_canvas cv;
+    render_canvas cv;
     int f;                   /* supersampling factor */
     float R[3], U[3], T[3];  /* screen right, up, toward the viewer */
     float L[3];              /* the light */
@@ -232,7 +232,7 @@ static void draw_mesh(render_ctx *r, const cell_map *m)
     const float *sv = r->sv, *col = r->col;
     for (int t = 0; t < mb_mesh_triangle_count(r->s->mesh); ++t) {
         uint32_t a = tri[3 * t], bb = tri[3 * t + 1], c = tri[3 * t + 2];
-        mb_canvas_triangle(&r->cv, &sv[3 * a], &sv[3 * bb], &sv[3 * c], &col[3 * a], &col[3 * bb],
+        render_canvas_triangle(&r->cv, &sv[3 * a], &sv[3 * bb], &sv[3 * c], &col[3 * a], &col[3 * bb],
                            &col[3 * c]);
     }
 }
@@ -254,14 +254,14 @@ static void draw_skeleton(render_ctx *r, const cell_map *m, int over_mesh)
         const float *p = &k->world[j][12], *q = &k->world[parents[j]][12];
         float a[3] = {map_x(m, dot(p, R)), map_y(m, dot(p, U)), dot(p, T) * m->scale};
         float e[3] = {map_x(m, dot(q, R)), map_y(m, dot(q, U)), dot(q, T) * m->scale};
-        mb_canvas_line(&r->cv, a, e, width, bone, bias);
+        render_canvas_line(&r->cv, a, e, width, bone, bias);
     }
     for (int j = 0; j < k->nj; ++j) {
         if (mb_skeleton_is_end_site(s->skel, j) || !r->shown[j])
             continue;
         const float *p = &k->world[j][12];
         float a[3] = {map_x(m, dot(p, R)), map_y(m, dot(p, U)), dot(p, T) * m->scale + 1.0f};
-        mb_canvas_line(&r->cv, a, a, width * 1.9f, bone, bias);
+        render_canvas_line(&r->cv, a, a, width * 1.9f, bone, bias);
     }
 }
 
@@ -281,11 +281,11 @@ static void draw_frame(render_ctx *r, long frame, const frame_box *b)
     m.ox = 0.5f * (float)(cw * f);
     m.oy = 0.5f * (float)(ch * f) - 0.5f * r->label * (float)f;
     m.scale = r->scale;
-    mb_canvas_clear(&r->cv, sky, floor_c);
+    render_canvas_clear(&r->cv, sky, floor_c);
     if (!top_view) {
         float gl = map_y(&m, r->gy0);
         float a[3] = {0, gl, -1e30f}, e[3] = {(float)(cw * f), gl, -1e30f};
-        mb_canvas_line(&r->cv, a, e, 1.5f * (float)f, ground, 0);
+        render_canvas_line(&r->cv, a, e, 1.5f * (float)f, ground, 0);
     }
     int with_mesh = o->mesh && r->s->mesh;
     if (with_mesh)
@@ -295,7 +295,7 @@ static void draw_frame(render_ctx *r, long frame, const frame_box *b)
     if (o->labels) {
         char lab[32];
         snprintf(lab, sizeof lab, "%ld", frame);
-        mb_canvas_text(&r->cv, 4 * f, (ch - 9) * f, f, lab, text);
+        render_canvas_text(&r->cv, 4 * f, (ch - 9) * f, f, lab, text);
     }
 }
 
@@ -323,7 +323,7 @@ int render_frames(const char *cmd, const cli_src *s, const render_opts *o, long 
     r.shown = malloc((size_t)mb_skeleton_joint_count(s->skel));
     int rc = 1;
     if (render_skinner_init(&r.k, s) != 0 || !img || !boxes || !r.shown ||
-        mb_canvas_init(&r.cv, cw * f, ch * f) != 0) {
+        render_canvas_init(&r.cv, cw * f, ch * f) != 0) {
         cli_input_error(cmd, "out of memory");
         goto done;
     }
@@ -340,7 +340,7 @@ int render_frames(const char *cmd, const cli_src *s, const render_opts *o, long 
         draw_frame(&r, first + i * step, &boxes[i]);
         int x0 = sheet ? (int)(i % cols) * cw : 0, y0 = sheet ? (int)(i / cols) * ch : 0;
         unsigned char *dst = sheet ? img : img + (size_t)i * (size_t)cw * (size_t)ch * 3;
-        mb_canvas_resolve(&r.cv, f, dst, sheet ? (int)W : cw, x0, y0);
+        render_canvas_resolve(&r.cv, f, dst, sheet ? (int)W : cw, x0, y0);
     }
     *out_rgb = img;
     img = NULL;
@@ -355,7 +355,7 @@ done:
     free(r.sv);
     free(r.col);
     free(r.vside);
-    mb_canvas_free(&r.cv);
+    render_canvas_free(&r.cv);
     render_skinner_free(&r.k);
     return rc;
 }
