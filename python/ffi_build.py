@@ -162,6 +162,7 @@ mb_status mb_motion_analyze(const mb_skeleton *s, const mb_clip *c, const mb_ana
                             const char *source, mb_motion_info *out, mb_error *err);
 
 typedef struct mb_frame_range { int start, end; } mb_frame_range;
+typedef struct mb_prepared_clip mb_prepared_clip;
 
 typedef struct mb_match_desc {
     const mb_skeleton *skeleton_a, *skeleton_b;
@@ -172,6 +173,7 @@ typedef struct mb_match_desc {
     double a_from, a_to, b_from, b_to;
     int use_double;
     int min_separation;
+    const mb_prepared_clip *prepared_a, *prepared_b;
     ...;
 } mb_match_desc;
 typedef struct mb_match_pair { int a, b; float cost; float theta, dx, dz; } mb_match_pair;
@@ -208,7 +210,6 @@ typedef struct mb_prepared_info {
     char warnings[][160];
     ...;
 } mb_prepared_info;
-typedef struct mb_prepared_clip mb_prepared_clip;
 mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_error *err);
 mb_status mb_clips_prepare(const mb_prepare_desc *descs, int n, mb_prepared_clip **out,
                            mb_error *err);
@@ -253,6 +254,7 @@ typedef struct mb_transition_build_desc {
     mb_transition_desc transition;
     mb_frame_range cycle_a, cycle_b;
     mb_axis up_axis;
+    const mb_prepared_clip *prepared_a, *prepared_b;
     ...;
 } mb_transition_build_desc;
 typedef struct mb_transition_result {
@@ -277,6 +279,7 @@ typedef struct mb_transition_plan_desc {
     int sync;
     double search_from, search_to;
     double window;
+    const mb_prepared_clip *prepared_a, *prepared_b;
     ...;
 } mb_transition_plan_desc;
 typedef struct mb_transition_plan {

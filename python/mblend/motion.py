@@ -219,31 +219,26 @@ def transition(a, b, at="auto", duration=0.5, mode="crossfade", sync=False, b_st
             raise InvalidArgumentError(f"{c.path or n} has fewer than 2 frames")
     err = ffi.new("mb_error *")
     with _prepared([a, b], up_axis, pair=True) as p:
-        ia, ib = (lib.mb_prepared_clip_info(p[i]).motion for i in range(2))
-        names = [ffi.new("char[]", _name(c, i).encode()) for i, c in enumerate((a, b))]
         pd = ffi.new("mb_transition_plan_desc *")
-        pd.skeleton_a, pd.skeleton_b, pd.a, pd.b = a._skel, b._skel, a._clip, b._clip
-        pd.info_a, pd.info_b = ffi.addressof(ia), ffi.addressof(ib)
-        pd.source_a, pd.source_b = names
+        pd.prepared_a, pd.prepared_b = p[0], p[1]  # clips, analyses and names
         pd.at_auto, pd.at, pd.b_auto, pd.b_start = at_auto, at_s, b_auto, b_s
         pd.duration, pd.sync = dur, 1 if sync else 0
         plan = ffi.new("mb_transition_plan *")
         check(lib.mb_transition_plan_find(pd, plan, err), err, "transition")
         bd = ffi.new("mb_transition_build_desc *")
-        bd.skeleton, bd.a, bd.b = a._skel, a._clip, b._clip
-        bd.source_a, bd.source_b = names
-        bd.info_a, bd.info_b = pd.info_a, pd.info_b
+        bd.skeleton = a._skel
+        bd.prepared_a, bd.prepared_b = p[0], p[1]
         bd.at, bd.b_start = plan.a_frame * a.frame_time, plan.b_start
         bd.transition.duration = dur
         bd.transition.mode = getattr(lib, _MODES[mode])
         bd.transition.curve = getattr(lib, _CURVES[curve])
         bd.transition.sync = 1 if sync else 0
         bd.transition.sync_keep_start = 1
-        bd.up_axis = ia.up_axis
+        up = lib.mb_prepared_clip_info(p[0]).motion.up_axis
+        bd.up_axis = up
         out = ffi.new("mb_clip **")
         res = ffi.new("mb_transition_result *")
         check(lib.mb_transition_build(bd, out, res, err), err, "transition")
-        up = ia.up_axis
     c = ffi.gc(out[0], lib.mb_clip_destroy)
     clip = Clip(a._skel, c, a._keep + (c,), _file="", _scene=a._scene, _up_axis=a._up_axis or up)
     if not return_info:
@@ -294,9 +289,7 @@ def match(a, b, k=5, window=0.0, use_double=False):
     err = ffi.new("mb_error *")
     with _prepared([a, b], pair=True) as p:
         d = ffi.new("mb_match_desc *")
-        d.skeleton_a, d.skeleton_b, d.a, d.b = a._skel, b._skel, a._clip, b._clip
-        d.info_a = ffi.addressof(lib.mb_prepared_clip_info(p[0]).motion)
-        d.info_b = ffi.addressof(lib.mb_prepared_clip_info(p[1]).motion)
+        d.prepared_a, d.prepared_b = p[0], p[1]  # skeletons, clips and analyses
         d.window = float(window)
         d.use_double = 1 if use_double else 0
         check(lib.mb_match_find(d, pairs, k, found, ffi.NULL, err), err, "match")

@@ -357,3 +357,47 @@ Test(match, rejects_bad_arguments)
     mb_test_clip_unload(&b);
     mb_test_clip_unload(&z);
 }
+
+/* Prepared clips stand for the sides of a match desc: a search given only prepared A and B
+ * (no skeleton, clip or analysis fields) finds exactly the pairs of the search given those
+ * fields by hand; a prepared A whose clip differs from the desc's wins. */
+Test(match, prepared_clips_stand_for_the_sides)
+{
+    mb_test_clip a = mb_test_clip_load("cmu_02_01_walk.bvh"), b = mb_test_clip_load("cmu_02_02_walk.bvh");
+    mb_prepare_desc pd[2] = {{0}, {0}};
+    pd[0].skeleton = a.s;
+    pd[0].clip = a.c;
+    pd[0].source = "a";
+    pd[1].skeleton = b.s;
+    pd[1].clip = b.c;
+    pd[1].source = "b";
+    mb_prepared_clip *p[2];
+    mb_error e;
+    cr_assert_eq(mb_clips_prepare(pd, 2, p, &e), MB_OK, "%s", e.text);
+    mb_match_desc by_hand = base_desc(&a, &b);
+    by_hand.info_a = &mb_prepared_clip_info(p[0])->motion;
+    by_hand.info_b = &mb_prepared_clip_info(p[1])->motion;
+    mb_match_desc prepared = {0};
+    prepared.prepared_a = p[0];
+    prepared.prepared_b = p[1];
+    mb_match_pair want[6], got[6];
+    int nw = 0, ng = 0;
+    cr_assert_eq(mb_match_find(&by_hand, want, 6, &nw, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_match_find(&prepared, got, 6, &ng, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert(nw > 0 && nw == ng);
+    for (int i = 0; i < nw; ++i)
+        cr_assert(want[i].a == got[i].a && want[i].b == got[i].b && want[i].cost == got[i].cost &&
+                      want[i].theta == got[i].theta,
+                  "pair %d: (%d, %d) by hand, (%d, %d) prepared", i, want[i].a, want[i].b, got[i].a,
+                  got[i].b);
+    /* the prepared side wins over the desc's own fields: A searched against itself */
+    prepared.a = b.c;
+    prepared.prepared_b = p[0];
+    cr_assert_eq(mb_match_find(&prepared, got, 1, &ng, NULL, &e), MB_OK, "%s", e.text);
+    cr_assert(ng == 1 && got[0].a == got[0].b && got[0].cost < 1e-3f, "%d %d %g", got[0].a, got[0].b,
+              (double)got[0].cost);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
+}

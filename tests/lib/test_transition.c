@@ -519,3 +519,91 @@ Test(transition, analysis_keeps_to_the_moving_actor)
     free(text);
     free(src);
 }
+
+/* Prepared clips stand for A and B of the transition plan, the builder and the measure: given
+ * only the prepared clips (no clip or analysis fields), each gives exactly what the same call
+ * with those fields by hand gives (the same points, the same clip bit for bit, the same
+ * quality). Without them the plan refuses (nothing to plan on). */
+Test(transition, prepared_clips_stand_for_a_and_b)
+{
+    mb_test_clip a = mb_test_clip_load("cmu_09_01_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh");
+    mb_prepare_desc pd[2] = {{0}, {0}};
+    pd[0].skeleton = a.s;
+    pd[0].clip = a.c;
+    pd[0].source = "run";
+    pd[1].skeleton = b.s;
+    pd[1].clip = b.c;
+    pd[1].source = "walk";
+    mb_prepared_clip *p[2];
+    mb_error e;
+    cr_assert_eq(mb_clips_prepare(pd, 2, p, &e), MB_OK, "%s", e.text);
+    const mb_motion_info *ia = &mb_prepared_clip_info(p[0])->motion, *ib = &mb_prepared_clip_info(p[1])->motion;
+    mb_transition_plan_desc hand = {0}, prep = {0};
+    hand.skeleton_a = a.s;
+    hand.skeleton_b = b.s;
+    hand.a = a.c;
+    hand.b = b.c;
+    hand.info_a = ia;
+    hand.info_b = ib;
+    hand.at_auto = prep.at_auto = 1;
+    hand.b_auto = prep.b_auto = 1;
+    hand.duration = prep.duration = 0.5;
+    prep.prepared_a = p[0];
+    prep.prepared_b = p[1];
+    mb_transition_plan ph, pp;
+    cr_assert_eq(mb_transition_plan_find(&hand, &ph, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_transition_plan_find(&prep, &pp, &e), MB_OK, "%s", e.text);
+    cr_assert(ph.a_frame == pp.a_frame && ph.b_frame == pp.b_frame && ph.cost == pp.cost);
+    mb_transition_plan_desc none = prep;
+    none.prepared_a = NULL;
+    cr_assert_eq(mb_transition_plan_find(&none, &pp, &e), MB_INVALID_ARG);
+
+    mb_transition_build_desc bh = {0};
+    bh.skeleton = a.s;
+    bh.a = a.c;
+    bh.b = b.c;
+    bh.info_a = ia;
+    bh.info_b = ib;
+    bh.at = ph.at;
+    bh.b_start = ph.b_start;
+    bh.transition.duration = 0.5f;
+    mb_transition_build_desc bp = bh;
+    bp.a = bp.b = NULL;
+    bp.info_a = bp.info_b = NULL;
+    bp.prepared_a = p[0];
+    bp.prepared_b = p[1];
+    mb_clip *oh, *op;
+    mb_transition_result rh, rp;
+    cr_assert_eq(mb_transition_build(&bh, &oh, &rh, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_transition_build(&bp, &op, &rp, &e), MB_OK, "%s", e.text);
+    int nf = mb_clip_frame_count(oh), nj = mb_clip_joint_count(oh);
+    cr_assert_eq(nf, mb_clip_frame_count(op));
+    cr_assert(memcmp(mb_clip_rotations(oh), mb_clip_rotations(op), (size_t)nf * nj * 16) == 0);
+
+    mb_transition_measure_desc mh = {0};
+    mh.skeleton = a.s;
+    mh.a = a.c;
+    mh.b = b.c;
+    mh.out = oh;
+    mh.info_a = ia;
+    mh.info_b = ib;
+    mh.result = &rh;
+    mh.at = ph.at;
+    mh.duration = 0.5;
+    mb_transition_measure_desc mp = mh;
+    mp.a = mp.b = NULL;
+    mp.info_a = mp.info_b = NULL;
+    mp.prepared_a = p[0];
+    mp.prepared_b = p[1];
+    mb_transition_quality qh, qp;
+    cr_assert_eq(mb_transition_measure(&mh, &qh, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_transition_measure(&mp, &qp, &e), MB_OK, "%s", e.text);
+    cr_assert(qh.root_step_ratio == qp.root_step_ratio && qh.angular_ratio == qp.angular_ratio &&
+              qh.skate_ratio == qp.skate_ratio);
+    mb_clip_destroy(oh);
+    mb_clip_destroy(op);
+    mb_prepared_clip_destroy(p[0]);
+    mb_prepared_clip_destroy(p[1]);
+    mb_test_clip_unload(&a);
+    mb_test_clip_unload(&b);
+}

@@ -97,8 +97,10 @@ int cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
 
 void cli_clip_close(cli_clip *c)
 {
+    mb_prepared_clip_destroy(c->prep);
     mb_source_destroy(c->source);
     mb_scene_destroy(c->own_scene);
+    c->prep = NULL;
     c->source = NULL;
     c->own_scene = NULL;
     c->scene = NULL;

@@ -20,6 +20,7 @@ typedef struct cli_clip {
     const mb_skeleton *s;
     const mb_clip *c;        /* NULL for a still scene only */
     mb_axis up_axis;         /* DETECT (BVH); Y, the convention of glTF and assimp */
+    mb_prepared_clip *prep;  /* the library's preparation, once a command asks for it */
 } cli_clip;
 
 /* The one input loader of every command: opens spec through mb_source_open (with the

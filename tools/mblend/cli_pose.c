@@ -14,7 +14,7 @@ mb_status cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_
     return mb_fk(s, &p, world, n);
 }
 
-int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], mb_axis up,
+int cli_prepare_pair(const char *const paths[2], cli_clip src[2], mb_axis up,
                      mb_motion_info info[2], mb_error *e)
 {
     mb_prepare_desc d[2];
@@ -32,7 +32,7 @@ int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], mb_axis 
     }
     for (int i = 0; i < 2; ++i) {
         info[i] = mb_prepared_clip_info(p[i])->motion;
-        mb_prepared_clip_destroy(p[i]);
+        src[i].prep = p[i];
     }
     return CLI_EXIT_OK;
 }

@@ -8,10 +8,10 @@
  * using pose (joint_count entries) as scratch. Returns the library status. */
 mb_status cli_frame_world(const mb_skeleton *s, const mb_clip *c, int frame, mb_xform *pose,
                           float (*world)[16]);
-/* A and B of a transition or match search, prepared by the library (B on A's up axis; up
- * 1..3 given by --up, else the loader's); their analyses into info. Errors are printed:
- * CLI_EXIT_OK or CLI_EXIT_INPUT. */
-int cli_prepare_pair(const char *const paths[2], const cli_clip src[2], mb_axis up,
+/* A and B of a transition or match search, prepared by the library into src[i].prep (B on
+ * A's up axis; up given by --up, else the loader's), their analyses copied into info.
+ * Errors are printed: CLI_EXIT_OK or CLI_EXIT_INPUT. */
+int cli_prepare_pair(const char *const paths[2], cli_clip src[2], mb_axis up,
                      mb_motion_info info[2], mb_error *e);
 
 #endif

@@ -61,15 +61,11 @@ static int open_pair(const char *cmd, const char *const paths[2], mb_axis up, in
 }
 
 /* The count best pairs from A to B, printed as CSV (and the timings with want_stats). */
-static int search_and_print(const char *cmd, mb_match_desc *md, const cli_clip src[2],
-                            const mb_motion_info info[2], long count, int want_stats)
+static int search_and_print(const char *cmd, mb_match_desc *md, const cli_clip src[2], long count,
+                            int want_stats)
 {
-    md->skeleton_a = src[0].s;
-    md->skeleton_b = src[1].s;
-    md->a = src[0].c;
-    md->b = src[1].c;
-    md->info_a = &info[0];
-    md->info_b = &info[1];
+    md->prepared_a = src[0].prep; /* skeletons, clips and analyses */
+    md->prepared_b = src[1].prep;
     mb_match_pair *pairs = malloc((size_t)count * sizeof *pairs);
     if (!pairs)
         return cli_input_error(cmd, "out of memory");
@@ -165,7 +161,7 @@ int cmd_match(int argc, char **argv)
     mb_motion_info info[2];
     if ((rc = open_pair(cmd, paths, up, lenient, src, info)) != CLI_EXIT_OK)
         goto out;
-    rc = search_and_print(cmd, &md, src, info, count, want_stats);
+    rc = search_and_print(cmd, &md, src, count, want_stats);
 
 out:
     for (int i = 0; i < 2; ++i)

@@ -374,14 +374,8 @@ static int find_points(const trans_args *o, const trans_inputs *t, int *ka, int 
                        double *b_start, double *cost, mb_error *e)
 {
     mb_transition_plan_desc pd = {0};
-    pd.skeleton_a = t->sk[0];
-    pd.skeleton_b = t->sk[1];
-    pd.a = t->cl[0];
-    pd.b = t->cl[1];
-    pd.info_a = &t->info[0];
-    pd.info_b = &t->info[1];
-    pd.source_a = o->paths[0];
-    pd.source_b = o->paths[1];
+    pd.prepared_a = t->src[0].prep; /* clips, analyses and names */
+    pd.prepared_b = t->src[1].prep;
     pd.at_auto = o->at_auto;
     pd.at = o->at;
     pd.b_auto = o->b_auto;
@@ -411,12 +405,8 @@ static int build_transition(const trans_args *o, const trans_inputs *t, int ka, 
 {
     mb_transition_build_desc bd = {0};
     bd.skeleton = t->sk[0];
-    bd.a = t->cl[0];
-    bd.b = t->cl[1];
-    bd.source_a = o->paths[0];
-    bd.source_b = o->paths[1];
-    bd.info_a = &t->info[0];
-    bd.info_b = &t->info[1];
+    bd.prepared_a = t->src[0].prep; /* clips, analyses and names */
+    bd.prepared_b = t->src[1].prep;
     bd.at = ka * t->fta;
     bd.b_start = b_start;
     bd.transition.duration = (float)o->duration;
@@ -483,11 +473,9 @@ static int run_transition(const trans_args *o, const trans_inputs *t, mb_error *
     if (rc == CLI_EXIT_OK) {
         mb_transition_measure_desc qd = {0};
         qd.skeleton = t->sk[0];
-        qd.a = t->cl[0];
-        qd.b = t->cl[1];
         qd.out = result;
-        qd.info_a = &t->info[0];
-        qd.info_b = &t->info[1];
+        qd.prepared_a = t->src[0].prep;
+        qd.prepared_b = t->src[1].prep;
         qd.result = &res;
         qd.at = ka * t->fta;
         qd.duration = o->duration;

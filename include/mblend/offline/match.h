@@ -6,6 +6,7 @@
 #define MBLEND_OFFLINE_MATCH_H
 
 #include "motion.h"
+#include "prepare.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,9 @@ typedef struct mb_match_desc {
     /* Reported pairs are local minima of the cost over (a, b) and lie at least this many
      * frames apart in a or in b (0: 0.1 s worth of A's frames). */
     int min_separation;
+    /* Prepared A and B (mblend/offline/prepare.h; nullable): when given, the prepared clip's
+     * skeleton, clip and analysis stand for that side's fields above. */
+    const mb_prepared_clip *prepared_a, *prepared_b;
 } mb_match_desc;
 
 typedef struct mb_match_pair {

@@ -16,6 +16,7 @@
 
 #include "../runtime/transition.h"
 #include "motion.h"
+#include "prepare.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,9 @@ typedef struct mb_transition_build_desc {
      * with that status. */
     mb_status (*report)(void *user, const mb_transition_frame *f);
     void *report_user;
+    /* Prepared A and B (mblend/offline/prepare.h; nullable): when given, the prepared clip's
+     * clip, analysis and source name stand for that side's fields above. */
+    const mb_prepared_clip *prepared_a, *prepared_b;
 } mb_transition_build_desc;
 
 typedef struct mb_transition_result {
@@ -96,6 +100,9 @@ typedef struct mb_transition_plan_desc {
     /* Seconds of motion compared from each frame; 0: the duration (at least 0.1 s), or,
      * when A's point is given, at most what A has left after it. */
     double window;
+    /* Prepared A and B (mblend/offline/prepare.h; nullable): when given, the prepared clip's
+     * clip, analysis and source name stand for that side's fields above. */
+    const mb_prepared_clip *prepared_a, *prepared_b;
 } mb_transition_plan_desc;
 
 typedef struct mb_transition_plan {
@@ -125,6 +132,9 @@ typedef struct mb_transition_measure_desc {
      * around the transition": A over [at - around, at + duration + around], B over
      * [b_start - around, b_start + duration + around]. 0: 0.5 s. */
     double around;
+    /* Prepared A and B (mblend/offline/prepare.h; nullable): when given, the prepared clip's
+     * clip, analysis and source name stand for that side's fields above. */
+    const mb_prepared_clip *prepared_a, *prepared_b;
 } mb_transition_measure_desc;
 
 typedef struct mb_transition_quality {

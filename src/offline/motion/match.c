@@ -570,6 +570,13 @@ mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity
                         mb_match_stats *stats, mb_error *err)
 {
     mb_error_clear_(err);
+    mb_match_desc local;
+    if (d && (d->prepared_a || d->prepared_b)) {
+        local = *d;
+        mb_prepared_fill_(d->prepared_a, &local.skeleton_a, &local.a, &local.info_a, NULL);
+        mb_prepared_fill_(d->prepared_b, &local.skeleton_b, &local.b, &local.info_b, NULL);
+        d = &local;
+    }
     double t_start = now_s();
     if (out_count)
         *out_count = 0;

@@ -3,6 +3,7 @@
 #define MB_MOTION_INTERNAL_H
 
 #include "mblend/offline/motion.h"
+#include "mblend/offline/prepare.h"
 
 /* World positions of every joint at every frame: out[frame][joint][3]. */
 mb_status mb_motion_positions_(const mb_skeleton *s, const mb_clip *c, float *out);
@@ -32,5 +33,11 @@ static inline int mb_frame_int_(double x)
         return 536870912;
     return (int)x;
 }
+
+/* A prepared clip standing for one side of an offline desc: when p is not NULL, its skeleton,
+ * clip, analysis and source name replace *skeleton, *clip, *info and *source (each pointer
+ * nullable: a desc without that field). */
+void mb_prepared_fill_(const mb_prepared_clip *p, const mb_skeleton **skeleton,
+                       const mb_clip **clip, const mb_motion_info **info, const char **source);
 
 #endif

@@ -313,3 +313,19 @@ mb_status mb_prepared_select_cycles(mb_prepared_clip *const *clips, int n, mb_cy
     free(picks);
     return st;
 }
+
+void mb_prepared_fill_(const mb_prepared_clip *p, const mb_skeleton **skeleton,
+                       const mb_clip **clip, const mb_motion_info **info, const char **source)
+{
+    const mb_prepared_info *pi = mb_prepared_clip_info(p);
+    if (!pi)
+        return;
+    if (skeleton)
+        *skeleton = pi->skeleton;
+    if (clip)
+        *clip = pi->clip;
+    if (info)
+        *info = &pi->motion;
+    if (source)
+        *source = pi->source;
+}

@@ -394,6 +394,13 @@ mb_status mb_transition_build(const mb_transition_build_desc *d, mb_clip **out,
                               mb_transition_result *res, mb_error *err)
 {
     mb_error_clear_(err);
+    mb_transition_build_desc local;
+    if (d && (d->prepared_a || d->prepared_b)) {
+        local = *d;
+        mb_prepared_fill_(d->prepared_a, NULL, &local.a, &local.info_a, &local.source_a);
+        mb_prepared_fill_(d->prepared_b, NULL, &local.b, &local.info_b, &local.source_b);
+        d = &local;
+    }
     if (out)
         *out = NULL;
     if (!d || !out)

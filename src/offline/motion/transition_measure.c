@@ -127,6 +127,13 @@ mb_status mb_transition_measure(const mb_transition_measure_desc *d, mb_transiti
                                 mb_error *err)
 {
     mb_error_clear_(err);
+    mb_transition_measure_desc local;
+    if (d && (d->prepared_a || d->prepared_b)) {
+        local = *d;
+        mb_prepared_fill_(d->prepared_a, NULL, &local.a, &local.info_a, NULL);
+        mb_prepared_fill_(d->prepared_b, NULL, &local.b, &local.info_b, NULL);
+        d = &local;
+    }
     if (!d || !out || !d->skeleton || !d->a || !d->b || !d->out || !d->result)
         return mb_error_set_(err, MB_INVALID_ARG, MEASURE_SRC, "a desc with a skeleton, A, B, the "
                              "output and its result, and an output, are needed");

@@ -5,6 +5,7 @@
 #include "base/error_internal.h"
 #include "mblend/offline/match.h"
 #include "mblend/offline/transition_build.h"
+#include "offline/motion/motion_internal.h"
 
 /* Clip facts the checks need, in seconds. */
 typedef struct span {
@@ -124,6 +125,13 @@ mb_status mb_transition_plan_find(const mb_transition_plan_desc *d, mb_transitio
                                   mb_error *err)
 {
     mb_error_clear_(err);
+    mb_transition_plan_desc local;
+    if (d && (d->prepared_a || d->prepared_b)) {
+        local = *d;
+        mb_prepared_fill_(d->prepared_a, &local.skeleton_a, &local.a, &local.info_a, &local.source_a);
+        mb_prepared_fill_(d->prepared_b, &local.skeleton_b, &local.b, &local.info_b, &local.source_b);
+        d = &local;
+    }
     if (!d || !out || !d->skeleton_a || !d->skeleton_b || !d->a || !d->b || !d->info_a ||
         !d->info_b)
         return mb_error_set_(err, MB_INVALID_ARG, "transition plan", "NULL desc, output, "
