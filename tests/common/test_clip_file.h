@@ -30,4 +30,20 @@ static inline void mb_test_clip_unload(mb_test_clip *f)
     mb_skeleton_destroy(f->s);
 }
 
+/* A and B prepared as one character (mb_clips_prepare: B on A's up axis), named na and nb;
+ * the test fails on any error. Destroy both with mb_prepared_clip_destroy. */
+static inline void mb_test_prepare_pair(const mb_test_clip *a, const char *na, const mb_test_clip *b,
+                                        const char *nb, mb_prepared_clip *out[2])
+{
+    mb_prepare_desc pd[2] = {{0}, {0}};
+    pd[0].skeleton = a->s;
+    pd[0].clip = a->c;
+    pd[0].source = na;
+    pd[1].skeleton = b->s;
+    pd[1].clip = b->c;
+    pd[1].source = nb;
+    mb_error e;
+    cr_assert_eq(mb_clips_prepare(pd, 2, out, &e), MB_OK, "%s", e.text);
+}
+
 #endif

@@ -364,16 +364,9 @@ Test(match, rejects_bad_arguments)
 Test(match, prepared_clips_stand_for_the_sides)
 {
     mb_test_clip a = mb_test_clip_load("cmu_02_01_walk.bvh"), b = mb_test_clip_load("cmu_02_02_walk.bvh");
-    mb_prepare_desc pd[2] = {{0}, {0}};
-    pd[0].skeleton = a.s;
-    pd[0].clip = a.c;
-    pd[0].source = "a";
-    pd[1].skeleton = b.s;
-    pd[1].clip = b.c;
-    pd[1].source = "b";
     mb_prepared_clip *p[2];
+    mb_test_prepare_pair(&a, "a", &b, "b", p);
     mb_error e;
-    cr_assert_eq(mb_clips_prepare(pd, 2, p, &e), MB_OK, "%s", e.text);
     mb_match_desc by_hand = base_desc(&a, &b);
     by_hand.info_a = &mb_prepared_clip_info(p[0])->motion;
     by_hand.info_b = &mb_prepared_clip_info(p[1])->motion;

@@ -527,16 +527,9 @@ Test(transition, analysis_keeps_to_the_moving_actor)
 Test(transition, prepared_clips_stand_for_a_and_b)
 {
     mb_test_clip a = mb_test_clip_load("cmu_09_01_run.bvh"), b = mb_test_clip_load("cmu_02_01_walk.bvh");
-    mb_prepare_desc pd[2] = {{0}, {0}};
-    pd[0].skeleton = a.s;
-    pd[0].clip = a.c;
-    pd[0].source = "run";
-    pd[1].skeleton = b.s;
-    pd[1].clip = b.c;
-    pd[1].source = "walk";
     mb_prepared_clip *p[2];
+    mb_test_prepare_pair(&a, "run", &b, "walk", p);
     mb_error e;
-    cr_assert_eq(mb_clips_prepare(pd, 2, p, &e), MB_OK, "%s", e.text);
     const mb_motion_info *ia = &mb_prepared_clip_info(p[0])->motion, *ib = &mb_prepared_clip_info(p[1])->motion;
     mb_transition_plan_desc hand = {0}, prep = {0};
     hand.skeleton_a = a.s;

@@ -138,6 +138,15 @@ def analysis(clip, up_axis, name):
     return info
 
 
+def load_analysed(ref, data=None):
+    """(clip, analysis) of one file: loaded, at least one frame, analysed on the loader's up
+    axis as ``mblend match`` does; raises mblend.Error (or MemoryError) with the reason."""
+    clip = load_ref(ref, data)
+    if clip.frame_count < 1:
+        raise mblend.InvalidArgumentError("the clip has no frames", path=ref.name)
+    return clip, analysis(clip, clip._up_axis, ref.name)
+
+
 def number(x, digits=7):
     """A float rounded to `digits` significant digits, the same on every machine (written
     outputs compare byte for byte)."""

@@ -26,7 +26,7 @@ import numpy as np
 import mblend
 from .._lib import ffi, lib
 from . import _sources
-from ._sources import Ref, load_ref, error_text, signature, analysis
+from ._sources import Ref, load_analysed, error_text, signature
 
 __all__ = ["COLUMNS", "analyze_file", "analyze_corpus", "write_csv", "file_blocks"]
 
@@ -73,10 +73,7 @@ def analyze_file(ref, data=None):
     row["path"] = ref.name
     row["format"] = _sources.format_of(ref.name)
     try:
-        clip = load_ref(ref, data)
-        if clip.frame_count < 1:
-            raise mblend.InvalidArgumentError("the clip has no frames", path=ref.name)
-        info = analysis(clip, clip._up_axis, ref.name)
+        clip, info = load_analysed(ref, data)
     except (mblend.Error, MemoryError) as e:
         row["error"] = error_text(e, ref)
         return row

@@ -40,7 +40,7 @@ import numpy as np
 import mblend
 from .._lib import ffi, lib, check
 from . import _sources
-from ._sources import load_ref, error_text, signature, analysis, number
+from ._sources import load_ref, load_analysed, error_text, signature, analysis, number
 
 __all__ = ["Settings", "probe_file", "pair_edges", "plan_tiles", "build_graph", "prune",
            "write_graph", "read_graph", "separation_frames", "lead_frames", "GRAPH_FORMAT"]
@@ -99,10 +99,7 @@ def probe_file(ref, data=None):
     signature, body height, first motion frame -- or its error."""
     out = {"index": ref.index, "name": ref.name, "error": None}
     try:
-        clip = load_ref(ref, data)
-        if clip.frame_count < 1:
-            raise mblend.InvalidArgumentError("the clip has no frames", path=ref.name)
-        info = analysis(clip, clip._up_axis, ref.name)
+        clip, info = load_analysed(ref, data)
     except (mblend.Error, MemoryError) as e:
         out["error"] = error_text(e, ref)
         return out
