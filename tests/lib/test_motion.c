@@ -684,3 +684,40 @@ Test(prepare, a_pair_shares_the_first_clips_up_axis)
     mb_test_clip_unload(&w);
     mb_test_clip_unload(&r);
 }
+
+/* A prepared clip holds its foot contacts: the same bytes as mb_motion_contacts on its own
+ * analysis, with planted and airborne frames for both feet of a walk (touchdowns exist);
+ * a skeleton without feet (no End Sites below the root) has none (NULL). */
+Test(prepare, holds_the_foot_contacts)
+{
+    mb_test_clip w = mb_test_clip_load("cmu_02_01_walk.bvh");
+    mb_prepare_desc d = {w.s, w.c, "walk", MB_AXIS_DETECT, NULL, NULL, {0, 0}, NULL};
+    mb_prepared_clip *p;
+    mb_error e;
+    cr_assert_eq(mb_clip_prepare(&d, &p, &e), MB_OK, "%s", e.text);
+    const mb_prepared_info *pi = mb_prepared_clip_info(p);
+    int nf = mb_clip_frame_count(w.c);
+    unsigned char *l = malloc((size_t)nf), *r = malloc((size_t)nf);
+    cr_assert_eq(mb_motion_contacts(w.s, w.c, &pi->motion, l, r, &e), MB_OK, "%s", e.text);
+    cr_assert(pi->contacts[0] && pi->contacts[1]);
+    cr_assert(memcmp(pi->contacts[0], l, (size_t)nf) == 0 && memcmp(pi->contacts[1], r, (size_t)nf) == 0);
+    int planted[2] = {0, 0};
+    for (int f = 0; f < nf; ++f)
+        for (int side = 0; side < 2; ++side)
+            planted[side] += pi->contacts[side][f];
+    cr_assert(planted[0] > nf / 5 && planted[0] < nf && planted[1] > nf / 5 && planted[1] < nf,
+              "planted %d and %d of %d frames", planted[0], planted[1], nf);
+    free(l);
+    free(r);
+    mb_prepared_clip_destroy(p);
+    mb_test_clip_unload(&w);
+
+    /* a chain without End Sites: the analysis finds no feet, so there are no contacts */
+    mb_test_clip ch = mb_test_clip_load("fairmotion_sinusoidal_xyz_noendsite.bvh");
+    d = (mb_prepare_desc){ch.s, ch.c, "chain", MB_AXIS_DETECT, NULL, NULL, {0, 0}, NULL};
+    cr_assert_eq(mb_clip_prepare(&d, &p, &e), MB_OK, "%s", e.text);
+    pi = mb_prepared_clip_info(p);
+    cr_assert(pi->motion.left_foot < 0 && pi->contacts[0] == NULL && pi->contacts[1] == NULL);
+    mb_prepared_clip_destroy(p);
+    mb_test_clip_unload(&ch);
+}

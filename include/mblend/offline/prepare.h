@@ -103,6 +103,9 @@ typedef struct mb_prepared_info {
      * is a T-pose, not motion: frames 1:120 are blended"). */
     int warning_count;
     char warnings[MB_PREPARE_MAX_WARNINGS][160];
+    /* Foot contacts per frame (frame_count bytes each, mb_motion_contacts): 1 where the left
+     * ([0]) or right ([1]) foot is planted. NULL when the analysis found no feet. */
+    const unsigned char *contacts[2];
 } mb_prepared_info;
 
 typedef struct mb_prepared_clip mb_prepared_clip;

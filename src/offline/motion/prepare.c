@@ -15,7 +15,27 @@ struct mb_prepared_clip {
     mb_prepared_info info;
     mb_frame_range given; /* the desc's range ({0, 0}: none) */
     char source[256];
+    unsigned char *contacts; /* [2][frame_count], or NULL: info.contacts point into it */
 };
+
+/* The clip's foot contacts into p (none when the analysis found no feet). */
+static mb_status prepare_contacts(mb_prepared_clip *p, mb_error *err)
+{
+    mb_prepared_info *i = &p->info;
+    if (i->motion.left_foot < 0 || i->motion.right_foot < 0)
+        return MB_OK;
+    size_t nf = (size_t)i->frame_count;
+    p->contacts = malloc(2 * nf);
+    if (!p->contacts)
+        return mb_error_set_(err, MB_NOMEM, p->source, "out of memory");
+    mb_status st = mb_motion_contacts(i->skeleton, i->clip, &i->motion, p->contacts,
+                                      p->contacts + nf, err);
+    if (st == MB_OK) {
+        i->contacts[0] = p->contacts;
+        i->contacts[1] = p->contacts + nf;
+    }
+    return st;
+}
 
 /* ---------- loop detection ---------- */
 
@@ -128,8 +148,10 @@ mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_e
     }
     if (rc == MB_OK && (rc = detect_loop(d->skeleton, d->clip, &i->motion, &i->loop)) != MB_OK)
         mb_error_set_(err, rc, src, "out of memory");
+    if (rc == MB_OK)
+        rc = prepare_contacts(p, err);
     if (rc != MB_OK) {
-        free(p);
+        mb_prepared_clip_destroy(p);
         return rc;
     }
     *out = p;
@@ -138,6 +160,8 @@ mb_status mb_clip_prepare(const mb_prepare_desc *d, mb_prepared_clip **out, mb_e
 
 void mb_prepared_clip_destroy(mb_prepared_clip *p)
 {
+    if (p)
+        free(p->contacts);
     free(p);
 }
 
