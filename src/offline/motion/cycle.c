@@ -82,18 +82,34 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
                              "cannot find the feet (no joint named like LeftFoot/RightFoot and fewer "
                              "than two End Sites): name the feet or give the cycle's frames");
     unsigned char *contact = malloc((size_t)nf);
-    int *downs = malloc((size_t)nf * sizeof *downs), *len = malloc((size_t)nf * sizeof *len);
-    int n = 0;
-    if (!contact || !downs || !len)
-        st = MB_NOMEM;
-    else
-        st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL, NULL)
-                       : mb_motion_contacts(s, c, info, NULL, contact, NULL);
-    if (st == MB_OK)
-        n = find_touchdowns(contact, nf, info->first_frame, mb_clip_frame_time(c), downs);
+    if (!contact)
+        return mb_error_set_(err, MB_NOMEM, src, "cannot find the foot contacts: %s",
+                             mb_status_str(MB_NOMEM));
+    st = foot == 0 ? mb_motion_contacts(s, c, info, contact, NULL, NULL)
+                   : mb_motion_contacts(s, c, info, NULL, contact, NULL);
     if (st != MB_OK)
         mb_error_set_(err, st, src, "cannot find the foot contacts: %s", mb_status_str(st));
-    else if (n < 2)
+    else
+        st = mb_cycle_from_contacts_(s, c, info, foot, contact, src, out, err);
+    free(contact);
+    return st;
+}
+
+mb_status mb_cycle_from_contacts_(const mb_skeleton *s, const mb_clip *c,
+                                  const mb_motion_info *info, int foot,
+                                  const unsigned char *contact, const char *src,
+                                  mb_frame_range *out, mb_error *err)
+{
+    int nf = mb_clip_frame_count(c);
+    int *downs = malloc((size_t)nf * sizeof *downs), *len = malloc((size_t)nf * sizeof *len);
+    int n = 0;
+    mb_status st = MB_OK;
+    if (!downs || !len)
+        st = mb_error_set_(err, MB_NOMEM, src, "cannot find the foot contacts: %s",
+                           mb_status_str(MB_NOMEM));
+    else
+        n = find_touchdowns(contact, nf, info->first_frame, mb_clip_frame_time(c), downs);
+    if (st == MB_OK && n < 2)
         st = mb_error_set_(err, MB_MISMATCH, src,
                            "no full gait cycle: the %s foot '%s' touches down %d time%s; give the "
                            "cycle's frames or name other feet",
@@ -105,7 +121,6 @@ mb_status mb_motion_find_cycle(const mb_skeleton *s, const mb_clip *c, const mb_
         out->start = downs[best];
         out->end = downs[best + 1];
     }
-    free(contact);
     free(downs);
     free(len);
     return st;

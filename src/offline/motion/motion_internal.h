@@ -40,4 +40,12 @@ static inline int mb_frame_int_(double x)
 void mb_prepared_fill_(const mb_prepared_clip *p, const mb_skeleton **skeleton,
                        const mb_clip **clip, const mb_motion_info **info, const char **source);
 
+/* mb_motion_find_cycle's search on contacts already computed (contact: frame_count bytes
+ * of the given foot, as mb_motion_contacts gives them; s, c and info checked by the caller).
+ * Errors name src. */
+mb_status mb_cycle_from_contacts_(const mb_skeleton *s, const mb_clip *c,
+                                  const mb_motion_info *info, int foot,
+                                  const unsigned char *contact, const char *src,
+                                  mb_frame_range *out, mb_error *err);
+
 #endif

@@ -226,8 +226,13 @@ static mb_status touchdown_cycles(mb_prepared_clip *const *clips, int n, int foo
         const mb_prepared_info *i = &clips[k]->info;
         if (i->has_range)
             continue;
-        mb_status st = mb_motion_find_cycle(i->skeleton, i->clip, &i->motion, foot, i->source,
-                                            &picks[k].range, err);
+        /* the contacts preparation found (feet unknown: find_cycle says so) */
+        mb_status st = i->contacts[foot]
+                           ? mb_cycle_from_contacts_(i->skeleton, i->clip, &i->motion, foot,
+                                                     i->contacts[foot], i->source,
+                                                     &picks[k].range, err)
+                           : mb_motion_find_cycle(i->skeleton, i->clip, &i->motion, foot,
+                                                  i->source, &picks[k].range, err);
         if (st != MB_OK)
             return st;
         picks[k].how = foot == 0 ? MB_SELECT_LEFT_FOOT : MB_SELECT_RIGHT_FOOT;
