@@ -6,7 +6,7 @@
 
 atomic_uint mb_cpu_state_;
 
-static const char *const isa_names[MB_ISA_COUNT_] = {"auto", "generic", "sse2", "avx2"};
+static const char *const isa_names[MB_ISA_COUNT_] = {"auto", "generic", "sse2", "avx2", "avx512"};
 
 const char *mb_isa_name_(mb_isa_ isa)
 {
@@ -28,8 +28,9 @@ static unsigned detect_features(void)
         f |= MB_CPU_SSE2_;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         f |= MB_CPU_AVX2_FMA_;
-    if (__builtin_cpu_supports("avx512f"))
-        f |= MB_CPU_AVX512F_;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+        f |= MB_CPU_AVX512_;
 #endif
     return f;
 }
@@ -46,6 +47,10 @@ static mb_isa_ auto_isa(unsigned f)
 #ifdef MB_CPU_BUILD_AVX2_
     if ((f & MB_CPU_SSE2_) && (f & MB_CPU_AVX2_FMA_))
         best = MB_ISA_AVX2_;
+#endif
+#ifdef MB_CPU_BUILD_AVX512_
+    if (best == MB_ISA_AVX2_ && (f & MB_CPU_AVX512_))
+        best = MB_ISA_AVX512_;
 #endif
     const char *env = getenv("MB_ISA");
     if (env)

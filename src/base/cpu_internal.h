@@ -11,7 +11,7 @@
  *       job cannot run here is an error); the public entry point passes MB_ISA_AUTO_.
  * Tests and benchmarks choose kernels only through those parameters: there is no global
  * override a test could leave set. The one knob is the environment variable MB_ISA
- * (generic | sse2 | avx2), read once, here, which lowers what MB_ISA_AUTO_ picks (for
+ * (generic | sse2 | avx2 | avx512), read once, here, which lowers what MB_ISA_AUTO_ picks (for
  * benchmarks and for checking a portable path on a big machine); explicit ISAs ignore it.
  *
  * Thread safety: detection runs at most once per thread that races to it and always
@@ -27,6 +27,7 @@ typedef enum mb_isa_ {
     MB_ISA_GENERIC_,  /* portable C, the build's baseline flags */
     MB_ISA_SSE2_,     /* x86 SSE2 */
     MB_ISA_AVX2_,     /* x86 AVX2 + FMA (x86-64-v3's vector part) */
+    MB_ISA_AVX512_,   /* x86 AVX-512 F + VL + DQ + BW (x86-64-v4's vector part), with AVX2 + FMA */
     MB_ISA_COUNT_
 } mb_isa_;
 
@@ -37,6 +38,7 @@ typedef enum mb_isa_ {
 #endif
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define MB_CPU_BUILD_AVX2_ 1
+#define MB_CPU_BUILD_AVX512_ 1
 #endif
 
 /* Detected features, one bit each (MB_CPU_DETECTED_ marks a filled cache). */
@@ -44,7 +46,7 @@ enum {
     MB_CPU_DETECTED_ = 1u << 0,
     MB_CPU_SSE2_ = 1u << 1,
     MB_CPU_AVX2_FMA_ = 1u << 2, /* AVX2 and FMA both */
-    MB_CPU_AVX512F_ = 1u << 3,  /* detected for reports; no kernel uses it yet */
+    MB_CPU_AVX512_ = 1u << 3,   /* AVX-512 F, VL, DQ and BW together */
     MB_CPU_AUTO_SHIFT_ = 8      /* bits 8..11: the ISA MB_ISA_AUTO_ means */
 };
 
@@ -78,6 +80,14 @@ static inline int mb_cpu_has_(mb_isa_ isa)
 #else
         return (mb_cpu_state_get_() & MB_CPU_AVX2_FMA_) != 0;
 #endif
+    case MB_ISA_AVX512_:
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__) && \
+    defined(__AVX512BW__) && defined(__AVX2__) && defined(__FMA__)
+        return 1;
+#else
+        return (mb_cpu_state_get_() & MB_CPU_AVX512_) != 0 &&
+               (mb_cpu_state_get_() & MB_CPU_AVX2_FMA_) != 0;
+#endif
     default:
         return 0;
     }
@@ -109,7 +119,7 @@ static inline mb_isa_ mb_isa_select_(mb_isa_ isa, unsigned built)
     return isa;
 }
 
-/* "auto", "generic", "sse2", "avx2"; NULL out of range. */
+/* "auto", "generic", "sse2", "avx2", "avx512"; NULL out of range. */
 const char *mb_isa_name_(mb_isa_ isa);
 
 #endif
