@@ -34,5 +34,6 @@
 #include "offline/match.h"
 #include "offline/state_set.h"
 #include "offline/skin_gen.h"
+#include "offline/roles.h"
 
 #endif
