@@ -11,13 +11,13 @@
  *             clustered and spread sets), random signs, random positive weights, 8 frames
  *             cycled;
  *   fk        ozz LocalToModelJob vs mb_fk;
- *   skin      ozz SkinningJob vs mb_skin_run (LBS, uint16 indices + float weights, indices
- *             checked and trusted), 1M vertices, 4 influences, positions + normals, a palette
- *             of 64 matrices;
+ *   skin      ozz SkinningJob vs mb_skin_run (LBS: uint16 indices + float weights, indices
+ *             checked and trusted; uint8 indices + unorm16 weights), 1M vertices, 4
+ *             influences, positions + normals, a palette of 64 matrices;
  * on random tree skeletons of 64 and 256 joints. Each library gets the data in its own
- * layout (ozz: SoA blocks of 4 joints in its depth-first joint order, quantised animation
- * keys, 3 weights per vertex; mblend: AoS poses in its parents-first order, float keys, 4
- * weights per vertex); every row is checked before it is timed (the "check" column):
+ * layout (ozz: SoA blocks of 4 joints, quantised animation keys, 3 weights per vertex;
+ * mblend: AoS poses, float keys, 4 weights per vertex), joints in the same depth-first order
+ * (the joint map between the two is kept general and checked); every row is checked before it is timed (the "check" column):
  * sampling, nlerp blend, FK and skinning against ozz's outputs, the log/exp blend against a
  * double-precision reference computed here (ozz blends by nlerp, which differs by design).
  *
@@ -27,9 +27,11 @@
  * of the per-run ratios and their range (min-max). Speed is printed, never asserted; the
  * exit status is 1 when a check fails or a job reports an error.
  *
- * Adding an mblend variant (a prepared blend job, another skin format, a kernel): write a
- * lambda that runs n calls and add a row next to its job's rows (add_blend_rows,
- * add_skin_rows, ...) with the check that fits; the harness does the rest.
+ * Adding an mblend variant: a prepared blend job is one more entry of blend_variants (a
+ * lambda blending one frame of a pose set, built per set so it can prepare once); another
+ * skin format or method one more entry of skin_variants. Kernels picked inside mblend's
+ * jobs need nothing here (MB_ISA=... in the environment caps the choice). A new job pair is
+ * a Row: two lambdas that run n calls and a check; the harness does the rest.
  *
  * Options: --runs N (default 9), --ms N (batch length, default 20), --vertices N (default
  *          1000000), --only SUBSTR (rows whose name contains it), --seed N,
@@ -671,9 +673,35 @@ mb_xform ref_logexp(const PoseSet &s, int f, int j)
     return out;
 }
 
-/* mblend's nlerp against ozz's (the same method: equal up to float rounding), or mblend's
- * log/exp against the double reference, over every frame and joint. */
-Check check_blend(const Rig &r, const PoseSet &s, mb_blend_method method)
+/* An mblend blend variant: what it runs for one frame of a pose set, and what it must agree
+ * with (ozz's BlendingJob for nlerp, the double log/exp reference otherwise). */
+using BlendFn = std::function<mb_status(const PoseSet &s, int frame, std::vector<mb_xform> &out)>;
+struct BlendVariant {
+    const char *label;
+    bool same_as_ozz;
+    BlendFn run;
+};
+
+/* The variants timed against ozz's BlendingJob on each set. Built per set, so a variant
+ * that prepares something once per layer set (a prepared blend job) can do it here and
+ * capture it in its lambda. */
+std::vector<BlendVariant> blend_variants(const std::shared_ptr<const PoseSet> &)
+{
+    return {
+        {"log/exp", false,
+         [](const PoseSet &s, int f, std::vector<mb_xform> &out) {
+             return mb_blend(s, f, MB_BLEND_LOGEXP, out);
+         }},
+        {"nlerp", true,
+         [](const PoseSet &s, int f, std::vector<mb_xform> &out) {
+             return mb_blend(s, f, MB_BLEND_NLERP, out);
+         }},
+    };
+}
+
+/* Over every frame and joint: the variant against ozz's output (same method: equal up to
+ * float rounding) or against the double log/exp reference. */
+Check check_blend(const Rig &r, const PoseSet &s, const BlendVariant &v)
 {
     Check c;
     c.rot_tol = 2e-3;
@@ -681,32 +709,26 @@ Check check_blend(const Rig &r, const PoseSet &s, mb_blend_method method)
     std::vector<om::SoaTransform> out_o = soa_identity(r.n);
     std::vector<mb_xform> out_m((size_t)r.n);
     for (int f = 0; f < kFrames; ++f) {
-        if (!ozz_blend(r, s, f, out_o) || mb_blend(s, f, method, out_m) != MB_OK)
+        if (!ozz_blend(r, s, f, out_o) || v.run(s, f, out_m) != MB_OK)
             ++g_failures;
         for (int o = 0; o < r.n; ++o) {
             int j = r.perm[(size_t)o];
             c.pose(out_m[(size_t)j],
-                   method == MB_BLEND_NLERP ? soa_get(out_o.data(), o) : ref_logexp(s, f, j));
+                   v.same_as_ozz ? soa_get(out_o.data(), o) : ref_logexp(s, f, j));
         }
     }
     return c;
 }
 
-/* One row per mblend blend variant against ozz's BlendingJob on the same set. A prepared
- * blend job would be one more entry here, with its own batch lambda. */
+/* One row per blend variant against ozz's BlendingJob on a set of K inputs within degrees
+ * of a per-joint centre. */
 void add_blend_rows(std::vector<Row> &rows, const Rig &r, int k, int degrees)
 {
-    std::shared_ptr<PoseSet> s = make_poses(r, k, degrees * kPi / 180);
-    struct Variant {
-        const char *label;
-        mb_blend_method method;
-    };
-    const Variant variants[] = {{"log/exp", MB_BLEND_LOGEXP}, {"nlerp", MB_BLEND_NLERP}};
-    for (const Variant &v : variants) {
+    std::shared_ptr<const PoseSet> s = make_poses(r, k, degrees * kPi / 180);
+    for (const BlendVariant &v : blend_variants(s)) {
         auto out_o = std::make_shared<std::vector<om::SoaTransform>>(soa_identity(r.n));
         auto out_m = std::make_shared<std::vector<mb_xform>>((size_t)r.n);
         const Rig *rp = &r;
-        mb_blend_method method = v.method;
         Row row;
         row.name = "blend K=" + std::to_string(k) + " " + std::to_string(degrees) + " deg " +
                    v.label + " J=" + std::to_string(r.n);
@@ -717,12 +739,13 @@ void add_blend_rows(std::vector<Row> &rows, const Rig &r, int k, int degrees)
                 if (!ozz_blend(*rp, *s, (int)(i % kFrames), *out_o))
                     ++g_failures;
         };
-        row.mb = [s, out_m, method](long calls) {
+        BlendFn run = v.run;
+        row.mb = [s, out_m, run](long calls) {
             for (long i = 0; i < calls; ++i)
-                if (mb_blend(*s, (int)(i % kFrames), method, *out_m) != MB_OK)
+                if (run(*s, (int)(i % kFrames), *out_m) != MB_OK)
                     ++g_failures;
         };
-        row.check = [rp, s, method] { return check_blend(*rp, *s, method); };
+        row.check = [rp, s, v] { return check_blend(*rp, *s, v); };
         rows.push_back(std::move(row));
     }
 }
@@ -805,7 +828,8 @@ namespace {
 struct SkinState {
     int v = 0;
     std::vector<float> pos, nrm, w4, w3, outp_o, outn_o, outp_m, outn_m;
-    std::vector<uint16_t> idx;
+    std::vector<uint16_t> idx, w16; /* w16: the weights as unorm16 (mblend's compact format) */
+    std::vector<uint8_t> idx8;
     std::vector<float> palette; /* [kPalette][16], column-major */
     std::vector<om::Float4x4> opalette;
 };
@@ -816,7 +840,7 @@ std::shared_ptr<SkinState> make_skin(int vertices)
     size_t v = (size_t)vertices;
     s->v = vertices;
     s->pos.resize(v * 3), s->nrm.resize(v * 3), s->w4.resize(v * 4), s->w3.resize(v * 3);
-    s->idx.resize(v * 4);
+    s->idx.resize(v * 4), s->idx8.resize(v * 4), s->w16.resize(v * 4);
     for (std::vector<float> *o : {&s->outp_o, &s->outn_o, &s->outp_m, &s->outn_m})
         o->assign(v * 3, 0.f); /* pages faulted in before timing */
     for (size_t i = 0; i < v; ++i) {
@@ -836,6 +860,8 @@ std::shared_ptr<SkinState> make_skin(int vertices)
             if (k < 3)
                 s->w3[i * 3 + (size_t)k] = wk;
             s->idx[i * 4 + (size_t)k] = (uint16_t)(urand() * kPalette);
+            s->idx8[i * 4 + (size_t)k] = (uint8_t)s->idx[i * 4 + (size_t)k];
+            s->w16[i * 4 + (size_t)k] = (uint16_t)std::lround(wk * 65535.0);
         }
     }
     s->palette.resize(kPalette * 16);
@@ -878,9 +904,8 @@ bool ozz_skin(SkinState &s)
     return job.Run();
 }
 
-/* mblend LBS in the uint16 + float format. Another format (u8 + unorm16) or method is one
- * more function like this one and a row in add_skin_rows. */
-mb_status mb_skin_lbs(SkinState &s, int trusted)
+/* mblend LBS, positions + normals, in one of its index/weight formats. */
+mb_status mb_skin_lbs(SkinState &s, mb_skin_format format, int trusted)
 {
     mb_skin_desc d{};
     d.method = MB_SKIN_LBS;
@@ -888,9 +913,10 @@ mb_status mb_skin_lbs(SkinState &s, int trusted)
     d.palette_count = kPalette;
     d.vertex_count = s.v;
     d.influences = 4;
-    d.format = MB_SKIN_U16_FLOAT;
-    d.joint_indices = s.idx.data();
-    d.joint_weights = s.w4.data();
+    d.format = format;
+    bool u8 = format == MB_SKIN_U8_UNORM16;
+    d.joint_indices = u8 ? (const void *)s.idx8.data() : (const void *)s.idx.data();
+    d.joint_weights = u8 ? (const void *)s.w16.data() : (const void *)s.w4.data();
     d.positions = s.pos.data();
     d.normals = s.nrm.data();
     d.out_positions = s.outp_m.data();
@@ -899,11 +925,34 @@ mb_status mb_skin_lbs(SkinState &s, int trusted)
     return mb_skin_run(&d);
 }
 
-Check check_skin(SkinState &s, int trusted)
+/* An mblend skinning variant and how close it must come to ozz's output (tol: float
+ * rounding for the same weights; unorm16 weights, each within 7.6e-6, move a vertex by up to about 1e-4). */
+using SkinFn = std::function<mb_status(SkinState &s)>;
+struct SkinVariant {
+    const char *label;
+    double tol;
+    SkinFn run;
+};
+
+/* The variants timed against ozz's SkinningJob (uint16 indices, float weights). Another
+ * format or kernel is one more entry. */
+std::vector<SkinVariant> skin_variants()
+{
+    return {
+        {"u16+float, indices checked", 1e-5,
+         [](SkinState &s) { return mb_skin_lbs(s, MB_SKIN_U16_FLOAT, 0); }},
+        {"u16+float, indices trusted", 1e-5,
+         [](SkinState &s) { return mb_skin_lbs(s, MB_SKIN_U16_FLOAT, 1); }},
+        {"u8+unorm16, indices trusted", 2e-4,
+         [](SkinState &s) { return mb_skin_lbs(s, MB_SKIN_U8_UNORM16, 1); }},
+    };
+}
+
+Check check_skin(SkinState &s, const SkinVariant &v)
 {
     Check c;
-    c.pos_tol = 1e-5;
-    if (!ozz_skin(s) || mb_skin_lbs(s, trusted) != MB_OK)
+    c.pos_tol = v.tol;
+    if (!ozz_skin(s) || v.run(s) != MB_OK)
         ++g_failures;
     c.vec(s.outp_m.data(), s.outp_o.data(), 3 * s.v);
     c.vec(s.outn_m.data(), s.outn_o.data(), 3 * s.v);
@@ -913,10 +962,10 @@ Check check_skin(SkinState &s, int trusted)
 void add_skin_rows(std::vector<Row> &rows, int vertices)
 {
     std::shared_ptr<SkinState> s = make_skin(vertices);
-    for (int trusted = 0; trusted < 2; ++trusted) {
+    for (const SkinVariant &v : skin_variants()) {
         Row row;
-        row.name = std::string("skin LBS pos+nrm, 4 infl, u16+float, indices ") +
-                   (trusted ? "trusted" : "checked") + " V=" + std::to_string(vertices);
+        row.name = std::string("skin LBS pos+nrm, 4 infl, ") + v.label +
+                   " V=" + std::to_string(vertices);
         row.unit = "vertex";
         row.units = vertices;
         row.ozz = [s](long calls) {
@@ -924,12 +973,13 @@ void add_skin_rows(std::vector<Row> &rows, int vertices)
                 if (!ozz_skin(*s))
                     ++g_failures;
         };
-        row.mb = [s, trusted](long calls) {
+        SkinFn run = v.run;
+        row.mb = [s, run](long calls) {
             for (long i = 0; i < calls; ++i)
-                if (mb_skin_lbs(*s, trusted) != MB_OK)
+                if (run(*s) != MB_OK)
                     ++g_failures;
         };
-        row.check = [s, trusted] { return check_skin(*s, trusted); };
+        row.check = [s, v] { return check_skin(*s, v); };
         rows.push_back(std::move(row));
     }
 }
