@@ -14,7 +14,8 @@ if(MB_OZZ_DIR)
   endif()
   file(STRINGS "${MB_OZZ_DIR}/CMakeLists.txt" mb_ozz_minor REGEX "set\\(OZZ_VERSION_MINOR")
   if(NOT mb_ozz_minor MATCHES "OZZ_VERSION_MINOR 16\\)")
-    message(WARNING "MB_OZZ_DIR: bench_vs_ozz is written for ozz-animation 0.16.0 (${mb_ozz_minor})")
+    message(WARNING "MB_OZZ_DIR: bench_vs_ozz is written for ozz-animation 0.16.0 "
+      "(${mb_ozz_minor})")
   endif()
   enable_language(CXX)
 
