@@ -172,9 +172,10 @@ static void roles_from_names(finder_ *f)
         if (in->kind == MB_KIND_SHOULDER_ && below_collar(f, j))
             role = MB_ROLE_UPPER_ARM_L;
         int n = family_roles(in->kind, seq);
-        if (n && family_rank(f, j, &rank)) {
+        if (n && family_rank(f, j, &rank)) { /* the name says the limb, the chain the role */
+            mb_role own = role;
             role = rank < n ? seq[rank] : MB_ROLE_NONE;
-            how = MB_ROLE_FROM_TOPOLOGY;
+            how = role == own ? MB_ROLE_FROM_NAME : MB_ROLE_FROM_TOPOLOGY;
         }
         if (role >= MB_ROLE_SHOULDER_L && in->side == 2)
             role = mb_role_mirror(role);
@@ -292,10 +293,9 @@ static int inside_other_part(const finder_ *f, int j)
 {
     int r = f->role[j];
     int is_leg = r >= MB_ROLE_UPPER_LEG_L && r <= MB_ROLE_TOES_R;
-    int is_leg_root = r == MB_ROLE_UPPER_LEG_L || r == MB_ROLE_UPPER_LEG_R;
     for (int a = f->parent[j]; a >= 0; a = f->parent[a]) {
         int ra = f->role[a];
-        if (ra >= MB_ROLE_UPPER_LEG_L && !is_leg && !is_leg_root)
+        if (ra >= MB_ROLE_UPPER_LEG_L && !is_leg)
             return 1; /* an arm, neck or head below a leg */
         if (is_leg && ra >= MB_ROLE_NECK && ra <= MB_ROLE_HAND_R)
             return 1;
@@ -307,20 +307,20 @@ static int inside_other_part(const finder_ *f, int j)
 static void drop_contradictions(finder_ *f)
 {
     static const mb_role top[2] = {MB_ROLE_NECK, MB_ROLE_HEAD};
+    int bad[MB_MAX_JOINTS];
+    int nbad = 0;
+    for (int j = 0; j < f->n; ++j) /* first: a misplaced joint must not break a chain below */
+        if (f->role[j] && f->role[j] != MB_ROLE_HIPS && inside_other_part(f, j))
+            bad[nbad++] = j;
+    for (int i = 0; i < nbad; ++i)
+        drop(f, bad[i]);
+    index_roles(f);
     for (int side = 0; side < 2; ++side) {
         check_chain(f, arm_, 4, side);
         check_chain(f, leg_, 4, side);
         index_roles(f);
     }
     check_chain(f, top, 2, 0);
-    index_roles(f);
-    int bad[MB_MAX_JOINTS];
-    int nbad = 0;
-    for (int j = 0; j < f->n; ++j)
-        if (f->role[j] && f->role[j] != MB_ROLE_HIPS && inside_other_part(f, j))
-            bad[nbad++] = j;
-    for (int i = 0; i < nbad; ++i)
-        drop(f, bad[i]);
     int hips = f->where[MB_ROLE_HIPS];
     for (int j = 0; hips >= 0 && j < f->n; ++j)
         if (f->role[j] && j != hips && !above_or_at(f, hips, j))
@@ -345,8 +345,10 @@ static int find_chest(const finder_ *f, int hips)
     for (int i = 0; i < 3; ++i)
         if (item[i] >= 0)
             c = lca(f, c, item[i]), ++count;
+    while (count >= 2 && c >= 0 && (f->role[c] == MB_ROLE_NECK || f->role[c] == MB_ROLE_HEAD))
+        c = f->parent[c]; /* Biped: the clavicles hang from the neck; the chest is below it */
     if (count >= 2)
-        return c != hips && above_or_at(f, hips, c) ? c : -1;
+        return c >= 0 && c != hips && above_or_at(f, hips, c) ? c : -1;
     c = -1;
     for (int j = 0; j < f->n; ++j)
         if (f->info[j].kind == MB_KIND_TORSO_ && !f->role[j] && j != hips &&
@@ -375,9 +377,12 @@ static void chest_and_spine(finder_ *f)
 
 /* ---------- (7) gaps in a limb ---------- */
 
-static int free_joint(const finder_ *f, int j)
+/* Whether j may take a role of side side (0 left, 1 right) from the tree: it has none, the
+ * map left it alone, and its name does not name the other side. */
+static int free_joint(const finder_ *f, int j, int side)
 {
-    return j >= 0 && !f->role[j] && !f->locked[j] && !mb_skeleton_is_end_site(f->skel, j);
+    return j >= 0 && !f->role[j] && !f->locked[j] && !mb_skeleton_is_end_site(f->skel, j) &&
+           (f->info[j].side == 0 || f->info[j].side == side + 1);
 }
 
 /* The only child of j that is not an End Site, or -1. */
@@ -402,7 +407,7 @@ static void fill_run(finder_ *f, const mb_role *seq, int side, int i, int run, i
 {
     int path[8], len = 0;
     if (next < 0) {
-        for (int k = 0, j = only_child(f, prev); k < run && free_joint(f, j); ++k) {
+        for (int k = 0, j = only_child(f, prev); k < run && free_joint(f, j, side); ++k) {
             set_role(f, j, seq[i + k] + side, MB_ROLE_FROM_TOPOLOGY);
             j = only_child(f, j);
         }
@@ -415,7 +420,7 @@ static void fill_run(finder_ *f, const mb_role *seq, int side, int i, int run, i
     if (len < run || (len > run && !at_start))
         return;
     for (int k = 0; k < run; ++k)
-        if (!free_joint(f, path[k]))
+        if (!free_joint(f, path[k], side))
             return;
     for (int k = 0; k < run; ++k)
         set_role(f, path[k], seq[i + run - 1 - k] + side, MB_ROLE_FROM_TOPOLOGY);
