@@ -427,3 +427,245 @@ Test(roles, names_and_mirror)
     cr_assert_eq(mb_role_from_name("elbow"), MB_ROLE_NONE);
     cr_assert_eq(mb_role_from_name(NULL), MB_ROLE_NONE);
 }
+
+/* ---------- the role map ---------- */
+
+static char tmp_dir_[64];
+
+/* A map file holding text in a fresh temporary folder; returns its path (static). */
+static const char *map_file(const char *text)
+{
+    static char path[128];
+    if (!tmp_dir_[0]) {
+        snprintf(tmp_dir_, sizeof tmp_dir_, "/tmp/mb_roles_XXXXXX");
+        cr_assert_not_null(mkdtemp(tmp_dir_), "mkdtemp: %s", strerror(errno));
+    }
+    snprintf(path, sizeof path, "%s/map.txt", tmp_dir_);
+    write_text(path, text);
+    return path;
+}
+
+static void remove_map(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/map.txt", tmp_dir_);
+    unlink(path);
+    rmdir(tmp_dir_);
+    tmp_dir_[0] = '\0';
+}
+
+/* The map overrides names (neck moves to Neck1, Neck loses its role), names a spine alone
+ * (the names' spine joints give way), and survives comments, blank lines, CRLF, tabs and a
+ * byte order mark. */
+Test(roles_map, overrides_names)
+{
+    mb_skeleton *s = read_skeleton("cmu_02_01_walk.bvh");
+    const char *path = map_file("\xEF\xBB\xBF# CMU with the upper neck as the neck\r\n"
+                                "\n"
+                                "neck\tNeck1  \r\n"
+                                "  none Neck\n"
+                                "spine Spine\n"
+                                "hand_l LeftHand\n");
+    mb_role_map *m = NULL;
+    mb_error err;
+    cr_assert_eq(mb_role_map_read(path, &m, &err), MB_OK, "%s", err.text);
+    mb_roles r;
+    cr_assert_eq(mb_roles_find(s, m, &r, &err), MB_OK, "%s", err.text);
+    expect want[sizeof cmu_ / sizeof *cmu_];
+    int k = 0;
+    for (const expect *t = cmu_; t->role; ++t)
+        if (strcmp(t->joint, "Neck") && strcmp(t->joint, "LowerBack") && strcmp(t->joint, "Spine") &&
+            strcmp(t->joint, "LeftHand"))
+            want[k++] = *t;
+    want[k++] = (expect){"neck", "Neck1", 'm'};
+    want[k++] = (expect){"spine", "Spine", 'm'};
+    want[k++] = (expect){"hand_l", "LeftHand", 'm'};
+    want[k] = (expect)END_;
+    check_roles("cmu + map", s, &r, want);
+    mb_roles_free(&r);
+    mb_role_map_destroy(m);
+    remove_map();
+    mb_skeleton_destroy(s);
+}
+
+/* A map completes what names cannot give: the sinusoidal chain "base, child1..3" becomes
+ * hips, spine, chest, head, all from the map. */
+Test(roles_map, completes)
+{
+    mb_skeleton *s = read_skeleton("fairmotion_sinusoidal_xyz_noendsite.bvh");
+    mb_role_map *m = NULL;
+    mb_error err;
+    cr_assert_eq(mb_role_map_read(map_file("hips base\nspine child1\nchest child2\nhead child3\n"),
+                                  &m, &err), MB_OK, "%s", err.text);
+    mb_roles r;
+    cr_assert_eq(mb_roles_find(s, m, &r, &err), MB_OK, "%s", err.text);
+    static const expect want[] = {{"hips", "base", 'm'}, {"spine", "child1", 'm'},
+                                  {"chest", "child2", 'm'}, {"head", "child3", 'm'}, END_};
+    check_roles("sinusoidal + map", s, &r, want);
+    mb_roles_free(&r);
+    mb_role_map_destroy(m);
+    remove_map();
+    mb_skeleton_destroy(s);
+}
+
+/* Each bad map is refused with its line and column (1-based, bytes). */
+Test(roles_map, errors_with_position)
+{
+    static const struct {
+        const char *text;
+        mb_status code;
+        int line, column;
+        const char *says;
+    } cases[] = {
+        {"hips Hips\nupper_arm_x Foo\n", MB_PARSE, 2, 1, "unknown role \"upper_arm_x\""},
+        {"# c\n  hips\n", MB_PARSE, 2, 7, "role hips without a joint name"},
+        {"hips Hips\n\thips Spine\n", MB_PARSE, 2, 2, "role hips already given (line 1)"},
+        {"hips Hips\nchest   Hips\n", MB_PARSE, 2, 9, "joint \"Hips\" already has a role (line 1)"},
+        {"spine A\nspine B\nhead a\x01\n", MB_PARSE, 3, 7, "control character 0x01"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        const char *path = map_file(cases[i].text);
+        mb_role_map *m = (mb_role_map *)&m; /* must come back NULL */
+        mb_error err;
+        cr_assert_eq(mb_role_map_read(path, &m, &err), cases[i].code, "case %zu", i);
+        cr_assert_null(m);
+        cr_assert_eq(err.code, cases[i].code);
+        cr_assert_str_eq(err.source, path);
+        cr_assert_eq(err.line, cases[i].line, "case %zu: line %d", i, err.line);
+        cr_assert_eq(err.column, cases[i].column, "case %zu: column %d", i, err.column);
+        cr_assert(strstr(err.text, cases[i].says), "case %zu: %s", i, err.text);
+    }
+    /* An over-long line. */
+    char *big = malloc(6000);
+    memset(big, 'x', 5999);
+    big[5999] = '\0';
+    memcpy(big, "hips ", 5);
+    mb_role_map *m = NULL;
+    mb_error err;
+    cr_assert_eq(mb_role_map_read(map_file(big), &m, &err), MB_LIMIT);
+    cr_assert_eq(err.line, 1);
+    free(big);
+    /* A joint the skeleton lacks: found when the map meets the skeleton, at its place. */
+    cr_assert_eq(mb_role_map_read(map_file("# mine\nhips Hips\nhead  NoSuchJoint\n"), &m, &err),
+                 MB_OK);
+    mb_skeleton *s = read_skeleton("cmu_02_01_walk.bvh");
+    mb_roles r;
+    memset(&r, 0x5a, sizeof r);
+    cr_assert_eq(mb_roles_find(s, m, &r, &err), MB_INVALID_ARG);
+    cr_assert_null(r.of_joint, "nothing to free on failure");
+    cr_assert_eq(err.line, 3);
+    cr_assert_eq(err.column, 7);
+    cr_assert(strstr(err.text, "no joint \"NoSuchJoint\""), "%s", err.text);
+    char buf[512];
+    mb_error_format(&err, buf, sizeof buf);
+    cr_assert(strstr(buf, "map.txt:3:7: "), "%s", buf);
+    mb_role_map_destroy(m);
+    /* An End Site is no joint to give a role. */
+    cr_assert_eq(mb_role_map_read(map_file("head Head_End\n"), &m, &err), MB_OK);
+    cr_assert_eq(mb_roles_find(s, m, &r, &err), MB_INVALID_ARG);
+    cr_assert(strstr(err.text, "End Site"), "%s", err.text);
+    mb_role_map_destroy(m);
+    mb_skeleton_destroy(s);
+    remove_map();
+    /* A file that cannot be opened. */
+    cr_assert_eq(mb_role_map_read("/nonexistent/map.txt", &m, &err), MB_IO);
+    cr_assert_null(m);
+    cr_assert_eq(err.line, 0);
+    cr_assert_eq(mb_role_map_read(NULL, &m, &err), MB_INVALID_ARG);
+    mb_role_map_destroy(NULL);
+}
+
+/* ---------- required roles ---------- */
+
+Test(roles, require_names_every_missing_role)
+{
+    mb_skeleton *s = read_skeleton("pymo_walk_rootoffset_xyz.bvh");
+    mb_roles r;
+    cr_assert_eq(mb_roles_find(s, NULL, &r, NULL), MB_OK);
+    const mb_role need[] = {MB_ROLE_HIPS, MB_ROLE_SPINE, MB_ROLE_HEAD, MB_ROLE_NECK,
+                            MB_ROLE_FOOT_L};
+    mb_error err;
+    cr_assert_eq(mb_roles_require(&r, need, 5, "pymo.bvh", &err), MB_INVALID_ARG);
+    cr_assert_str_eq(err.source, "pymo.bvh");
+    cr_assert(strstr(err.text, "roles spine, neck "), "%s", err.text);
+    cr_assert_null(strstr(err.text, "hips"), "%s", err.text);
+    cr_assert_eq(mb_roles_require(&r, need + 2, 1, "pymo.bvh", &err), MB_OK);
+    cr_assert_eq(err.code, MB_OK);
+    cr_assert_eq(mb_roles_require(&r, need + 3, 1, NULL, &err), MB_INVALID_ARG);
+    cr_assert(strstr(err.text, "the role neck "), "%s", err.text);
+    mb_roles_free(&r);
+    mb_roles_free(&r); /* zeroed: a no-op */
+    mb_skeleton_destroy(s);
+
+    /* Nothing humanoid: every role is named, within the message. */
+    s = read_skeleton("fairmotion_sinusoidal_xyz_noendsite.bvh");
+    cr_assert_eq(mb_roles_find(s, NULL, &r, NULL), MB_OK);
+    mb_role all[MB_ROLE_COUNT - 1];
+    for (int k = 1; k < MB_ROLE_COUNT; ++k)
+        all[k - 1] = (mb_role)k;
+    cr_assert_eq(mb_roles_require(&r, all, MB_ROLE_COUNT - 1, "sin", &err), MB_INVALID_ARG);
+    cr_assert(strstr(err.text, "hips, spine, chest"), "%s", err.text);
+    cr_assert(strstr(err.text, "toes_r"), "%s", err.text);
+    mb_roles_free(&r);
+    mb_skeleton_destroy(s);
+}
+
+/* ---------- left/right pairs ---------- */
+
+/* The name with Left/Right, L/R and l/r swapped as the pairs of these files have them. */
+static int pair_name_ok(const char *a, const char *b)
+{
+    char want[160];
+    const char *swaps[][2] = {{"Left", "Right"}, {"Right", "Left"}, {"LThumb", "RThumb"},
+                              {"RThumb", "LThumb"}, {"LHip", "RHip"}, {"RHip", "LHip"},
+                              {"LFingers", "RFingers"}, {"RFingers", "LFingers"},
+                              {"lhand", "rhand"}, {"rhand", "lhand"}};
+    for (size_t i = 0; i < sizeof swaps / sizeof *swaps; ++i) {
+        size_t n = strlen(swaps[i][0]);
+        if (strncmp(a, swaps[i][0], n) == 0) {
+            snprintf(want, sizeof want, "%s%s", swaps[i][1], a + n);
+            return strcmp(want, b) == 0;
+        }
+    }
+    return 0;
+}
+
+static void check_pairs(const char *rel, const char *const *middle, int expect_paired)
+{
+    mb_skeleton *s = read_skeleton(rel);
+    mb_roles r;
+    cr_assert_eq(mb_roles_find(s, NULL, &r, NULL), MB_OK);
+    int n = mb_skeleton_joint_count(s), *other = malloc(sizeof *other * (size_t)n), paired = 0;
+    cr_assert_eq(mb_roles_mirror_joints(s, &r, other, NULL), MB_OK);
+    for (int j = 0; j < n; ++j) {
+        const char *a = mb_skeleton_name(s, j), *b = mb_skeleton_name(s, other[j]);
+        cr_assert_eq(other[other[j]], j, "%s: pairs are symmetric", rel);
+        if (other[j] == j) {
+            int listed = 0;
+            for (const char *const *m = middle; *m; ++m)
+                listed |= strcmp(*m, a) == 0;
+            cr_assert(listed, "%s: %s has no pair", rel, a);
+            continue;
+        }
+        cr_assert(pair_name_ok(a, b), "%s: %s pairs with %s", rel, a, b);
+        ++paired;
+    }
+    cr_assert_eq(paired, expect_paired, "%s: %d paired joints", rel, paired);
+    free(other);
+    mb_roles_free(&r);
+    mb_skeleton_destroy(s);
+}
+
+/* Every sided joint of CMU (fingers, thumbs, hip joints and End Sites included) and CMU
+ * 131 ("lhand", "LFingers") pairs with its namesake; only the middle ones listed pair
+ * with themselves. */
+Test(roles, mirror_pairs)
+{
+    static const char *const cmu_middle[] = {"Hips", "LowerBack", "Spine", "Spine1", "Neck",
+                                             "Neck1", "Head", "Head_End", NULL};
+    /* 31 joints + 7 End Sites: 12 joints and 3 End Sites on each side. */
+    check_pairs("cmu_02_01_walk.bvh", cmu_middle, 2 * (12 + 3));
+    static const char *const cmu131_middle[] = {"Hips", "lowerback", "Chest", "Chest2",
+                                                "lowerneck", "Neck", "Head", "Head_End", NULL};
+    check_pairs("cmu_131_01_mixedorder_mixedeol.bvh", cmu131_middle, 2 * (12 + 3));
+}

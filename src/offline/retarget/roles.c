@@ -532,7 +532,7 @@ mb_status mb_roles_require(const mb_roles *roles, const mb_role *need, int n, co
     mb_error_clear_(err);
     if (!roles || (n > 0 && !need) || n < 0)
         return mb_error_set_(err, MB_INVALID_ARG, mb_name_(what, "roles"), "no roles given");
-    char list[200] = "";
+    char list[256] = "";
     int missing = 0;
     size_t len = 0;
     for (int i = 0; i < n; ++i) {
@@ -548,6 +548,6 @@ mb_status mb_roles_require(const mb_roles *roles, const mb_role *need, int n, co
     if (!missing)
         return MB_OK;
     return mb_error_set_(err, MB_INVALID_ARG, mb_name_(what, "roles"),
-                         "no joint for the role%s %s (name the joints in a role map: --map)",
+                         "no joint for the role%s %s (give them in a role map)",
                          missing > 1 ? "s" : "", list);
 }
