@@ -33,17 +33,22 @@ typedef struct mb_mirror_desc {
     const mb_clip *clip;          /* on skeleton; at least one frame */
     const mb_roles *roles;        /* of skeleton; NULL: mb_roles_find(skeleton, no map) */
     mb_axis up_axis;              /* MB_AXIS_DETECT: mb_motion_analyze's */
-    /* The reference pose (local, joint_count entries; a glTF skin's bind pose,
-     * mb_mesh_bind_pose). NULL: the rest pose (identity rotations, the offsets) when it
-     * stands (each leg's lowest role below its upper leg by at least half their distance
-     * along up: BVH T-poses do; the identity-rotation rest of a glTF skeleton or of
-     * Bandai's rotated joint frames need not), else the first motion frame (then a
-     * left/right asymmetry of that frame, such as a twisted spine, stays in the mirror). */
+    /* The reference pose (local, joint_count entries): a pose whose left and right mirror
+     * each other, such as a glTF skin's bind pose (mb_mesh_bind_pose). NULL: the rest
+     * pose (identity rotations, the offsets). It is used when it stands upright in the
+     * clip's up axis (each leg's lowest role below its upper leg by at least half their
+     * distance along up, the limb roots' left-right axis mostly horizontal: BVH T-poses
+     * and the Fox's bind pose do; the identity-rotation rest of a glTF skeleton, Bandai's
+     * rotated joint frames or a Z-up bind pose under a Y-up clip need not); otherwise
+     * the first motion frame (mb_motion_info.first_frame) is the reference, and an
+     * asymmetry of that frame (a twisted spine) stays in the mirrored clip. */
     const mb_xform *reference;
-    /* The plane's left-right axis (its normal) is the reference pose's: the sum over the
-     * limb roots (shoulders, upper arms, upper legs) of left minus right world position,
-     * made perpendicular to up. When that is mostly vertical, or when this is non-zero,
-     * the first motion frame's (mb_motion_info.first_frame) is used. */
+    /* The plane's normal is the reference's left-right axis: the sum over the limb roots
+     * (shoulders, upper arms, upper legs) of left minus right world position, made
+     * perpendicular to up. Non-zero: the first motion frame's, so that a clip starting
+     * in another heading than its reference keeps walking its way: the reference's axis
+     * turned by the hips' rotation from the reference to that frame (with a reference
+     * taken from the clip: that frame's limb roots, as above). */
     int plane_from_clip;
     const char *source;           /* names the clip in messages (NULL: "clip") */
     mb_allocator allocator;       /* for the output clip */

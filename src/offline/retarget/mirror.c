@@ -3,17 +3,18 @@
  *
  * M is the reflection across the plane (normal n through point o); joint k takes the
  * motion of its pair j. With R the world rotations of a reference pose whose left and
- * right mirror each other (a T-pose or bind pose), k's world rotation is
- *     W'_k = M (W_j R_j^-1) M  R_k Y_k,
+ * right mirror each other (a T-pose or bind pose) across its own plane M_ref (through its
+ * left-right axis; M itself unless the plane comes from the clip), k's world rotation is
+ *     W'_k = M (W_j R_j^-1) M_ref R_k Y_k = [M (W_j R_j^-1) M] [M M_ref] R_k Y_k:
  * the pair's rotation away from its reference, reflected (M Q M is a rotation: for
- * q = (v, w) it is (2 (n.v) n - v, w)), applied to k's reference. Y_k corrects a reference
- * whose sides are not exact mirrors: the rotation taking k's child bones (reference local
- * translations) onto R_k^-1 M R_j times the pair's child bones, so that the bones of k
- * point where j's reflected bones point. Written in world terms, Z_k = R_k Y_k R_k^-1 takes
- * k's reference bones onto M times j's; the same rule for j gives Z_j = M Z_k^-1 M (a
- * rotation defined by directions alone commutes with the reflection), which makes
- * mirroring twice the identity. A tracked joint also gets the reflected world position of
- * its pair, o + M (P_j - o). */
+ * q = (v, w) it is (2 (n.v) n - v, w)), applied to k's reference turned about up by
+ * M M_ref. Y_k corrects a reference whose sides are not exact mirrors: the rotation
+ * taking k's child bones (reference local translations) onto R_k^-1 M_ref R_j times the
+ * pair's child bones, so that the bones of k point where j's reflected bones point. In
+ * world terms Z_k = R_k Y_k R_k^-1 takes k's reference bones onto M_ref times j's; the
+ * same rule for j gives Z_j = M_ref Z_k^-1 M_ref (a rotation defined by directions alone
+ * commutes with the reflection), which makes mirroring twice the identity. A tracked
+ * joint also gets the reflected world position of its pair, o + M (P_j - o). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ typedef struct mirror_ {
     double (*rq)[4];         /* its world rotations R */
     double (*corr)[4];       /* R_k Y_k */
     unsigned char *moving;   /* the clip's translation replaces the offset */
-    double nrm[3], o[3];
+    double nrm[3], o[3];     /* the plane */
+    double nref[3];          /* the normal of the reference pose's own sagittal plane */
     mb_xform *local;         /* scratch: one frame of the input */
     double (*wq)[4], (*wp)[3], (*mq)[4], (*mp)[3]; /* input and mirrored world poses */
 } mirror_;
@@ -139,7 +141,7 @@ static double sine_between(const double a[3], const double b[3])
 
 typedef struct bone_pair_ {
     double a[3], b[3]; /* k's child bone (reference local translation), the pair's child's */
-    double t[3];       /* where a must point: R_k^-1 M R_j b */
+    double t[3];       /* where a must point: R_k^-1 M_ref R_j b */
     int key;           /* min(child, pair): a tie-break both sides agree on */
 } bone_pair_;
 
@@ -162,7 +164,7 @@ static int bone_pairs(const mirror_ *m, int k, double eps, bone_pair_ *out, int 
         xform_pos(&m->ref[c], p->a);
         xform_pos(&m->ref[cp], p->b);
         mb_qrotate_d_(m->rq[j], p->b, w);
-        reflect(m->nrm, w, w);
+        reflect(m->nref, w, w);
         mb_qrotate_d_(back, w, p->t);
         p->key = c < cp ? c : cp;
         if (norm3(p->a) > eps && norm3(p->b) > eps)
@@ -333,8 +335,27 @@ static mb_status copy_reference(mirror_ *m, const mb_xform *ref, const char *src
     return MB_OK;
 }
 
-/* The reference pose (m->ref, its world rotations m->rq) and the plane (m->nrm, m->o):
- * see mb_mirror_desc. */
+/* The reference's left-right axis turned by the hips' rotation from the reference to the
+ * first motion frame (m->wq), made horizontal, into m->nrm; returns the share of it that
+ * is horizontal. Unlike the limb roots' positions, this axis of the mirrored clip is the
+ * same plane's normal, so mirroring twice across the clip's plane is the identity. */
+static double hips_axis(mirror_ *m, const mb_roles *r, int ui)
+{
+    int h = r->joint[MB_ROLE_HIPS];
+    double rinv[4] = {-m->rq[h][0], -m->rq[h][1], -m->rq[h][2], m->rq[h][3]}, turn[4];
+    mb_qmul_d_(m->wq[h], rinv, turn);
+    mb_qrotate_d_(turn, m->nref, m->nrm);
+    double full = norm3(m->nrm);
+    m->nrm[ui] = 0;
+    double len = norm3(m->nrm);
+    if (len <= 1e-9 * full)
+        return 0;
+    scale3(m->nrm, 1 / len);
+    return len / full;
+}
+
+/* The reference pose (m->ref, its world rotations m->rq, its sagittal normal m->nref)
+ * and the plane (m->nrm, m->o): see mb_mirror_desc. */
 static mb_status find_plane(mirror_ *m, const mb_mirror_desc *d, const mb_roles *r,
                             const mb_motion_info *info, mb_mirror_plane *plane, mb_error *err)
 {
@@ -350,19 +371,26 @@ static mb_status find_plane(mirror_ *m, const mb_mirror_desc *d, const mb_roles 
     if (st != MB_OK)
         return st;
     world_pose(m, m->ref, m->rq, m->wp);
-    int stands = d->reference || standing(r, wp, ui);
-    double share = stands ? lateral(r, wp, ui, m->nrm) : 0;
+    double share = standing(r, wp, ui) ? lateral(r, wp, ui, m->nref) : 0;
     if ((st = mb_clip_frame_pose(m->s, m->c, info->first_frame, (mb_pose){m->local, n})) != MB_OK)
         return mb_error_set_(err, st, src, "cannot pose frame %d", info->first_frame);
     world_pose(m, m->local, m->wq, m->wp);
-    if (!stands) { /* the rest pose is no pose: the first motion frame is the reference */
+    double first = lateral(r, wp, ui, m->nrm); /* the first motion frame's left-right axis */
+    if (share < 0.5) { /* the reference does not stand upright with left and right side by
+                          side: the first motion frame is the reference */
         memcpy(m->ref, m->local, (size_t)n * sizeof *m->ref);
         memcpy(m->rq, m->wq, (size_t)n * sizeof *m->rq);
+        memcpy(m->nref, m->nrm, sizeof m->nref);
         plane->reference_from_clip = 1;
+        share = first;
     }
-    if (d->plane_from_clip || share < 0.5) { /* no left and right side by side */
-        share = lateral(r, wp, ui, m->nrm);
+    if (d->plane_from_clip && !plane->reference_from_clip)
+        first = hips_axis(m, r, ui);
+    if (d->plane_from_clip || plane->reference_from_clip) {
         plane->from_clip = 1;
+        share = first;
+    } else {
+        memcpy(m->nrm, m->nref, sizeof m->nrm);
     }
     if (share < 0.1)
         return mb_error_set_(err, MB_MISMATCH, src, "no left-right axis: the left and right "
@@ -432,7 +460,7 @@ static mb_status mirror_init(mirror_ *m, const mb_mirror_desc *d, const mb_roles
     return mb_roles_mirror_joints(d->skeleton, r, m->other, err);
 }
 
-/* The corrections C_k, once the plane is known. */
+/* corr[k] = M M_ref R_k Y_k, once the plane and the reference are known. */
 static void find_corrections(mirror_ *m)
 {
     double longest = 0, t[3], y[4];
@@ -440,9 +468,15 @@ static void find_corrections(mirror_ *m)
         xform_pos(&m->ref[j], t);
         longest = fmax(longest, norm3(t));
     }
+    /* M M_ref, the rotation taking the reference's mirror onto the plane's: for unit
+     * normals n1, n2 the quaternion n1 n2 = (n1 x n2, -n1.n2) */
+    double q12[4], ry[4];
+    cross3(m->nrm, m->nref, q12);
+    q12[3] = -dot3(m->nrm, m->nref);
     for (int k = 0; k < m->n; ++k) {
         correction(m, k, 1e-6 * longest, y);
-        mb_qmul_d_(m->rq[k], y, m->corr[k]);
+        mb_qmul_d_(m->rq[k], y, ry);
+        mb_qmul_d_(q12, ry, m->corr[k]);
     }
 }
 
