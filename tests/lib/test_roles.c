@@ -128,6 +128,24 @@ static const expect fox_[] = {
     {"lower_leg_r", "b_RightLeg02_020", 'n'}, {"foot_r", "b_RightFoot01_021", 'n'},
     {"toes_r", "b_RightFoot02_022", 't'},    END_};
 
+/* BCN_Epileptic.X ("B_" prefix, side words last): no joint is named hips; the pelvis
+ * joint both thighs and the spine hang from is (B_LowerPelvis holds only the thighs), and
+ * B_Root_Pelvis_T between it and B_Spine1 is spine. The root-level "Head" node is not below
+ * the hips: no head. */
+static const expect epileptic_[] = {
+    {"hips", "B_Root_Pelvis_L", 't'},     {"upper_leg_l", "B_Hip_Left", 'n'},
+    {"lower_leg_l", "B_Knee_Left", 'n'},  {"foot_l", "B_Ankle_Left", 'n'},
+    {"toes_l", "B_Toe_Left", 'n'},        {"upper_leg_r", "B_Hip_Right", 'n'},
+    {"lower_leg_r", "B_Knee_Right", 'n'}, {"foot_r", "B_Ankle_Right", 'n'},
+    {"toes_r", "B_Toe_Right", 'n'},       {"spine", "B_Root_Pelvis_T", 't'},
+    {"spine", "B_Spine1", 'n'},           {"spine", "B_Spine2", 'n'},
+    {"spine", "B_Spine3", 'n'},           {"chest", "B_Spine4", 'n'},
+    {"shoulder_l", "B_Clavicle_Left", 'n'}, {"upper_arm_l", "B_UpperArm_Left", 'n'},
+    {"forearm_l", "B_ForeArm_Left", 'n'}, {"hand_l", "B_Hand_Left", 'n'},
+    {"shoulder_r", "B_Clavicle_Right", 'n'}, {"upper_arm_r", "B_UpperArm_Right", 'n'},
+    {"forearm_r", "B_ForeArm_Right", 'n'}, {"hand_r", "B_Hand_Right", 'n'},
+    {"neck", "B_Neck", 'n'},              END_};
+
 static char how_letter(int how)
 {
     return how == MB_ROLE_FROM_MAP ? 'm' : how == MB_ROLE_FROM_TOPOLOGY ? 't' : 'n';
@@ -236,6 +254,7 @@ static void check_scene(const char *rel, const expect *table)
 
 Test(roles, cesium_man) { check_scene("mesh/CesiumMan.glb", cesium_); }
 Test(roles, fox) { check_scene("mesh/Fox.glb", fox_); }
+Test(roles, directx_epileptic) { check_scene("mesh/BCN_Epileptic.X", epileptic_); }
 
 /* ---------- other conventions, built here ---------- */
 
