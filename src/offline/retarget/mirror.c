@@ -452,7 +452,8 @@ static mb_status mirror_init(mirror_ *m, const mb_mirror_desc *d, const mb_roles
     m->wp = malloc(n * sizeof *m->wp);
     m->mq = malloc(n * sizeof *m->mq);
     m->mp = malloc(n * sizeof *m->mp);
-    if (!m->other || !m->ref || !m->rq || !m->corr || !m->moving || !m->local || !m->wq || !m->wp || !m->mq || !m->mp)
+    if (!m->other || !m->ref || !m->rq || !m->corr || !m->moving || !m->local || !m->wq ||
+        !m->wp || !m->mq || !m->mp)
         return mb_error_set_(err, MB_NOMEM, "mirror", "out of memory");
     for (int j = 0; j < m->n; ++j)
         m->moving[j] = mb_clip_translation_slot(d->clip, j) >= 0 &&
