@@ -289,9 +289,9 @@ static void check_made(const char *what, const char *const *names, const int *pa
     mb_skeleton_destroy(s);
 }
 
-/* Mixamo (namespace "mixamorig:", *_End leaf joints) and the same names as LAFAN1 and
- * Rokoko write them without the namespace ("LeftToe"). */
-Test(roles, mixamo_and_lafan)
+/* Mixamo (namespace "mixamorig:", *_End leaf joints), LAFAN1 (the same names without the
+ * namespace, "LeftToe") and Rokoko. */
+Test(roles, mixamo_lafan_rokoko)
 {
     static const char *const mixamo[] = {
         "mixamorig:Hips", "mixamorig:Spine", "mixamorig:Spine1", "mixamorig:Spine2",
@@ -341,6 +341,30 @@ Test(roles, mixamo_and_lafan)
         {"forearm_r", "RightForeArm", 'n'}, {"hand_r", "RightHand", 'n'},
         END_};
     check_made("lafan", lafan, lp, 22, lw);
+
+    /* Rokoko Studio (as AnimatedDrawings' Rokoko retarget config lists it): Spine1..Spine4,
+     * LeftThigh / LeftShin, an *_end leaf. */
+    static const char *const rokoko[] = {
+        "Hips", "Spine1", "Spine2", "Spine3", "Spine4", "Neck", "Head", "Head_end",
+        "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand", "RightShoulder", "RightArm",
+        "RightForeArm", "RightHand", "LeftThigh", "LeftShin", "LeftFoot", "LeftToe",
+        "LeftToe_end", "RightThigh", "RightShin", "RightFoot", "RightToe", "RightToe_end"};
+    static const int rp[] = {-1, 0, 1, 2, 3, 4, 5, 6, 4, 8, 9, 10, 4, 12, 13, 14,
+                             0, 16, 17, 18, 19, 0, 21, 22, 23, 24};
+    static const expect rw[] = {
+        {"hips", "Hips", 'n'},          {"spine", "Spine1", 'n'},
+        {"spine", "Spine2", 'n'},       {"spine", "Spine3", 'n'},
+        {"chest", "Spine4", 'n'},       {"neck", "Neck", 'n'},
+        {"head", "Head", 'n'},          {"shoulder_l", "LeftShoulder", 'n'},
+        {"upper_arm_l", "LeftArm", 'n'}, {"forearm_l", "LeftForeArm", 'n'},
+        {"hand_l", "LeftHand", 'n'},    {"shoulder_r", "RightShoulder", 'n'},
+        {"upper_arm_r", "RightArm", 'n'}, {"forearm_r", "RightForeArm", 'n'},
+        {"hand_r", "RightHand", 'n'},   {"upper_leg_l", "LeftThigh", 'n'},
+        {"lower_leg_l", "LeftShin", 'n'}, {"foot_l", "LeftFoot", 'n'},
+        {"toes_l", "LeftToe", 'n'},     {"upper_leg_r", "RightThigh", 'n'},
+        {"lower_leg_r", "RightShin", 'n'}, {"foot_r", "RightFoot", 'n'},
+        {"toes_r", "RightToe", 'n'},    END_};
+    check_made("rokoko", rokoko, rp, 26, rw);
 }
 
 /* 3ds Max Biped (names with spaces, clavicles below the neck, thighs below the spine) and
