@@ -48,7 +48,8 @@ typedef enum mb_role {
     MB_ROLE_COUNT
 } mb_role;
 
-/* "hips", "spine", ..., "upper_arm_l", ...; NULL out of range. The names of the map file. */
+/* "hips", "spine", ..., "upper_arm_l", ...; "none" for MB_ROLE_NONE; NULL out of range.
+ * The names of the map file. */
 MB_API const char *mb_role_name(mb_role role);
 /* The role of that name (as mb_role_name gives it, case-insensitive); MB_ROLE_NONE if none. */
 MB_API mb_role mb_role_from_name(const char *name);
