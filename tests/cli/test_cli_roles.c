@@ -228,6 +228,12 @@ Test(cli_mirror, bad_input_writes_nothing)
     cr_assert(strstr(r.err, want), "%s", r.err);
     mb_test_run_free(&r);
     cr_assert_neq(stat(fresh, &st), 0, "nothing written");
+    write_text(map, "# the right hand is no hand\nnone RightHand\n"); /* --map is applied */
+    r = mb_test_run_cli((const char *const[]){"mirror", cmu, "--map", map, "-o", fresh, NULL});
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "no joint for the role hand_r "), "%s", r.err);
+    mb_test_run_free(&r);
+    cr_assert_neq(stat(fresh, &st), 0, "nothing written");
     cr_assert_eq(RUN_TO(NULL, "mirror", cmu), 1);                 /* no -o */
     cr_assert_eq(RUN_TO(NULL, "mirror", "-o", fresh), 1);         /* no input */
     cr_assert_eq(RUN_TO(NULL, "mirror", cmu, "-o", cmu), 1);      /* over its input */
