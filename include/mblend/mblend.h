@@ -35,5 +35,6 @@
 #include "offline/state_set.h"
 #include "offline/skin_gen.h"
 #include "offline/roles.h"
+#include "offline/retarget.h"
 
 #endif
