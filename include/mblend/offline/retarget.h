@@ -60,12 +60,25 @@ typedef struct mb_retarget_side {
     const char *source;          /* names the side in messages (NULL: "source"/"target") */
 } mb_retarget_side;
 
+/* What the legs follow. */
+typedef enum mb_retarget_feet {
+    /* The ankles go where the source's are, mapped by M and scaled as the hips are, the
+     * knees bent to reach them (two-bone IK in the plane the knee bends in): the feet plant
+     * and lift on the source's frames and slide no more than its feet do, whatever the
+     * proportions of the two legs. Leg directions then differ from the source's by what
+     * the proportions need (a few degrees). */
+    MB_RETARGET_FEET_IK = 0,
+    /* Leg bones follow the source's directions like every other bone (no IK). */
+    MB_RETARGET_FEET_FK = 1
+} mb_retarget_feet;
+
 typedef struct mb_retarget_desc {
     mb_retarget_side from;
     const mb_clip *clip;         /* the motion, on from.skeleton; at least 1 frame */
     mb_retarget_side to;
     /* Nullable: a clip of to.skeleton, only to detect the target's up axis. */
     const mb_clip *to_clip;
+    mb_retarget_feet feet;       /* 0: MB_RETARGET_FEET_IK */
     mb_allocator allocator;      /* for the output clip */
 } mb_retarget_desc;
 

@@ -310,6 +310,7 @@ typedef struct plan {
     double (*q)[4];         /* mapped: Ws0^-1 M^-1 A Wt0; spine blend: A Wt0 */
     double *blend_t;        /* spine blend: the hips -> chest fraction */
     int mover;              /* the joint carrying the root translation, -1 */
+    int foot_ik;            /* the ankles go where the source's are (scaled) */
     mb_retarget_report rep;
 } plan;
 
@@ -524,6 +525,7 @@ static mb_status plan_build(const mb_retarget_desc *d, plan *p, mb_error *err)
     if ((st = plan_alloc(p, err)) != MB_OK || (st = plan_joints(p, err)) != MB_OK)
         return st;
     p->mover = find_mover(p->tgt.s, p->tgt.roles->joint[MB_ROLE_HIPS]);
+    p->foot_ik = d->feet == MB_RETARGET_FEET_IK;
     p->rep.target_spines = p->tgt.spine_count;
     p->rep.source_spines = p->src.spine_count;
     p->rep.scale = p->scale;
@@ -593,13 +595,10 @@ static void target_rotations(const plan *p, frame_buf *b)
     }
 }
 
-/* World positions of the target from its local transforms, then the mover's translation
- * moved so that the hips land on the source's hips, mapped by M and scaled. */
-static void target_root(const plan *p, frame_buf *b)
+/* World positions of the target from its world rotations and local translations. */
+static void target_positions(const plan *p, frame_buf *b)
 {
     const int *parent = mb_skeleton_parents(p->tgt.s);
-    if (p->mover < 0)
-        return;
     for (int j = 0; j < p->nj; ++j) {
         int pj = parent[j];
         if (pj < 0) {
@@ -611,6 +610,16 @@ static void target_root(const plan *p, frame_buf *b)
         for (int k = 0; k < 3; ++k)
             b->wt.pos[j][k] = b->wt.pos[pj][k] + rt[k];
     }
+}
+
+/* The mover's translation moved so that the hips land on the source's hips, mapped by M
+ * and scaled; then the world positions of the target. */
+static void target_root(const plan *p, frame_buf *b)
+{
+    const int *parent = mb_skeleton_parents(p->tgt.s);
+    target_positions(p, b);
+    if (p->mover < 0)
+        return;
     double want[3], miss[3], fix[3], pc[4] = {0, 0, 0, 1};
     mb_qrotate_d_(p->m, b->ws.pos[p->src.roles->joint[MB_ROLE_HIPS]], want);
     for (int k = 0; k < 3; ++k)
@@ -622,6 +631,80 @@ static void target_root(const plan *p, frame_buf *b)
     mb_qrotate_d_(pc, miss, fix);
     for (int k = 0; k < 3; ++k)
         b->lpos[p->mover][k] += fix[k];
+    target_positions(p, b);
+}
+
+/* Two-bone IK of one leg: the upper and lower leg turned (shortest arcs) so that the ankle
+ * reaches `want`, the knee staying in the plane it bends in (the source's motion chose it).
+ * A straight leg (no plane) or a target out of reach keeps what it has on that frame but
+ * for the reach: the leg stretches toward it as far as it can. */
+static void leg_ik(const plan *p, frame_buf *b, int lr, const double want[3])
+{
+    int uj = p->tgt.roles->joint[MB_ROLE_UPPER_LEG_L + lr];
+    int kj = p->tgt.roles->joint[MB_ROLE_LOWER_LEG_L + lr];
+    int aj = p->tgt.roles->joint[MB_ROLE_FOOT_L + lr];
+    const double *h = b->wt.pos[uj], *k = b->wt.pos[kj], *a = b->wt.pos[aj];
+    double hk[3], ka[3], ha[3], ht[3], pole[3];
+    v_sub(k, h, hk);
+    v_sub(a, k, ka);
+    v_sub(a, h, ha);
+    v_sub(want, h, ht);
+    double l1 = v_len(hk), l2 = v_len(ka), d = v_len(ht);
+    if (!(l1 > 0.0) || !(l2 > 0.0) || !v_unit(ha) || !v_unit(ht))
+        return;
+    double along = v_dot(hk, ha);
+    for (int i = 0; i < 3; ++i)
+        pole[i] = hk[i] - along * ha[i];
+    double pt = v_dot(pole, ht);
+    for (int i = 0; i < 3; ++i)
+        pole[i] -= pt * ht[i];
+    if (!(v_len(pole) > 1e-6 * l1) || !v_unit(pole))
+        return;
+    d = fmin(fmax(d, fabs(l1 - l2) * 1.0001), (l1 + l2) * 0.9999);
+    double x = (l1 * l1 - l2 * l2 + d * d) / (2.0 * d), y = sqrt(fmax(0.0, l1 * l1 - x * x));
+    double k2[3], hk2[3], ka2[3], ka_turned[3], r1[4], r2[4], tmp[4];
+    for (int i = 0; i < 3; ++i) {
+        k2[i] = h[i] + x * ht[i] + y * pole[i];
+        hk2[i] = k2[i] - h[i];
+        ka2[i] = h[i] + d * ht[i] - k2[i];
+    }
+    v_unit(hk);
+    v_unit(hk2);
+    q_arc(hk, hk2, r1);
+    mb_qrotate_d_(r1, ka, ka_turned);
+    v_unit(ka_turned);
+    v_unit(ka2);
+    q_arc(ka_turned, ka2, r2);
+    memcpy(tmp, b->wt.rot[uj], sizeof tmp);
+    mb_qmul_d_(r1, tmp, b->wt.rot[uj]);
+    mb_qmul_d_(r1, b->wt.rot[kj], tmp);
+    mb_qmul_d_(r2, tmp, b->wt.rot[kj]);
+}
+
+/* Both ankles where the source's are, mapped by M and scaled (as the hips are); then the
+ * local rotations again (unmapped joints keep their reference local rotation). */
+static void feet_ik(const plan *p, frame_buf *b)
+{
+    const int *parent = mb_skeleton_parents(p->tgt.s);
+    for (int lr = 0; lr < 2; ++lr) {
+        double reach[3], want[3];
+        v_sub(b->ws.pos[p->src.roles->joint[MB_ROLE_FOOT_L + lr]],
+              b->ws.pos[p->src.roles->joint[MB_ROLE_UPPER_LEG_L + lr]], reach);
+        mb_qrotate_d_(p->m, reach, want);
+        const double *hip = b->wt.pos[p->tgt.roles->joint[MB_ROLE_UPPER_LEG_L + lr]];
+        for (int i = 0; i < 3; ++i)
+            want[i] = hip[i] + want[i] * p->scale;
+        leg_ik(p, b, lr, want);
+    }
+    for (int j = 0; j < p->nj; ++j) {
+        int pj = parent[j];
+        if (pj < 0)
+            continue;
+        if (p->how[j] == MB_RETARGET_UNMAPPED)
+            mb_qmul_d_(b->wt.rot[pj], b->lrot[j], b->wt.rot[j]);
+        else
+            mb_qconjmul_d_(b->wt.rot[pj], b->wt.rot[j], b->lrot[j]);
+    }
 }
 
 static void frame_buf_free(frame_buf *b)
@@ -667,6 +750,8 @@ static mb_status run_frames(const plan *p, const mb_clip *c, float *rot, float *
         fk_d(p->src.s, b.src_local, &b.ws);
         target_rotations(p, &b);
         target_root(p, &b);
+        if (p->foot_ik && p->mover >= 0)
+            feet_ik(p, &b);
         for (int j = 0; j < p->nj; ++j)
             for (int k = 0; k < 4; ++k)
                 rot[((size_t)f * (size_t)p->nj + (size_t)j) * 4 + (size_t)k] = (float)b.lrot[j][k];
