@@ -443,3 +443,82 @@ Test(retarget, bandai_walk_to_cmu)
     unload(&src);
     unload(&dst);
 }
+
+/* ---------- round trips ---------- */
+
+/* Rotation angle (degrees) between the 3x3 parts of two world matrices. */
+static double mat_angle(const float *a, const float *b)
+{
+    double tr = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k)
+            tr += (double)a[4 * i + k] * b[4 * i + k];
+    return acos(fmax(-1.0, fmin(1.0, 0.5 * (tr - 1.0)))) * DEG;
+}
+
+/* A -> B -> A: every joint of A whose role B has (spine joints aside when the spines
+ * differ in length) gets its world rotation back within 2 degrees on every frame. Returns
+ * the worst angle; *spine the worst over spine joints. */
+static double round_trip(const character *a, const character *b, double *spine)
+{
+    mb_clip *ab = retarget(a, a->c, b, NULL);
+    mb_clip *aba = retarget(b, ab, a, NULL);
+    track t0 = fk_all(a->s, a->c), t1 = fk_all(a->s, aba);
+    double worst = 0.0;
+    int spines_a = 0, spines_b = 0, checked = 0;
+    for (int j = 0; j < t0.nj; ++j) {
+        spines_a += a->roles.of_joint[j] == MB_ROLE_SPINE;
+        spines_b += j < b->roles.joint_count && 0;
+    }
+    for (int j = 0; j < b->roles.joint_count; ++j)
+        spines_b += b->roles.of_joint[j] == MB_ROLE_SPINE;
+    *spine = 0.0;
+    for (int j = 0; j < t0.nj; ++j) {
+        mb_role r = (mb_role)a->roles.of_joint[j];
+        if (r == MB_ROLE_NONE || (r != MB_ROLE_SPINE && b->roles.joint[r] < 0))
+            continue;
+        for (int f = 0; f < t0.nf; ++f) {
+            double d = mat_angle(t0.w[(size_t)f * t0.nj + j], t1.w[(size_t)f * t1.nj + j]);
+            if (r == MB_ROLE_SPINE && spines_a != spines_b) {
+                if (d > *spine && getenv("RT_DEBUG")) fprintf(stderr, "spine j%d f%d %.2f\n", j, f, d);
+                *spine = fmax(*spine, d);
+            }
+            else {
+                if (d > worst && getenv("RT_DEBUG")) fprintf(stderr, "joint %s f%d %.2f\n", mb_skeleton_name(a->s, j), f, d);
+                worst = fmax(worst, d);
+            }
+        }
+        checked += r != MB_ROLE_SPINE || spines_a == spines_b;
+    }
+    cr_assert(checked >= 16, "only %d joints mapped", checked);
+    cr_log_info("%s -> %s -> back: worst %.4f deg over %d joints (spine of %d against %d "
+                "joints: %.2f deg)", a->name, b->name, worst, checked, spines_a, spines_b,
+                *spine);
+    free(t0.w);
+    free(t1.w);
+    mb_clip_destroy(ab);
+    mb_clip_destroy(aba);
+    return worst;
+}
+
+Test(retarget, round_trip_cmu_bandai_cmu)
+{
+    character a = load_bvh("cmu_02_01_walk.bvh", MB_AXIS_Y);
+    character b = load_bvh("bandai2_walk_normal_001.bvh", MB_AXIS_Y);
+    double spine, worst = round_trip(&a, &b, &spine);
+    cr_expect(worst < 2.0, "%.3f degrees", worst);
+    worst = round_trip(&b, &a, &spine);
+    cr_expect(worst < 2.0, "%.3f degrees", worst);
+    unload(&a);
+    unload(&b);
+}
+
+Test(retarget, round_trip_cmu_cesium_man_cmu)
+{
+    character a = load_bvh("cmu_09_01_run.bvh", MB_AXIS_Y);
+    character b = load_cesium();
+    double spine, worst = round_trip(&a, &b, &spine);
+    cr_expect(worst < 2.0, "%.3f degrees", worst);
+    unload(&a);
+    unload(&b);
+}

@@ -160,6 +160,7 @@ typedef struct side {
     int spine[64];          /* the SPINE joints, hips to chest */
     int spine_count;
     double leg;             /* upper + lower leg, mean of both sides */
+    double side_leg[2];     /* upper + lower leg, left and right */
     mb_axis up;
 } side;
 
@@ -213,17 +214,17 @@ static mb_status side_init(const mb_retarget_side *in, const char *dflt, side *s
 
 static const double *wpos(const side *sd, mb_role r) { return sd->w0.pos[sd->roles->joint[r]]; }
 
-/* Upper + lower leg in the reference pose, the mean of both sides. */
-static double leg_length(const side *sd)
+/* Upper + lower leg in the reference pose, each side and the mean of both. */
+static double leg_length(side *sd)
 {
-    double sum = 0.0, d[3];
+    double d[3];
     for (int lr = 0; lr < 2; ++lr) {
         v_sub(wpos(sd, MB_ROLE_LOWER_LEG_L + lr), wpos(sd, MB_ROLE_UPPER_LEG_L + lr), d);
-        sum += v_len(d);
+        sd->side_leg[lr] = v_len(d);
         v_sub(wpos(sd, MB_ROLE_FOOT_L + lr), wpos(sd, MB_ROLE_LOWER_LEG_L + lr), d);
-        sum += v_len(d);
+        sd->side_leg[lr] += v_len(d);
     }
-    return 0.5 * sum;
+    return 0.5 * (sd->side_leg[0] + sd->side_leg[1]);
 }
 
 /* The role whose joint a role's bone points to (NONE: the joint's children). */
@@ -302,12 +303,15 @@ static int rest_frame(const side *sd, mb_role r, double out[4])
 typedef struct plan {
     side src, tgt;
     double m[4];            /* source world -> target world */
+    double fh0[4], fc0[4];  /* the source's rest frames of the hips and chest, mapped by M */
+    double th0[4], tc0[4];  /* the target's */
     double scale;
     int nj;                 /* target joints */
     int *drv;               /* source joint driving each target joint, -1 */
     unsigned char *how;     /* mb_retarget_how */
     double (*a)[4];         /* rest alignment per target joint (unmapped: the parent's) */
-    double (*q)[4];         /* mapped: Ws0^-1 M^-1 A Wt0; spine blend: A Wt0 */
+    /* mapped: Ws0^-1 M^-1 A Wt0; spine blend: slerp(th0, tc0, t)^-1 Wt0 */
+    double (*q)[4];
     double *blend_t;        /* spine blend: the hips -> chest fraction */
     int mover;              /* the joint carrying the root translation, -1 */
     int foot_ik;            /* the ankles go where the source's are (scaled) */
@@ -397,11 +401,14 @@ static void joint_constant(plan *p, int j)
     double awt[4], t1[4], t2[4], mc[4], s0c[4];
     mb_qmul_d_(p->a[j], p->tgt.w0.rot[j], awt);
     if (p->how[j] == MB_RETARGET_SPINE_BLEND) {
-        memcpy(p->q[j], awt, sizeof awt);
         int k = 0;
         while (p->tgt.spine[k] != j)
             ++k;
         p->blend_t[j] = (k + 1.0) / (p->tgt.spine_count + 1.0);
+        double f0[4], f0c[4];
+        q_slerp(p->th0, p->tc0, p->blend_t[j], f0);
+        q_conj(f0, f0c);
+        mb_qmul_d_(f0c, p->tgt.w0.rot[j], p->q[j]);
         return;
     }
     q_conj(p->m, mc);
@@ -506,9 +513,11 @@ static mb_status plan_build(const mb_retarget_desc *d, plan *p, mb_error *err)
         return st;
     p->src.leg = leg_length(&p->src);
     p->tgt.leg = leg_length(&p->tgt);
-    if (!(p->src.leg > 0.0) || !(p->tgt.leg > 0.0))
-        return mb_error_set_(err, MB_MISMATCH, p->src.leg > 0.0 ? p->tgt.name : p->src.name,
-                             "the legs have no length in the reference pose");
+    if (!(p->src.side_leg[0] > 0.0) || !(p->src.side_leg[1] > 0.0) ||
+        !(p->tgt.side_leg[0] > 0.0) || !(p->tgt.side_leg[1] > 0.0))
+        return mb_error_set_(err, MB_MISMATCH, p->src.side_leg[0] > 0.0 &&
+                             p->src.side_leg[1] > 0.0 ? p->tgt.name : p->src.name,
+                             "a leg has no length in the reference pose");
     if ((st = resolve_up(&p->src, d->clip, err)) != MB_OK ||
         (st = resolve_up(&p->tgt, d->to_clip, err)) != MB_OK)
         return st;
@@ -518,6 +527,15 @@ static mb_status plan_build(const mb_retarget_desc *d, plan *p, mb_error *err)
     q_arc(us, ut, p->m);
     p->nj = p->tgt.nj;
     p->scale = p->tgt.leg / p->src.leg;
+    double fh[4], fc[4];
+    if (!rest_frame(&p->src, MB_ROLE_HIPS, fh) || !rest_frame(&p->src, MB_ROLE_CHEST, fc) ||
+        !rest_frame(&p->tgt, MB_ROLE_HIPS, p->th0) || !rest_frame(&p->tgt, MB_ROLE_CHEST, p->tc0))
+        return mb_error_set_(err, MB_MISMATCH, !rest_frame(&p->src, MB_ROLE_HIPS, fh) ||
+                             !rest_frame(&p->src, MB_ROLE_CHEST, fc) ? p->src.name : p->tgt.name,
+                             "the hips or the chest have no rest frame (their up and left "
+                             "directions are parallel or of length 0)");
+    mb_qmul_d_(p->m, fh, p->fh0);
+    mb_qmul_d_(p->m, fc, p->fc0);
     for (int r = 0; r < MB_ROLE_COUNT; ++r)
         p->rep.role[r] = (mb_retarget_role_report){p->tgt.roles->joint[r],
                                                    p->src.roles->joint[r],
@@ -561,9 +579,13 @@ static void source_delta(const plan *p, const frame_buf *b, int s, double out[4]
 static void target_rotations(const plan *p, frame_buf *b)
 {
     const int *parent = mb_skeleton_parents(p->tgt.s);
-    double dh[4], dc[4];
+    /* the body frames of the source's hips and chest now (their rest frames carried along):
+     * comparable whatever each joint's axes, so a spine joint can take a share of each */
+    double dh[4], dc[4], eh[4], ec[4];
     source_delta(p, b, p->src.roles->joint[MB_ROLE_HIPS], dh);
     source_delta(p, b, p->src.roles->joint[MB_ROLE_CHEST], dc);
+    mb_qmul_d_(dh, p->fh0, eh);
+    mb_qmul_d_(dc, p->fc0, ec);
     for (int j = 0; j < p->nj; ++j) {
         int pj = parent[j];
         double *w = b->wt.rot[j], tmp[4];
@@ -580,7 +602,7 @@ static void target_rotations(const plan *p, frame_buf *b)
             else
                 memcpy(w, lr, sizeof lr);
         } else if (p->how[j] == MB_RETARGET_SPINE_BLEND) {
-            q_slerp(dh, dc, p->blend_t[j], tmp);
+            q_slerp(eh, ec, p->blend_t[j], tmp);
             mb_qmul_d_(tmp, p->q[j], w);
         } else {
             mb_qmul_d_(p->m, b->ws.rot[p->drv[j]], tmp);
@@ -681,8 +703,9 @@ static void leg_ik(const plan *p, frame_buf *b, int lr, const double want[3])
     mb_qmul_d_(r2, tmp, b->wt.rot[kj]);
 }
 
-/* Both ankles where the source's are, mapped by M and scaled (as the hips are); then the
- * local rotations again (unmapped joints keep their reference local rotation). */
+/* Both ankles at the source's reach from the hip socket, mapped by M and scaled by that
+ * side's leg ratio (so a straight leg stays straight); then the local rotations again
+ * (unmapped joints keep their reference local rotation). */
 static void feet_ik(const plan *p, frame_buf *b)
 {
     const int *parent = mb_skeleton_parents(p->tgt.s);
@@ -692,8 +715,9 @@ static void feet_ik(const plan *p, frame_buf *b)
               b->ws.pos[p->src.roles->joint[MB_ROLE_UPPER_LEG_L + lr]], reach);
         mb_qrotate_d_(p->m, reach, want);
         const double *hip = b->wt.pos[p->tgt.roles->joint[MB_ROLE_UPPER_LEG_L + lr]];
+        double k = p->tgt.side_leg[lr] / p->src.side_leg[lr];
         for (int i = 0; i < 3; ++i)
-            want[i] = hip[i] + want[i] * p->scale;
+            want[i] = hip[i] + want[i] * k;
         leg_ik(p, b, lr, want);
     }
     for (int j = 0; j < p->nj; ++j) {
