@@ -203,3 +203,23 @@ int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const c
     mb_roles_free(&rt);
     return rc;
 }
+
+int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
+                        int lenient, cli_clip *target)
+{
+    int rc = cli_input_open(cmd, to_spec, lenient, 1, target);
+    for (int i = 0; i < n && rc == CLI_EXIT_OK; ++i) {
+        if (mb_skeleton_same_topology(ins[i]->s, target->s, NULL))
+            continue;
+        if ((rc = cli_retarget_onto(cmd, ins[i], NULL, target, NULL, 1, NULL)) == CLI_EXIT_OK)
+            fprintf(stderr, "%s: %s retargeted onto the skeleton of %s\n", cmd, ins[i]->file,
+                    target->file);
+    }
+    return rc;
+}
+
+void cli_hint_retarget(const char *cmd)
+{
+    fprintf(stderr, "%s: hint: --to FILE retargets every input onto FILE's skeleton (joint "
+            "roles; FILE may be one of the inputs)\n", cmd);
+}

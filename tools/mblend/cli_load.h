@@ -54,6 +54,17 @@ int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *
 int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const cli_clip *to,
                       const char *map_to, int foot_ik, FILE *report);
 
+/* --to of blend and transition: opens to_spec (a BVH file, or a glTF/FBX/... file that needs
+ * no animation) into *target and retargets every one of the n inputs whose skeleton differs
+ * from target's (by names and parents) onto it, with a note on stderr each. The inputs
+ * then borrow target's skeleton: close target after them. Returns CLI_EXIT_OK or the
+ * error's code (printed). */
+int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
+                        int lenient, cli_clip *target);
+
+/* Prints the hint for inputs of different skeletons (after cli_same_skeleton failed). */
+void cli_hint_retarget(const char *cmd);
+
 /* The local bind pose of a scene's skinned mesh when it fits the skeleton, else NULL. */
 const mb_xform *cli_bind_pose(const cli_clip *c);
 
