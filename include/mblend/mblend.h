@@ -35,6 +35,7 @@
 #include "offline/state_set.h"
 #include "offline/skin_gen.h"
 #include "offline/roles.h"
+#include "offline/mirror.h"
 #include "offline/retarget.h"
 
 #endif

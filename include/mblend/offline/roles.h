@@ -91,6 +91,17 @@ MB_API void mb_roles_free(mb_roles *roles); /* zeroes it; a zeroed struct is a n
 MB_API mb_status mb_roles_require(const mb_roles *roles, const mb_role *need, int n,
                                   const char *what, mb_error *err);
 
+/* The other side's joint of every joint, for mirroring (out_other: joint_count entries). A
+ * joint with a sided role pairs with the joint of the mirrored role (when the skeleton has
+ * it); a joint without a role with the joint whose name has left and right swapped
+ * ("LeftHandIndex1" / "RightHandIndex1", "Hand_L" / "Hand_R", "LThumb" / "RThumb",
+ * "lhand" / "rhand") when that one has no role either; an End Site with the only End Site
+ * of its parent's pair. Every other joint (the middle of the body, an unpaired one) is its
+ * own. Pairs are symmetric: out_other[out_other[j]] == j. roles must come from skel.
+ * MB_INVALID_ARG for NULLs or roles of another joint count. */
+MB_API mb_status mb_roles_mirror_joints(const mb_skeleton *skel, const mb_roles *roles,
+                                        int *out_other, mb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
