@@ -870,10 +870,10 @@ int mb_retarget_report_format(const mb_retarget_report *r, const mb_skeleton *fr
             REPORT_PUT(", rest poses %.1f deg apart", e->rest_angle);
         REPORT_PUT("\n");
     }
-    REPORT_PUT("spine: %d source joint%s, %d target joint%s; %d target joints mapped, %d keep "
-               "their reference pose\n", r->source_spines, r->source_spines == 1 ? "" : "s",
+    REPORT_PUT("spine: %d source joint%s, %d target joint%s; %d target joints mapped, %d "
+               "keep%s their reference pose\n", r->source_spines, r->source_spines == 1 ? "" : "s",
                r->target_spines, r->target_spines == 1 ? "" : "s", r->mapped_joints,
-               r->unmapped_joints);
+               r->unmapped_joints, r->unmapped_joints == 1 ? "s" : "");
     REPORT_PUT("legs: %g -> %g, root motion scaled by %g; up %c -> %c; root motion on %s\n",
                r->source_leg, r->target_leg, r->scale, "?XYZ"[r->source_up],
                "?XYZ"[r->target_up],
