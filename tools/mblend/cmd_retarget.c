@@ -151,8 +151,9 @@ int cmd_retarget(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = cli_retarget_onto(cmd, &in, o.map_src, &to, o.map_to, !o.no_ik, stdout);
     if (rc == CLI_EXIT_OK && (rc = write_out(&o, &in, glb == 1)) == CLI_EXIT_OK)
-        fprintf(stderr, "%s: wrote %s: %d frames, %.3f s\n", cmd, o.outp,
-                mb_clip_frame_count(in.c), mb_clip_duration(in.c));
+        fprintf(stderr, "%s: wrote %s: %d frame%s, %.3f s\n", cmd, o.outp,
+                mb_clip_frame_count(in.c), mb_clip_frame_count(in.c) == 1 ? "" : "s",
+                mb_clip_duration(in.c));
     cli_clip_close(&in);
     cli_clip_close(&to);
     return rc;

@@ -20,7 +20,7 @@
  *    so its bone points where the source's bone points (mapped by M), and the source's
  *    twist about the bone since its reference pose is carried over. Spine joints map one to
  *    one when both spines have as many joints; otherwise each target spine joint takes a
- *    slerp between the hips' and the chest's world change (by its place in the chain).
+ *    slerp between the source's hips and chest body frames (by its place in the chain).
  * 5. Joints without a role (or whose role the source lacks) keep the target's reference
  *    local transform; every joint but the root keeps its reference translation, so every
  *    bone has the target's length.
@@ -28,6 +28,9 @@
  *    lengths (upper leg + lower leg, the mean of both sides) around the world origin (the
  *    ground plane through the origin stays the ground). The joint that carries it is the
  *    hips if they have position channels, else their nearest ancestor that has them.
+ * 7. Feet (MB_RETARGET_FEET_IK, the default): each ankle is put at the source's reach from
+ *    its hip socket, mapped by M and scaled by that side's leg ratio, the knee bent by a
+ *    two-bone IK in the plane step 4 gave it.
  *
  * Errors follow one contract: every fallible function takes a nullable mb_error *, clears it
  * on entry, and the first error set is the one reported. */
@@ -123,7 +126,9 @@ typedef struct mb_retarget_report {
  * not fit their skeleton, an up axis out of range or a target axis left to detect without
  * to_clip, a clip of another joint count or without frames; MB_INVALID_ARG naming every
  * missing role (source: the side's name) when a side lacks a required role
- * (mb_retarget_required_roles); MB_MISMATCH when a side's legs have no length; MB_NOMEM. */
+ * (mb_retarget_required_roles); MB_MISMATCH when a leg has no length in a reference pose or
+ * the hips or the chest have no rest frame (up and left parallel); the analysis's errors
+ * when an up axis is detected; MB_NOMEM. The inputs are only read. */
 MB_API mb_status mb_retarget(const mb_retarget_desc *d, mb_clip **out,
                              mb_retarget_report *report, mb_error *err);
 
