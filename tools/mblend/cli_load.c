@@ -113,7 +113,14 @@ void cli_clip_close(cli_clip *c)
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b)
 {
+    return cli_same_skeleton_hint(cmd, name_a, a, name_b, b, NULL);
+}
+
+int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
+                           const char *name_b, const mb_skeleton *b, const char *hint)
+{
     int diff;
+    hint = hint ? hint : "";
     if (mb_skeleton_same_topology(a, b, &diff))
         return CLI_EXIT_OK;
     int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
@@ -123,13 +130,14 @@ int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
         int first = na < nb ? na : nb;
         return cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
                                "share a skeleton (the first without a counterpart: '%s', "
-                               "joint %d of %s)", name_b, nb, name_a, na,
-                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
+                               "joint %d of %s)%s", name_b, nb, name_a, na,
+                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b,
+                               hint);
     }
     return cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
-                           "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
+                           "(parent %d)%s", name_a, name_b, diff, mb_skeleton_name(a, diff),
                            mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
-                           mb_skeleton_parents(b)[diff]);
+                           mb_skeleton_parents(b)[diff], hint);
 }
 
 int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *out)
@@ -216,10 +224,4 @@ int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char
                     target->file);
     }
     return rc;
-}
-
-void cli_hint_retarget(const char *cmd)
-{
-    fprintf(stderr, "%s: hint: --to FILE retargets every input onto FILE's skeleton (joint "
-            "roles; FILE may be one of the inputs)\n", cmd);
 }

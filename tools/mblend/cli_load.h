@@ -41,6 +41,9 @@ void cli_clip_close(cli_clip *c);
  * sides) and returns CLI_EXIT_INPUT. name_a and name_b name the inputs in the message. */
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b);
+/* cli_same_skeleton with hint (nullable) appended to its one-line message. */
+int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
+                           const char *name_b, const mb_skeleton *b, const char *hint);
 
 /* The roles of a skeleton: found by name and topology, completed by the role map file map
  * (nullable). Errors are printed (CLI_EXIT_INPUT); on success free *out with mb_roles_free. */
@@ -62,8 +65,8 @@ int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const c
 int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
                         int lenient, cli_clip *target);
 
-/* Prints the hint for inputs of different skeletons (after cli_same_skeleton failed). */
-void cli_hint_retarget(const char *cmd);
+/* The hint the commands with --to append to cli_same_skeleton_hint's message. */
+#define CLI_HINT_TO "; --to FILE retargets the inputs onto FILE's skeleton (FILE may be one of them)"
 
 /* The local bind pose of a scene's skinned mesh when it fits the skeleton, else NULL. */
 const mb_xform *cli_bind_pose(const cli_clip *c);

@@ -501,10 +501,9 @@ static int load_inputs(blend_args *o, input *in, int n)
             in[i].has_range = 1;
         }
         if (i > 0 && !o->to &&
-            (rc = cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) != CLI_EXIT_OK) {
-            cli_hint_retarget(cmd);
+            (rc = cli_same_skeleton_hint(cmd, in[0].path, in[0].s, in[i].path, in[i].s,
+                                         CLI_HINT_TO)) != CLI_EXIT_OK)
             return rc;
-        }
     }
     if (o->to && (rc = retarget_inputs(o, in, n)) != CLI_EXIT_OK)
         return rc;

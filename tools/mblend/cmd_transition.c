@@ -339,9 +339,8 @@ static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
             t->sk[i] = t->src[i].s;
             t->cl[i] = t->src[i].c;
         }
-    } else if ((rc = cli_same_skeleton(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1])) !=
-               CLI_EXIT_OK) {
-        cli_hint_retarget(cmd);
+    } else if ((rc = cli_same_skeleton_hint(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1],
+                                            CLI_HINT_TO)) != CLI_EXIT_OK) {
         return rc;
     }
     /* the output must not replace an input or --to's file */
