@@ -716,3 +716,29 @@ Test(retarget, bad_descs)
     unload(&src);
     unload(&dst);
 }
+
+/* The same invariants with the roles mb_roles_find gives (CesiumMan's from its topology). */
+static void use_found_roles(character *ch)
+{
+    free_roles(&ch->roles);
+    mb_error e;
+    cr_assert_eq(mb_roles_find(ch->s, NULL, &ch->roles, &e), MB_OK, "%s", e.text);
+}
+
+Test(retarget, roles_found_by_the_library)
+{
+    character src = load_bvh("cmu_02_01_walk.bvh", MB_AXIS_Y);
+    character dst = load_cesium();
+    character bandai = load_bvh("bandai2_walk_normal_001.bvh", MB_AXIS_Y);
+    use_found_roles(&src);
+    use_found_roles(&dst);
+    use_found_roles(&bandai);
+    check_invariants(&src, &dst);
+    check_invariants(&src, &bandai);
+    mb_roles_free(&src.roles);
+    mb_roles_free(&dst.roles);
+    mb_roles_free(&bandai.roles);
+    unload(&src);
+    unload(&dst);
+    unload(&bandai);
+}
