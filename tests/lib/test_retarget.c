@@ -742,3 +742,34 @@ Test(retarget, roles_found_by_the_library)
     unload(&dst);
     unload(&bandai);
 }
+
+/* Another up axis: a Z-up dance (three spine joints) onto the Y-up CMU skeleton (two): bones
+ * keep CMU's lengths and limbs point as the dancer's do, each in its own heading frame. */
+Test(retarget, z_up_dance_onto_y_up_cmu)
+{
+    character src = load_bvh("animdraw_fair1_dab_zup.bvh", MB_AXIS_Z);
+    character dst = load_bvh("cmu_02_01_walk.bvh", MB_AXIS_Y);
+    use_found_roles(&src);
+    use_found_roles(&dst);
+    mb_retarget_report rep;
+    mb_clip *out = retarget(&src, src.c, &dst, &rep);
+    cr_expect_eq(rep.source_up, MB_AXIS_Z);
+    cr_expect_eq(rep.target_up, MB_AXIS_Y);
+    track ts = fk_all(src.s, src.c), tt = fk_all(dst.s, out);
+    double bone = worst_bone_length(&tt, &dst), ang = worst_limb_angle(&ts, &src, &tt, &dst);
+    cr_log_info("%s -> %s: bone length %.2g, worst limb angle %.3f deg", src.name, dst.name,
+                bone, ang);
+    cr_expect(bone < 1e-4, "bone lengths differ by %g", bone);
+    cr_expect(ang < 10.0, "a limb bone is %.2f degrees off", ang);
+    /* the hips stay as high above the ground, in leg lengths: Z in, Y out */
+    double hs[3], ht[3];
+    pos_of(&ts, 100, src.roles.joint[MB_ROLE_HIPS], hs);
+    pos_of(&tt, 100, dst.roles.joint[MB_ROLE_HIPS], ht);
+    cr_expect(fabs(ht[1] / rep.target_leg - hs[2] / rep.source_leg) < 1e-4, "%g against %g",
+              ht[1] / rep.target_leg, hs[2] / rep.source_leg);
+    free(ts.w);
+    free(tt.w);
+    mb_clip_destroy(out);
+    unload(&src);
+    unload(&dst);
+}
