@@ -105,3 +105,145 @@ Test(cli_roles, map_overrides_and_errors)
     mb_test_run_free(&r);
     mb_test_remove_dir(dir);
 }
+
+/* ---------- mblend mirror ---------- */
+
+/* World positions of every joint of every frame of a BVH file ([f][j][3], doubles). */
+static double *bvh_world(const char *path, int *joints, int *frames, double *height)
+{
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(path, NULL, &s, &c, &e), MB_OK, "%s: %s", path, e.text);
+    mb_motion_info info;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, path, &info, &e), MB_OK);
+    int n = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    double *out = malloc(sizeof *out * 3 * (size_t)n * (size_t)nf);
+    mb_xform *x = malloc(sizeof *x * (size_t)n);
+    float(*w)[16] = malloc(sizeof *w * (size_t)n);
+    mb_pose p = {x, n};
+    for (int f = 0; f < nf; ++f) {
+        cr_assert_eq(mb_clip_frame_pose(s, c, f, p), MB_OK);
+        cr_assert_eq(mb_fk(s, &p, w, n), MB_OK);
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < 3; ++k)
+                out[((size_t)f * n + j) * 3 + k] = w[j][12 + k];
+    }
+    *joints = n, *frames = nf, *height = info.height;
+    free(x);
+    free(w);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    return out;
+}
+
+/* Mirrored twice through the CLI (BVH text in between), the walk comes back: every joint
+ * within 1e-4 x height of where it was; once, it does not. */
+Test(cli_mirror, twice_gives_the_walk_back)
+{
+    need_cli();
+    const char *dir = mb_test_scratch("mirror");
+    char once[256], twice[256];
+    snprintf(once, sizeof once, "%s/once.bvh", dir);
+    snprintf(twice, sizeof twice, "%s/twice.bvh", dir);
+    char in[4200];
+    snprintf(in, sizeof in, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", in, "-o", once, NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "relative to the rest pose; 15 joint pairs swapped"), "%s", r.out);
+    mb_test_run_free(&r);
+    cr_assert_eq(RUN_TO(NULL, "mirror", once, "-o", twice), 0);
+    int n, nf, n2, nf2;
+    double h, h2;
+    double *a = bvh_world(in, &n, &nf, &h), *b = bvh_world(twice, &n2, &nf2, &h2);
+    double *m = bvh_world(once, &n2, &nf2, &h2);
+    cr_assert_eq(n2, n);
+    cr_assert_eq(nf2, nf);
+    double worst = 0, moved = 0;
+    for (size_t i = 0; i < (size_t)n * (size_t)nf * 3; i += 3) {
+        double d = 0, e = 0;
+        for (int k = 0; k < 3; ++k)
+            d += (a[i + k] - b[i + k]) * (a[i + k] - b[i + k]),
+            e += (a[i + k] - m[i + k]) * (a[i + k] - m[i + k]);
+        worst = fmax(worst, sqrt(d));
+        moved = fmax(moved, sqrt(e));
+    }
+    cr_assert_lt(worst, 1e-4 * h, "twice: a joint is %g off (height %g)", worst, h);
+    cr_assert_gt(moved, 0.1 * h, "once: the walk is mirrored, not copied");
+    free(a);
+    free(b);
+    free(m);
+    mb_test_remove_dir(dir);
+}
+
+Test(cli_mirror, gltf_out)
+{
+    need_cli();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("mirror_glb");
+    char out[256], in[4200];
+    snprintf(out, sizeof out, "%s/fox.glb", dir);
+    snprintf(in, sizeof in, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", in, "-o", out, NULL});
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "relative to the bind pose"), "%s", r.out);
+    mb_test_run_free(&r);
+    mb_scene *sc = NULL;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(out, NULL, &sc, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_scene_clip_count(sc), 1);
+    cr_assert_not_null(mb_scene_mesh(sc));
+    mb_scene_destroy(sc);
+    mb_test_remove_dir(dir);
+}
+
+/* Bad input: exit 2 with a message naming the missing roles, nothing written and an
+ * existing output left alone; command-line mistakes exit 1. */
+Test(cli_mirror, bad_input_writes_nothing)
+{
+    need_cli();
+    const char *dir = mb_test_scratch("mirror_bad");
+    char out[256], fresh[256], map[256], in[4200], cmu[4200];
+    snprintf(out, sizeof out, "%s/keep.bvh", dir);
+    snprintf(fresh, sizeof fresh, "%s/fresh.bvh", dir);
+    snprintf(map, sizeof map, "%s/bad.map", dir);
+    snprintf(in, sizeof in, "%s", mb_shared_path("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"));
+    snprintf(cmu, sizeof cmu, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    write_text(out, "keep me\n");
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", in, "-o", out, NULL});
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "no joint for the roles hips, upper_leg_l, upper_leg_r"), "%s", r.err);
+    mb_test_run_free(&r);
+    char *kept = mb_test_slurp(out, NULL);
+    cr_assert_str_eq(kept, "keep me\n");
+    free(kept);
+    cr_assert_eq(RUN_TO(NULL, "mirror", in, "-o", fresh), 2);
+    struct stat st;
+    cr_assert_neq(stat(fresh, &st), 0, "nothing written");
+    write_text(map, "hips Hips\nhand_q LeftHand\n");
+    r = mb_test_run_cli((const char *const[]){"mirror", cmu, "--map", map, "-o", fresh, NULL});
+    cr_assert_eq(r.code, 2);
+    char want[300];
+    snprintf(want, sizeof want, "%s:2:1: unknown role", map);
+    cr_assert(strstr(r.err, want), "%s", r.err);
+    mb_test_run_free(&r);
+    cr_assert_neq(stat(fresh, &st), 0, "nothing written");
+    write_text(map, "# the right hand is no hand\nnone RightHand\n"); /* --map is applied */
+    r = mb_test_run_cli((const char *const[]){"mirror", cmu, "--map", map, "-o", fresh, NULL});
+    cr_assert_eq(r.code, 2);
+    cr_assert(strstr(r.err, "no joint for the role hand_r "), "%s", r.err);
+    mb_test_run_free(&r);
+    cr_assert_neq(stat(fresh, &st), 0, "nothing written");
+    cr_assert_eq(RUN_TO(NULL, "mirror", cmu), 1);                 /* no -o */
+    cr_assert_eq(RUN_TO(NULL, "mirror", "-o", fresh), 1);         /* no input */
+    cr_assert_eq(RUN_TO(NULL, "mirror", cmu, "-o", cmu), 1);      /* over its input */
+    cr_assert_eq(RUN_TO(NULL, "mirror", cmu, cmu, "-o", fresh), 1);
+    cr_assert_eq(RUN_TO(NULL, "mirror", cmu, "--up", "w", "-o", fresh), 1);
+    cr_assert_eq(RUN_TO(NULL, "mirror", "/nonexistent/x.bvh", "-o", fresh), 2);
+    cr_assert_neq(stat(fresh, &st), 0, "nothing written");
+    r = mb_test_run_cli((const char *const[]){"mirror", "--help", NULL});
+    cr_assert_eq(r.code, 0);
+    cr_assert(strncmp(r.out, "usage: mblend mirror", 20) == 0);
+    mb_test_run_free(&r);
+    mb_test_remove_dir(dir);
+}

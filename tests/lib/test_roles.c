@@ -128,6 +128,24 @@ static const expect fox_[] = {
     {"lower_leg_r", "b_RightLeg02_020", 'n'}, {"foot_r", "b_RightFoot01_021", 'n'},
     {"toes_r", "b_RightFoot02_022", 't'},    END_};
 
+/* BCN_Epileptic.X ("B_" prefix, side words last): no joint is named hips; the pelvis
+ * joint both thighs and the spine hang from is (B_LowerPelvis holds only the thighs), and
+ * B_Root_Pelvis_T between it and B_Spine1 is spine. The root-level "Head" node is not below
+ * the hips: no head. */
+static const expect epileptic_[] = {
+    {"hips", "B_Root_Pelvis_L", 't'},     {"upper_leg_l", "B_Hip_Left", 'n'},
+    {"lower_leg_l", "B_Knee_Left", 'n'},  {"foot_l", "B_Ankle_Left", 'n'},
+    {"toes_l", "B_Toe_Left", 'n'},        {"upper_leg_r", "B_Hip_Right", 'n'},
+    {"lower_leg_r", "B_Knee_Right", 'n'}, {"foot_r", "B_Ankle_Right", 'n'},
+    {"toes_r", "B_Toe_Right", 'n'},       {"spine", "B_Root_Pelvis_T", 't'},
+    {"spine", "B_Spine1", 'n'},           {"spine", "B_Spine2", 'n'},
+    {"spine", "B_Spine3", 'n'},           {"chest", "B_Spine4", 'n'},
+    {"shoulder_l", "B_Clavicle_Left", 'n'}, {"upper_arm_l", "B_UpperArm_Left", 'n'},
+    {"forearm_l", "B_ForeArm_Left", 'n'}, {"hand_l", "B_Hand_Left", 'n'},
+    {"shoulder_r", "B_Clavicle_Right", 'n'}, {"upper_arm_r", "B_UpperArm_Right", 'n'},
+    {"forearm_r", "B_ForeArm_Right", 'n'}, {"hand_r", "B_Hand_Right", 'n'},
+    {"neck", "B_Neck", 'n'},              END_};
+
 static char how_letter(int how)
 {
     return how == MB_ROLE_FROM_MAP ? 'm' : how == MB_ROLE_FROM_TOPOLOGY ? 't' : 'n';
@@ -236,6 +254,7 @@ static void check_scene(const char *rel, const expect *table)
 
 Test(roles, cesium_man) { check_scene("mesh/CesiumMan.glb", cesium_); }
 Test(roles, fox) { check_scene("mesh/Fox.glb", fox_); }
+Test(roles, directx_epileptic) { check_scene("mesh/BCN_Epileptic.X", epileptic_); }
 
 /* ---------- other conventions, built here ---------- */
 
@@ -270,9 +289,9 @@ static void check_made(const char *what, const char *const *names, const int *pa
     mb_skeleton_destroy(s);
 }
 
-/* Mixamo (namespace "mixamorig:", *_End leaf joints) and the same names as LAFAN1 and
- * Rokoko write them without the namespace ("LeftToe"). */
-Test(roles, mixamo_and_lafan)
+/* Mixamo (namespace "mixamorig:", *_End leaf joints), LAFAN1 (the same names without the
+ * namespace, "LeftToe") and Rokoko. */
+Test(roles, mixamo_lafan_rokoko)
 {
     static const char *const mixamo[] = {
         "mixamorig:Hips", "mixamorig:Spine", "mixamorig:Spine1", "mixamorig:Spine2",
@@ -322,6 +341,30 @@ Test(roles, mixamo_and_lafan)
         {"forearm_r", "RightForeArm", 'n'}, {"hand_r", "RightHand", 'n'},
         END_};
     check_made("lafan", lafan, lp, 22, lw);
+
+    /* Rokoko Studio (as AnimatedDrawings' Rokoko retarget config lists it): Spine1..Spine4,
+     * LeftThigh / LeftShin, an *_end leaf. */
+    static const char *const rokoko[] = {
+        "Hips", "Spine1", "Spine2", "Spine3", "Spine4", "Neck", "Head", "Head_end",
+        "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand", "RightShoulder", "RightArm",
+        "RightForeArm", "RightHand", "LeftThigh", "LeftShin", "LeftFoot", "LeftToe",
+        "LeftToe_end", "RightThigh", "RightShin", "RightFoot", "RightToe", "RightToe_end"};
+    static const int rp[] = {-1, 0, 1, 2, 3, 4, 5, 6, 4, 8, 9, 10, 4, 12, 13, 14,
+                             0, 16, 17, 18, 19, 0, 21, 22, 23, 24};
+    static const expect rw[] = {
+        {"hips", "Hips", 'n'},          {"spine", "Spine1", 'n'},
+        {"spine", "Spine2", 'n'},       {"spine", "Spine3", 'n'},
+        {"chest", "Spine4", 'n'},       {"neck", "Neck", 'n'},
+        {"head", "Head", 'n'},          {"shoulder_l", "LeftShoulder", 'n'},
+        {"upper_arm_l", "LeftArm", 'n'}, {"forearm_l", "LeftForeArm", 'n'},
+        {"hand_l", "LeftHand", 'n'},    {"shoulder_r", "RightShoulder", 'n'},
+        {"upper_arm_r", "RightArm", 'n'}, {"forearm_r", "RightForeArm", 'n'},
+        {"hand_r", "RightHand", 'n'},   {"upper_leg_l", "LeftThigh", 'n'},
+        {"lower_leg_l", "LeftShin", 'n'}, {"foot_l", "LeftFoot", 'n'},
+        {"toes_l", "LeftToe", 'n'},     {"upper_leg_r", "RightThigh", 'n'},
+        {"lower_leg_r", "RightShin", 'n'}, {"foot_r", "RightFoot", 'n'},
+        {"toes_r", "RightToe", 'n'},    END_};
+    check_made("rokoko", rokoko, rp, 26, rw);
 }
 
 /* 3ds Max Biped (names with spaces, clavicles below the neck, thighs below the spine) and

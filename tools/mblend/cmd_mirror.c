@@ -15,13 +15,14 @@ void cmd_mirror_usage(FILE *out)
             "Mirror the clip IN left to right: every joint takes the motion of its other-side\n"
             "joint (by role, see 'mblend roles'; joints without a role by their Left/Right,\n"
             "L/R names, such as fingers), reflected across the character's sagittal plane.\n"
-            "The plane holds the up axis and is perpendicular to the rest pose's left-right\n"
-            "axis (the first motion frame's when the rest pose has its left and right joints\n"
-            "above each other, or with --plane-from-clip), through the hips at the first\n"
-            "motion frame. Root motion is mirrored: a left turn becomes a right turn.\n"
-            "Each joint's rotation is corrected for a rest pose whose left and right offsets\n"
-            "are not exact mirrors, so bones point where the reflected bones point; mirroring\n"
-            "twice gives IN back.\n"
+            "Rotations are mirrored relative to a reference pose: the rest pose (BVH), the\n"
+            "skin's bind pose (glTF/FBX with a mesh), or the first motion frame when that pose\n"
+            "does not stand upright. The plane holds the up axis and is perpendicular to the\n"
+            "reference's left-right axis (with --plane-from-clip: the first motion frame's),\n"
+            "through the hips at the first motion frame. Root motion is mirrored: a left turn\n"
+            "becomes a right turn. Each joint's rotation is corrected for a reference whose\n"
+            "left and right offsets are not exact mirrors, so bones point where the reflected\n"
+            "bones point; mirroring twice gives IN back.\n"
             "IN may be a BVH file or a glTF/FBX animation (file.glb#Walk). OUT.bvh is written\n"
             "on IN's skeleton; OUT.glb as a binary glTF (the file's own mesh or a generated\n"
             "capsule skin). OUT is written to a temporary file and renamed, so a failure\n"
@@ -111,6 +112,9 @@ static int mirror(const mirror_args *o, const cli_clip *src, const mb_role_map *
     d.up_axis = o->up ? o->up : src->up_axis;
     d.plane_from_clip = o->plane_from_clip;
     d.source = o->in;
+    const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
+    if (mesh && mb_mesh_skeleton_joint_count(mesh) == mb_skeleton_joint_count(src->s))
+        d.reference = mb_mesh_bind_pose(mesh); /* a skin's bind pose: its rest pose */
     mb_mirror_plane plane;
     mb_status st = mb_clip_mirror(&d, out, &plane, &err);
     int pairs = 0, n = mb_skeleton_joint_count(src->s);
@@ -124,11 +128,13 @@ static int mirror(const mirror_args *o, const cli_clip *src, const mb_role_map *
         cli_print_error(&err);
         return CLI_EXIT_INPUT;
     }
-    printf("mirrored %s across the plane through (%g, %g, %g) with normal (%g, %g, %g), "
-           "the left-right axis of %s; %d joint pairs swapped\n",
+    const char *ref = plane.reference_from_clip ? "the first motion frame"
+                      : d.reference ? "the bind pose" : "the rest pose";
+    printf("mirrored %s across the plane through (%g, %g, %g) with normal (%g, %g, %g) (the "
+           "left-right axis of %s), relative to %s; %d joint pairs swapped\n",
            o->in, plane.point[0], plane.point[1], plane.point[2], plane.normal[0],
-           plane.normal[1], plane.normal[2], plane.from_clip ? "the first motion frame" :
-           "the rest pose", pairs);
+           plane.normal[1], plane.normal[2], plane.from_clip ? "the first motion frame" : ref,
+           ref, pairs);
     return CLI_EXIT_OK;
 }
 

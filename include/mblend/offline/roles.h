@@ -48,7 +48,8 @@ typedef enum mb_role {
     MB_ROLE_COUNT
 } mb_role;
 
-/* "hips", "spine", ..., "upper_arm_l", ...; NULL out of range. The names of the map file. */
+/* "hips", "spine", ..., "upper_arm_l", ...; "none" for MB_ROLE_NONE; NULL out of range.
+ * The names of the map file. */
 MB_API const char *mb_role_name(mb_role role);
 /* The role of that name (as mb_role_name gives it, case-insensitive); MB_ROLE_NONE if none. */
 MB_API mb_role mb_role_from_name(const char *name);
@@ -79,9 +80,13 @@ MB_API mb_status mb_role_map_read(const char *path, mb_role_map **out, mb_error 
 MB_API void mb_role_map_destroy(mb_role_map *map); /* NULL is a no-op */
 
 /* Finds the roles of skel's joints: names first, then the map (nullable), then the topology
- * check (a name match that contradicts the tree is dropped). Allocates out's arrays (free
+ * check (a name match that contradicts the tree is dropped) and what the tree gives where
+ * names gave nothing (the hips where the legs and the upper body meet, the chest where the
+ * neck and both arms meet, the spine between them, gaps in a limb); the map's entries are
+ * never changed. The rules, step by step: docs/retarget.md. Allocates out's arrays (free
  * with mb_roles_free); on failure out holds nothing to free. A map naming a joint the
- * skeleton lacks is an error (MB_INVALID_ARG) naming it. */
+ * skeleton lacks (or an End Site) is an error (MB_INVALID_ARG) naming it, at the map
+ * file's line and column. */
 MB_API mb_status mb_roles_find(const mb_skeleton *skel, const mb_role_map *map, mb_roles *out,
                                mb_error *err);
 MB_API void mb_roles_free(mb_roles *roles); /* zeroes it; a zeroed struct is a no-op */

@@ -1,13 +1,20 @@
 /* Mirroring a clip left to right (offline/mirror.h). All geometry in double; the clip's
  * floats are read once and written once.
  *
- * With M the reflection across the plane (normal n through point o), joint k taking the
- * motion of its pair j: world rotation W'_k = M W_j M C_k and, for a tracked joint, world
- * position P'_k = o + M (P_j - o). M W M is a rotation (for q = (v, w) it is
- * (2 (n.v) n - v, w)), and C_k is the rest-pose correction: the rotation taking k's child
- * offsets onto M times the offsets of j's children (their pairs), so that the bones of k
- * point where j's reflected bones point. The same rule applied to k's pair gives
- * C_j = M C_k^-1 M, which is what makes mirroring twice the identity. */
+ * M is the reflection across the plane (normal n through point o); joint k takes the
+ * motion of its pair j. With R the world rotations of a reference pose whose left and
+ * right mirror each other (a T-pose or bind pose) across its own plane M_ref (through its
+ * left-right axis; M itself unless the plane comes from the clip), k's world rotation is
+ *     W'_k = M (W_j R_j^-1) M_ref R_k Y_k = [M (W_j R_j^-1) M] [M M_ref] R_k Y_k:
+ * the pair's rotation away from its reference, reflected (M Q M is a rotation: for
+ * q = (v, w) it is (2 (n.v) n - v, w)), applied to k's reference turned about up by
+ * M M_ref. Y_k corrects a reference whose sides are not exact mirrors: the rotation
+ * taking k's child bones (reference local translations) onto R_k^-1 M_ref R_j times the
+ * pair's child bones, so that the bones of k point where j's reflected bones point. In
+ * world terms Z_k = R_k Y_k R_k^-1 takes k's reference bones onto M_ref times j's; the
+ * same rule for j gives Z_j = M_ref Z_k^-1 M_ref (a rotation defined by directions alone
+ * commutes with the reflection), which makes mirroring twice the identity. A tracked
+ * joint also gets the reflected world position of its pair, o + M (P_j - o). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +32,12 @@ typedef struct mirror_ {
     int n;
     const int *parent;
     int *other;              /* the pair of each joint */
-    double (*corr)[4];       /* C_k */
+    mb_xform *ref;           /* the reference pose (local) */
+    double (*rq)[4];         /* its world rotations R */
+    double (*corr)[4];       /* R_k Y_k */
     unsigned char *moving;   /* the clip's translation replaces the offset */
-    double nrm[3], o[3];
+    double nrm[3], o[3];     /* the plane */
+    double nref[3];          /* the normal of the reference pose's own sagittal plane */
     mb_xform *local;         /* scratch: one frame of the input */
     double (*wq)[4], (*wp)[3], (*mq)[4], (*mp)[3]; /* input and mirrored world poses */
 } mirror_;
@@ -130,21 +140,32 @@ static double sine_between(const double a[3], const double b[3])
 }
 
 typedef struct bone_pair_ {
-    double a[3], b[3]; /* k's child offset, the paired child's offset */
+    double a[3], b[3]; /* k's child bone (reference local translation), the pair's child's */
+    double t[3];       /* where a must point: R_k^-1 M_ref R_j b */
     int key;           /* min(child, pair): a tie-break both sides agree on */
 } bone_pair_;
 
-/* k's children whose pairs are children of k's pair, with offsets longer than eps. */
+static void xform_pos(const mb_xform *x, double out[3])
+{
+    out[0] = x->pos[0], out[1] = x->pos[1], out[2] = x->pos[2];
+}
+
+/* k's children whose pairs are children of k's pair, with bones longer than eps. Tracked
+ * children are left out: their positions are reflected directly, whatever k's rotation. */
 static int bone_pairs(const mirror_ *m, int k, double eps, bone_pair_ *out, int cap)
 {
     int count = 0, j = m->other[k];
     for (int c = k + 1; c < m->n && count < cap; ++c) {
         int cp = m->other[c];
-        if (m->parent[c] != k || m->parent[cp] != j)
+        if (m->parent[c] != k || m->parent[cp] != j || m->moving[c] || m->moving[cp])
             continue;
         bone_pair_ *p = &out[count];
-        offset_d(m->s, c, p->a);
-        offset_d(m->s, cp, p->b);
+        double w[3], back[4] = {-m->rq[k][0], -m->rq[k][1], -m->rq[k][2], m->rq[k][3]};
+        xform_pos(&m->ref[c], p->a);
+        xform_pos(&m->ref[cp], p->b);
+        mb_qrotate_d_(m->rq[j], p->b, w);
+        reflect(m->nref, w, w);
+        mb_qrotate_d_(back, w, p->t);
         p->key = c < cp ? c : cp;
         if (norm3(p->a) > eps && norm3(p->b) > eps)
             ++count;
@@ -153,13 +174,15 @@ static int bone_pairs(const mirror_ *m, int k, double eps, bone_pair_ *out, int 
 }
 
 /* Whether pair x beats pair y for the first bone: longer (both sides together), then the
- * smaller key. Symmetric in the two sides, as C_j = M C_k^-1 M needs. */
+ * smaller key. Symmetric in the two sides, as Z_j = M Z_k^-1 M needs. */
 static int longer(const bone_pair_ *x, const bone_pair_ *y)
 {
     double lx = norm3(x->a) + norm3(x->b), ly = norm3(y->a) + norm3(y->b);
     return lx != ly ? lx > ly : x->key < y->key;
 }
 
+/* Y_k: the rotation taking k's reference child bones onto the pair's, reflected (exact
+ * for the longest, and in the plane of the bone most across it when there is one). */
 static void correction(const mirror_ *m, int k, double eps, double q[4])
 {
     bone_pair_ p[32];
@@ -177,14 +200,10 @@ static void correction(const mirror_ *m, int k, double eps, double q[4])
         if (i != first && sa > 0.1 && sb > 0.1 && score > best)
             best = score, second = i;
     }
-    double t1[3], t2[3];
-    reflect(m->nrm, p[first].b, t1);
-    if (second < 0) {
-        shortest_arc(p[first].a, t1, q);
-        return;
-    }
-    reflect(m->nrm, p[second].b, t2);
-    two_vector_rotation(p[first].a, p[second].a, t1, t2, q);
+    if (second < 0)
+        shortest_arc(p[first].a, p[first].t, q);
+    else
+        two_vector_rotation(p[first].a, p[second].a, p[first].t, p[second].t, q);
 }
 
 /* ---------- poses ---------- */
@@ -226,7 +245,9 @@ static mb_status mirror_frame(mirror_ *m, int f, float *rot, double (*tr)[3])
         if (mb_skeleton_is_end_site(m->s, k)) {
             memcpy(m->mq[k], pq, sizeof lq); /* End Sites keep the identity */
         } else {
-            reflect_rotation(m->nrm, m->wq[j], rj);
+            double away[4], rinv[4] = {-m->rq[j][0], -m->rq[j][1], -m->rq[j][2], m->rq[j][3]};
+            mb_qmul_d_(m->wq[j], rinv, away);
+            reflect_rotation(m->nrm, away, rj);
             mb_qmul_d_(rj, m->corr[k], m->mq[k]);
             mb_qconjmul_d_(pq, m->mq[k], lq);
         }
@@ -295,31 +316,86 @@ static int standing(const mb_roles *r, const double (*wp)[3], int ui)
     return 1;
 }
 
+/* m->ref: the given reference pose, normalised; MB_INVALID_ARG for a non-finite or zero
+ * rotation or a non-finite translation. */
+static mb_status copy_reference(mirror_ *m, const mb_xform *ref, const char *src, mb_error *err)
+{
+    for (int j = 0; j < m->n; ++j) {
+        const float *q = ref[j].rot, *t = ref[j].pos;
+        double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                          (double)q[3] * q[3]);
+        if (!isfinite(len) || len < 1e-6 || !isfinite(t[0]) || !isfinite(t[1]) || !isfinite(t[2]))
+            return mb_error_set_(err, MB_INVALID_ARG, src, "the reference pose of joint %d "
+                                 "(%s) is not a finite rotation and translation", j,
+                                 mb_skeleton_name(m->s, j));
+        m->ref[j] = ref[j];
+        for (int i = 0; i < 4; ++i)
+            m->ref[j].rot[i] = (float)(q[i] / len);
+    }
+    return MB_OK;
+}
+
+/* The reference's left-right axis turned by the hips' rotation from the reference to the
+ * first motion frame (m->wq), made horizontal, into m->nrm; returns the share of it that
+ * is horizontal. Unlike the limb roots' positions, this axis of the mirrored clip is the
+ * same plane's normal, so mirroring twice across the clip's plane is the identity. */
+static double hips_axis(mirror_ *m, const mb_roles *r, int ui)
+{
+    int h = r->joint[MB_ROLE_HIPS];
+    double rinv[4] = {-m->rq[h][0], -m->rq[h][1], -m->rq[h][2], m->rq[h][3]}, turn[4];
+    mb_qmul_d_(m->wq[h], rinv, turn);
+    mb_qrotate_d_(turn, m->nref, m->nrm);
+    double full = norm3(m->nrm);
+    m->nrm[ui] = 0;
+    double len = norm3(m->nrm);
+    if (len <= 1e-9 * full)
+        return 0;
+    scale3(m->nrm, 1 / len);
+    return len / full;
+}
+
+/* The reference pose (m->ref, its world rotations m->rq, its sagittal normal m->nref)
+ * and the plane (m->nrm, m->o): see mb_mirror_desc. */
 static mb_status find_plane(mirror_ *m, const mb_mirror_desc *d, const mb_roles *r,
                             const mb_motion_info *info, mb_mirror_plane *plane, mb_error *err)
 {
-    int ui = mb_axis_index(info->up_axis);
-    mb_pose rest = {m->local, m->n};
-    mb_skeleton_rest_pose(m->s, rest);
-    world_pose(m, m->local, m->wq, m->wp);
+    int ui = mb_axis_index(info->up_axis), n = m->n;
+    const char *src = mb_name_(d->source, "clip");
     const double(*wp)[3] = (const double(*)[3])m->wp;
-    double share = d->plane_from_clip || !standing(r, wp, ui) ? 0 : lateral(r, wp, ui, m->nrm);
-    mb_pose first = {m->local, m->n};
-    mb_status st = mb_clip_frame_pose(m->s, m->c, info->first_frame, first);
-    if (st != MB_OK)
-        return mb_error_set_(err, st, mb_name_(d->source, "clip"), "cannot pose frame %d",
-                             info->first_frame);
-    world_pose(m, m->local, m->wq, m->wp);
     memset(plane, 0, sizeof *plane);
-    if (share < 0.5) { /* the rest pose does not stand with left and right side by side */
-        share = lateral(r, wp, ui, m->nrm);
+    mb_status st = MB_OK;
+    if (d->reference)
+        st = copy_reference(m, d->reference, src, err);
+    else
+        mb_skeleton_rest_pose(m->s, (mb_pose){m->ref, n});
+    if (st != MB_OK)
+        return st;
+    world_pose(m, m->ref, m->rq, m->wp);
+    double share = standing(r, wp, ui) ? lateral(r, wp, ui, m->nref) : 0;
+    if ((st = mb_clip_frame_pose(m->s, m->c, info->first_frame, (mb_pose){m->local, n})) != MB_OK)
+        return mb_error_set_(err, st, src, "cannot pose frame %d", info->first_frame);
+    world_pose(m, m->local, m->wq, m->wp);
+    double first = lateral(r, wp, ui, m->nrm); /* the first motion frame's left-right axis */
+    if (share < 0.5) { /* the reference does not stand upright with left and right side by
+                          side: the first motion frame is the reference */
+        memcpy(m->ref, m->local, (size_t)n * sizeof *m->ref);
+        memcpy(m->rq, m->wq, (size_t)n * sizeof *m->rq);
+        memcpy(m->nref, m->nrm, sizeof m->nref);
+        plane->reference_from_clip = 1;
+        share = first;
+    }
+    if (d->plane_from_clip && !plane->reference_from_clip)
+        first = hips_axis(m, r, ui);
+    if (d->plane_from_clip || plane->reference_from_clip) {
         plane->from_clip = 1;
+        share = first;
+    } else {
+        memcpy(m->nrm, m->nref, sizeof m->nrm);
     }
     if (share < 0.1)
-        return mb_error_set_(err, MB_MISMATCH, mb_name_(d->source, "clip"),
-                             "no left-right axis: the left and right joints are not side by "
-                             "side across the up axis in the rest pose or frame %d",
-                             info->first_frame);
+        return mb_error_set_(err, MB_MISMATCH, src, "no left-right axis: the left and right "
+                             "joints are not side by side across the up axis in the reference "
+                             "pose or frame %d", info->first_frame);
     memcpy(m->o, m->wp[r->joint[MB_ROLE_HIPS]], sizeof m->o);
     memcpy(plane->normal, m->nrm, sizeof plane->normal);
     memcpy(plane->point, m->o, sizeof plane->point);
@@ -347,6 +423,8 @@ static mb_status require_roles(const mb_roles *r, const char *source, mb_error *
 static void mirror_free(mirror_ *m)
 {
     free(m->other);
+    free(m->ref);
+    free(m->rq);
     free(m->corr);
     free(m->moving);
     free(m->local);
@@ -365,6 +443,8 @@ static mb_status mirror_init(mirror_ *m, const mb_mirror_desc *d, const mb_roles
     m->parent = mb_skeleton_parents(d->skeleton);
     size_t n = (size_t)m->n;
     m->other = malloc(n * sizeof *m->other);
+    m->ref = malloc(n * sizeof *m->ref);
+    m->rq = malloc(n * sizeof *m->rq);
     m->corr = malloc(n * sizeof *m->corr);
     m->moving = malloc(n);
     m->local = malloc(n * sizeof *m->local);
@@ -372,7 +452,8 @@ static mb_status mirror_init(mirror_ *m, const mb_mirror_desc *d, const mb_roles
     m->wp = malloc(n * sizeof *m->wp);
     m->mq = malloc(n * sizeof *m->mq);
     m->mp = malloc(n * sizeof *m->mp);
-    if (!m->other || !m->corr || !m->moving || !m->local || !m->wq || !m->wp || !m->mq || !m->mp)
+    if (!m->other || !m->ref || !m->rq || !m->corr || !m->moving || !m->local || !m->wq ||
+        !m->wp || !m->mq || !m->mp)
         return mb_error_set_(err, MB_NOMEM, "mirror", "out of memory");
     for (int j = 0; j < m->n; ++j)
         m->moving[j] = mb_clip_translation_slot(d->clip, j) >= 0 &&
@@ -380,16 +461,24 @@ static mb_status mirror_init(mirror_ *m, const mb_mirror_desc *d, const mb_roles
     return mb_roles_mirror_joints(d->skeleton, r, m->other, err);
 }
 
-/* The corrections C_k, once the plane is known. */
+/* corr[k] = M M_ref R_k Y_k, once the plane and the reference are known. */
 static void find_corrections(mirror_ *m)
 {
-    double longest = 0, o[3];
+    double longest = 0, t[3], y[4];
     for (int j = 0; j < m->n; ++j) {
-        offset_d(m->s, j, o);
-        longest = fmax(longest, norm3(o));
+        xform_pos(&m->ref[j], t);
+        longest = fmax(longest, norm3(t));
     }
-    for (int k = 0; k < m->n; ++k)
-        correction(m, k, 1e-6 * longest, m->corr[k]);
+    /* M M_ref, the rotation taking the reference's mirror onto the plane's: for unit
+     * normals n1, n2 the quaternion n1 n2 = (n1 x n2, -n1.n2) */
+    double q12[4], ry[4];
+    cross3(m->nrm, m->nref, q12);
+    q12[3] = -dot3(m->nrm, m->nref);
+    for (int k = 0; k < m->n; ++k) {
+        correction(m, k, 1e-6 * longest, y);
+        mb_qmul_d_(m->rq[k], y, ry);
+        mb_qmul_d_(q12, ry, m->corr[k]);
+    }
 }
 
 /* ---------- the clip ---------- */

@@ -111,7 +111,8 @@ static mb_status read_lines(mb_role_map *m, FILE *f, mb_error *err)
         int complete = n > 0 && buf[n - 1] == '\n';
         if (!complete && !feof(f))
             return mb_error_set_at_(err, MB_LIMIT, m->path, line, MAP_LINE_MAX + 1,
-                                    "line longer than %d bytes (or holds a NUL byte)", MAP_LINE_MAX);
+                                    "line longer than %d bytes (or holds a NUL byte)",
+                                    MAP_LINE_MAX);
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
             buf[--n] = '\0';
         if (line == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0)

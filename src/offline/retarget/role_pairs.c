@@ -21,9 +21,10 @@ static int only_end_site(const mb_skeleton *skel, int p)
 static int pair_of(const mb_skeleton *skel, const mb_roles *roles, const int *other, int j)
 {
     int r = roles->of_joint[j];
-    if (r)
-        return roles->joint[mb_role_mirror((mb_role)r)] >= 0 ? roles->joint[mb_role_mirror((mb_role)r)]
-                                                              : j;
+    if (r) {
+        int k = roles->joint[mb_role_mirror((mb_role)r)];
+        return k >= 0 ? k : j;
+    }
     int p = mb_skeleton_parents(skel)[j];
     if (mb_skeleton_is_end_site(skel, j) && p >= 0 && other[p] != p) {
         int e = only_end_site(skel, other[p]);

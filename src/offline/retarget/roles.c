@@ -53,6 +53,8 @@ typedef struct finder_ {
     int n;
     const int *parent;
     int *depth;
+    int *rank;                           /* family_ranks */
+    unsigned char *several;
     mb_name_info_ *info;
     unsigned char *role, *how, *locked; /* locked: set by the map */
     int where[MB_ROLE_COUNT];            /* the joint of each role (SPINE: nearest the hips) */
@@ -124,17 +126,25 @@ static int same_name(const finder_ *f, int a, int b)
            strcmp(f->info[a].core, f->info[b].core) == 0;
 }
 
-/* For a joint of a family kind: its place among the joints named alike on its chain
- * (*rank, 0 = shallowest) and whether there are several (returns 1). */
-static int family_rank(const finder_ *f, int j, int *rank)
+/* For the joints of family kinds: rank[j], their place among the joints named alike on
+ * their chain (0 = shallowest), and several[j], whether there are several. One pass,
+ * parents first, each joint finding its nearest like-named ancestor: O(joints x depth). */
+static void family_ranks(const finder_ *f, int *rank, unsigned char *several)
 {
-    int above = 0, below = 0;
-    for (int a = f->parent[j]; a >= 0; a = f->parent[a])
-        above += same_name(f, a, j);
-    for (int k = j + 1; k < f->n; ++k) /* parents first: descendants come after j */
-        below += same_name(f, k, j) && above_or_at(f, j, k);
-    *rank = above;
-    return above + below > 0;
+    mb_role seq[4];
+    for (int j = 0; j < f->n; ++j) {
+        rank[j] = 0;
+        several[j] = 0;
+        if (!family_roles(f->info[j].kind, seq))
+            continue;
+        int a = f->parent[j];
+        while (a >= 0 && !same_name(f, a, j))
+            a = f->parent[a];
+        if (a >= 0) {
+            rank[j] = rank[a] + 1;
+            several[j] = several[a] = 1;
+        }
+    }
 }
 
 static mb_role role_of_kind(mb_name_kind_ kind)
@@ -164,16 +174,17 @@ static void roles_from_names(finder_ *f)
     for (int j = 0; j < f->n; ++j) /* End Sites keep a zeroed info: no kind */
         if (!mb_skeleton_is_end_site(f->skel, j))
             mb_name_classify_(mb_skeleton_name(f->skel, j), &f->info[j]);
+    family_ranks(f, f->rank, f->several);
     for (int j = 0; j < f->n; ++j) {
         const mb_name_info_ *in = &f->info[j];
         mb_role role = role_of_kind(in->kind), seq[4];
         mb_role_how how = MB_ROLE_FROM_NAME;
-        int rank = 0;
         if (in->kind == MB_KIND_SHOULDER_ && below_collar(f, j))
             role = MB_ROLE_UPPER_ARM_L;
         int n = family_roles(in->kind, seq);
-        if (n && family_rank(f, j, &rank)) { /* the name says the limb, the chain the role */
+        if (n && f->several[j]) { /* the name says the limb, the chain the role */
             mb_role own = role;
+            int rank = f->rank[j];
             role = rank < n ? seq[rank] : MB_ROLE_NONE;
             how = role == own ? MB_ROLE_FROM_NAME : MB_ROLE_FROM_TOPOLOGY;
         }
@@ -461,6 +472,8 @@ static void fill_gaps(finder_ *f)
 static void finder_free(finder_ *f)
 {
     free(f->depth);
+    free(f->rank);
+    free(f->several);
     free(f->info);
     free(f->locked);
 }
@@ -472,11 +485,14 @@ static mb_status finder_init(finder_ *f, const mb_skeleton *skel, mb_roles *out)
     f->n = mb_skeleton_joint_count(skel);
     f->parent = mb_skeleton_parents(skel);
     f->depth = malloc((size_t)f->n * sizeof *f->depth);
+    f->rank = malloc((size_t)f->n * sizeof *f->rank);
+    f->several = malloc((size_t)f->n);
     f->info = calloc((size_t)f->n, sizeof *f->info);
     f->locked = calloc((size_t)f->n, 1);
     out->of_joint = calloc((size_t)f->n, 1);
     out->how = calloc((size_t)f->n, 1);
-    if (!f->depth || !f->info || !f->locked || !out->of_joint || !out->how)
+    if (!f->depth || !f->rank || !f->several || !f->info || !f->locked || !out->of_joint ||
+        !out->how)
         return MB_NOMEM;
     f->role = out->of_joint;
     f->how = out->how;
