@@ -36,5 +36,6 @@
 #include "offline/skin_gen.h"
 #include "offline/roles.h"
 #include "offline/mirror.h"
+#include "offline/retarget.h"
 
 #endif

@@ -98,6 +98,8 @@ int cli_input_open(const char *cmd, const char *spec, int lenient, int still_ok,
 void cli_clip_close(cli_clip *c)
 {
     mb_prepared_clip_destroy(c->prep);
+    mb_clip_destroy(c->own_clip);
+    c->own_clip = NULL;
     mb_source_destroy(c->source);
     mb_scene_destroy(c->own_scene);
     c->prep = NULL;
@@ -111,7 +113,14 @@ void cli_clip_close(cli_clip *c)
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b)
 {
+    return cli_same_skeleton_hint(cmd, name_a, a, name_b, b, NULL);
+}
+
+int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
+                           const char *name_b, const mb_skeleton *b, const char *hint)
+{
     int diff;
+    hint = hint ? hint : "";
     if (mb_skeleton_same_topology(a, b, &diff))
         return CLI_EXIT_OK;
     int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
@@ -121,11 +130,98 @@ int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
         int first = na < nb ? na : nb;
         return cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
                                "share a skeleton (the first without a counterpart: '%s', "
-                               "joint %d of %s)", name_b, nb, name_a, na,
-                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
+                               "joint %d of %s)%s", name_b, nb, name_a, na,
+                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b,
+                               hint);
     }
     return cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
-                           "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
+                           "(parent %d)%s", name_a, name_b, diff, mb_skeleton_name(a, diff),
                            mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
-                           mb_skeleton_parents(b)[diff]);
+                           mb_skeleton_parents(b)[diff], hint);
+}
+
+int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *out)
+{
+    (void)cmd;
+    mb_error err;
+    mb_role_map *m = NULL;
+    memset(out, 0, sizeof *out);
+    if (map && mb_role_map_read(map, &m, &err) != MB_OK) {
+        cli_print_error(&err);
+        return CLI_EXIT_INPUT;
+    }
+    mb_status st = mb_roles_find(s, m, out, &err);
+    mb_role_map_destroy(m);
+    if (st != MB_OK) {
+        cli_print_error(&err);
+        return CLI_EXIT_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+const mb_xform *cli_bind_pose(const cli_clip *c)
+{
+    const mb_mesh *m = c->scene ? mb_scene_mesh(c->scene) : NULL;
+    if (!m || mb_mesh_skeleton_joint_count(m) != mb_skeleton_joint_count(c->s))
+        return NULL;
+    return mb_mesh_bind_pose(m);
+}
+
+int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const cli_clip *to,
+                      const char *map_to, int foot_ik, FILE *report)
+{
+    mb_roles ri, rt;
+    int rc = cli_roles(cmd, in->s, map_in, &ri);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if ((rc = cli_roles(cmd, to->s, map_to, &rt)) != CLI_EXIT_OK) {
+        mb_roles_free(&ri);
+        return rc;
+    }
+    mb_retarget_desc d;
+    memset(&d, 0, sizeof d);
+    d.from = (mb_retarget_side){in->s, &ri, cli_bind_pose(in), in->up_axis, in->file};
+    d.clip = in->c;
+    d.to = (mb_retarget_side){to->s, &rt, cli_bind_pose(to), to->up_axis, to->file};
+    d.to_clip = to->c;
+    d.feet = foot_ik ? MB_RETARGET_FEET_IK : MB_RETARGET_FEET_FK;
+    mb_retarget_report rep;
+    mb_clip *out = NULL;
+    mb_error err;
+    mb_status st = mb_retarget(&d, &out, &rep, &err);
+    if (st != MB_OK) {
+        cli_print_error(&err);
+        rc = CLI_EXIT_INPUT;
+    } else {
+        if (report) {
+            char text[8192];
+            mb_retarget_report_format(&rep, in->s, to->s, text, sizeof text);
+            fprintf(report, "%s -> %s:\n%s", in->file, to->file, text);
+        }
+        mb_prepared_clip_destroy(in->prep);
+        in->prep = NULL;
+        mb_clip_destroy(in->own_clip);
+        in->own_clip = out;
+        in->c = out;
+        in->s = to->s;
+        in->scene = to->scene;
+        in->up_axis = to->up_axis;
+    }
+    mb_roles_free(&ri);
+    mb_roles_free(&rt);
+    return rc;
+}
+
+int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
+                        int lenient, cli_clip *target)
+{
+    int rc = cli_input_open(cmd, to_spec, lenient, 1, target);
+    for (int i = 0; i < n && rc == CLI_EXIT_OK; ++i) {
+        if (mb_skeleton_same_topology(ins[i]->s, target->s, NULL))
+            continue;
+        if ((rc = cli_retarget_onto(cmd, ins[i], NULL, target, NULL, 1, NULL)) == CLI_EXIT_OK)
+            fprintf(stderr, "%s: %s retargeted onto the skeleton of %s\n", cmd, ins[i]->file,
+                    target->file);
+    }
+    return rc;
 }

@@ -21,6 +21,7 @@ typedef struct cli_clip {
     const mb_clip *c;        /* NULL for a still scene only */
     mb_axis up_axis;         /* DETECT (BVH); Y, the convention of glTF and assimp */
     mb_prepared_clip *prep;  /* the library's preparation, once a command asks for it */
+    mb_clip *own_clip;       /* a retargeted clip (cli_retarget_onto): c points to it */
 } cli_clip;
 
 /* The one input loader of every command: opens spec through mb_source_open (with the
@@ -40,5 +41,34 @@ void cli_clip_close(cli_clip *c);
  * sides) and returns CLI_EXIT_INPUT. name_a and name_b name the inputs in the message. */
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b);
+/* cli_same_skeleton with hint (nullable) appended to its one-line message. */
+int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
+                           const char *name_b, const mb_skeleton *b, const char *hint);
+
+/* The roles of a skeleton: found by name and topology, completed by the role map file map
+ * (nullable). Errors are printed (CLI_EXIT_INPUT); on success free *out with mb_roles_free. */
+int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *out);
+
+/* Retargets in's clip onto to's skeleton (mb_retarget): in then shows to's skeleton, scene
+ * (its mesh) and up axis, and owns the new clip; its file name stays its own. to must
+ * outlive in. The reference poses are the scenes' bind poses (a skinned mesh), else the
+ * skeletons' rest poses. maps (nullable) complete the roles found by name. report (nullable)
+ * receives the mapping as text. Errors (missing roles named) are printed: CLI_EXIT_INPUT. */
+int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const cli_clip *to,
+                      const char *map_to, int foot_ik, FILE *report);
+
+/* --to of blend and transition: opens to_spec (a BVH file, or a glTF/FBX/... file that needs
+ * no animation) into *target and retargets every one of the n inputs whose skeleton differs
+ * from target's (by names and parents) onto it, with a note on stderr each. The inputs
+ * then borrow target's skeleton: close target after them. Returns CLI_EXIT_OK or the
+ * error's code (printed). */
+int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
+                        int lenient, cli_clip *target);
+
+/* The hint the commands with --to append to cli_same_skeleton_hint's message. */
+#define CLI_HINT_TO "; --to FILE retargets the inputs onto FILE's skeleton (FILE may be one of them)"
+
+/* The local bind pose of a scene's skinned mesh when it fits the skeleton, else NULL. */
+const mb_xform *cli_bind_pose(const cli_clip *c);
 
 #endif

@@ -28,6 +28,8 @@ void cmd_blend_usage(FILE *out)
             "  file.glb#Walk   an animation of a glTF, FBX or other file read through assimp\n"
             "                  (default: the first); @N and @A:B apply as above\n"
             "All inputs must share joint names and parents; offsets come from the first.\n"
+            "With --to FILE, inputs of other skeletons are first retargeted onto FILE's\n"
+            "(mblend retarget: joint roles, rest poses aligned, root scaled by leg length).\n"
             "\n"
             "Clips are blended in normalised time: every output frame samples every input at\n"
             "the same phase, and the output lasts sum w_i T_i. Root motion is blended as each\n"
@@ -64,6 +66,8 @@ void cmd_blend_usage(FILE *out)
             "                       tangent angle; with --compare also the angle between the\n"
             "                       methods\n"
             "  --compare            add nlerp and karcher angles (degrees) to the report\n"
+            "  --to FILE            retarget inputs of other skeletons onto FILE's skeleton (a\n"
+            "                       BVH file or a glTF/FBX character; may be one of the inputs)\n"
             "  --lenient            accept Frames lines that disagree with the data\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -76,7 +80,8 @@ enum {
     OPT_CYCLE,
     OPT_RANGE,
     OPT_FEET,
-    OPT_COMPARE
+    OPT_COMPARE,
+    OPT_TO
 };
 
 typedef struct input {
@@ -235,6 +240,8 @@ static void report_header(FILE *f, int compare)
 /* The command line, parsed. */
 typedef struct blend_args {
     const char *outp, *weights, *ranges, *feet, *report;
+    const char *to; /* --to: the skeleton every input is retargeted onto */
+    cli_clip target; /* its file, open while the inputs borrow its skeleton */
     int cycle_auto, exact, compare, lenient, glb, poses;
     mb_axis up; /* --up; MB_AXIS_DETECT: the inputs' */
     float scale; /* 0: the writer's default, 1 */
@@ -294,6 +301,7 @@ static int take_option(int id, const char *arg, blend_args *o)
     case OPT_WEIGHTS: o->weights = arg; break;
     case OPT_RANGE: o->ranges = arg; break;
     case OPT_FEET: o->feet = arg; break;
+    case OPT_TO: o->to = arg; break;
     case CLI_OPT_REPORT: o->report = arg; break;
     case CLI_OPT_EXACT: o->exact = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
@@ -327,7 +335,7 @@ static int parse_args(int argc, char **argv, blend_args *o, input *in, int *n)
         CLI_OPTION_METHOD,           CLI_OPTION_EXACT,
         CLI_OPTION_REPORT,           {"compare", 0, 0, OPT_COMPARE},
         CLI_OPTION_LENIENT,          CLI_OPTION_SCALE,
-        {NULL, 0, 0, 0}};
+        {"to", 0, 1, OPT_TO},        {NULL, 0, 0, 0}};
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
     int id, rc;
@@ -442,8 +450,38 @@ static int parse_ranges_and_feet(blend_args *o, int n)
     return CLI_EXIT_OK;
 }
 
+/* --to: every input of another skeleton retargeted onto the target's. */
+static int retarget_inputs(blend_args *o, input *in, int n)
+{
+    cli_clip *ins[MB_BLEND_MAX_LAYERS];
+    for (int i = 0; i < n; ++i)
+        ins[i] = &in[i].src;
+    int rc = cli_retarget_inputs(cmd, ins, n, o->to, o->lenient, &o->target);
+    for (int i = 0; i < n; ++i) {
+        in[i].s = in[i].src.s;
+        in[i].c = in[i].src.c;
+    }
+    /* the feet of the target by their roles, for skeletons whose feet are not named so
+     * (CesiumMan's leg_joint_L_3), unless --feet names them */
+    mb_roles r;
+    if (rc == CLI_EXIT_OK && !o->feet && cli_roles(cmd, o->target.s, NULL, &r) == CLI_EXIT_OK) {
+        int l = r.joint[MB_ROLE_FOOT_L], rr = r.joint[MB_ROLE_FOOT_R];
+        if (l >= 0 && rr >= 0) {
+            int k = snprintf(o->feet_buf, sizeof o->feet_buf, "%s", mb_skeleton_name(o->target.s, l));
+            if (k > 0 && (size_t)k + 1 < sizeof o->feet_buf) {
+                snprintf(o->feet_buf + k + 1, sizeof o->feet_buf - (size_t)k - 1, "%s",
+                         mb_skeleton_name(o->target.s, rr));
+                o->feet_lr[0] = o->feet_buf;
+                o->feet_lr[1] = o->feet_buf + k + 1;
+            }
+        }
+        mb_roles_free(&r);
+    }
+    return rc;
+}
+
 /* Opens every input and checks frames, skeletons, the report and the output paths. */
-static int load_inputs(const blend_args *o, input *in, int n)
+static int load_inputs(blend_args *o, input *in, int n)
 {
     int rc;
     for (int i = 0; i < n; ++i) {
@@ -462,16 +500,20 @@ static int load_inputs(const blend_args *o, input *in, int n)
             in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
             in[i].has_range = 1;
         }
-        if (i > 0 && (rc = cli_same_skeleton(cmd, in[0].path, in[0].s, in[i].path, in[i].s)) !=
-                         CLI_EXIT_OK)
+        if (i > 0 && !o->to &&
+            (rc = cli_same_skeleton_hint(cmd, in[0].path, in[0].s, in[i].path, in[i].s,
+                                         CLI_HINT_TO)) != CLI_EXIT_OK)
             return rc;
     }
-    const char *files[MB_BLEND_MAX_LAYERS];
+    if (o->to && (rc = retarget_inputs(o, in, n)) != CLI_EXIT_OK)
+        return rc;
+    const char *files[MB_BLEND_MAX_LAYERS + 1];
     for (int i = 0; i < n; ++i)
         files[i] = in[i].src.file;
+    files[n] = o->to ? o->target.file : NULL; /* the output must not replace --to's file */
     if ((rc = cli_check_report(cmd, o->report, o->outp, files, n)) != CLI_EXIT_OK)
         return rc;
-    return cli_check_output(cmd, o->outp, files, n);
+    return cli_check_output(cmd, o->outp, files, n + 1);
 }
 
 /* --range values (they override @A:B; '-' leaves the input to --cycle). */
@@ -746,5 +788,6 @@ int cmd_blend(int argc, char **argv)
     mb_clip_destroy(result);
     mb_file_stream_discard(&rs);
     free_inputs(in, n);
+    cli_clip_close(&o.target); /* after the inputs, which borrowed its skeleton */
     return rc;
 }

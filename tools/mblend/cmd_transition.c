@@ -21,6 +21,8 @@ void cmd_transition_usage(FILE *out)
             "heading (no jump, no turn on the spot), and resampled to A's frame time. The\n"
             "output starts at A's first motion frame (the T-pose frame 0 of cgspeed CMU files\n"
             "is skipped). A and B must share joint names and parents; offsets come from A.\n"
+            "With --to FILE, A and B are first retargeted onto FILE's skeleton when theirs\n"
+            "differs (mblend retarget: joint roles, rest poses aligned, root scaled).\n"
             "A and B are BVH files or animations of glTF/FBX/... files (file.glb#Walk;\n"
             "default: the first animation).\n"
             "\n"
@@ -58,6 +60,8 @@ void cmd_transition_usage(FILE *out)
             "                         '# summary' lines with the quality metrics (root step,\n"
             "                         angular speed and foot skate ratios against the inputs)\n"
             "  --up x|y|z             the up axis (default: detected for BVH, y for glTF/FBX)\n"
+            "  --to FILE              retarget A and B onto FILE's skeleton (a BVH file or a\n"
+            "                         glTF/FBX character; may be A or B)\n"
             "  --lenient              accept Frames lines that disagree with the data\n"
             "  -h, --help             show this help\n"
             "\n"
@@ -72,7 +76,8 @@ enum {
     OPT_CURVE,
     OPT_SYNC,
     OPT_SEARCH,
-    OPT_WINDOW
+    OPT_WINDOW,
+    OPT_TO
 };
 
 
@@ -181,6 +186,7 @@ static int write_report(FILE *f, const mb_skeleton *s, const mb_clip *out, const
 /* The command line, parsed, and what the command works on. */
 typedef struct trans_args {
     const char *outp, *report, *paths[2];
+    const char *to; /* --to: the skeleton A and B are retargeted onto */
     int curve_given, npaths, at_auto, b_auto, b_phase, sync, lenient, have_search;
     mb_axis up; /* --up; MB_AXIS_DETECT: A's */
     double at, duration, b_start, s_from, s_to, window;
@@ -191,6 +197,7 @@ typedef struct trans_args {
 
 typedef struct trans_inputs {
     cli_clip src[2];
+    cli_clip target; /* --to's file: A and B borrow its skeleton */
     const mb_skeleton *sk[2];
     const mb_clip *cl[2];
     mb_motion_info info[2];
@@ -207,6 +214,7 @@ static int take_option(int id, const char *arg, trans_args *o)
     case CLI_OPT_OUTPUT: return cli_take_output(cmd, arg, &o->outp);
     case CLI_OPT_REPORT: o->report = arg; break;
     case OPT_SYNC: o->sync = 1; break;
+    case OPT_TO: o->to = arg; break;
     case CLI_OPT_LENIENT: o->lenient = 1; break;
     case CLI_OPT_SCALE: return cli_take_scale(cmd, arg, &o->scale);
     case OPT_AT:
@@ -270,6 +278,7 @@ static int parse_args(int argc, char **argv, trans_args *o)
         CLI_OPTION_OUTPUT,             {"at", 0, 1, OPT_AT},         {"duration", 0, 1, OPT_DURATION},
         {"b-start", 0, 1, OPT_BSTART}, {"mode", 0, 1, OPT_MODE},     {"curve", 0, 1, OPT_CURVE},
         {"sync", 0, 0, OPT_SYNC},      {"search", 0, 1, OPT_SEARCH}, {"window", 0, 1, OPT_WINDOW},
+        {"to", 0, 1, OPT_TO},
         CLI_OPTION_REPORT,             CLI_OPTION_UP,                CLI_OPTION_LENIENT,
         CLI_OPTION_SCALE,              {NULL, 0, 0, 0}};
     cli_args a;
@@ -322,11 +331,22 @@ static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
         t->sk[i] = t->src[i].s;
         t->cl[i] = t->src[i].c;
     }
-    if ((rc = cli_same_skeleton(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1])) != CLI_EXIT_OK)
+    if (o->to) {
+        cli_clip *ins[2] = {&t->src[0], &t->src[1]};
+        if ((rc = cli_retarget_inputs(cmd, ins, 2, o->to, o->lenient, &t->target)) != CLI_EXIT_OK)
+            return rc;
+        for (int i = 0; i < 2; ++i) {
+            t->sk[i] = t->src[i].s;
+            t->cl[i] = t->src[i].c;
+        }
+    } else if ((rc = cli_same_skeleton_hint(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1],
+                                            CLI_HINT_TO)) != CLI_EXIT_OK) {
         return rc;
-    const char *files[2] = {t->src[0].file, t->src[1].file};
+    }
+    /* the output must not replace an input or --to's file */
+    const char *files[3] = {t->src[0].file, t->src[1].file, o->to ? t->target.file : NULL};
     if ((rc = cli_check_report(cmd, o->report, o->outp, files, 2)) != CLI_EXIT_OK ||
-        (rc = cli_check_output(cmd, o->outp, files, 2)) != CLI_EXIT_OK)
+        (rc = cli_check_output(cmd, o->outp, files, 3)) != CLI_EXIT_OK)
         return rc;
     for (int i = 0; i < 2; ++i)
         if (mb_clip_frame_count(t->cl[i]) < 2)
@@ -533,5 +553,6 @@ int cmd_transition(int argc, char **argv)
         rc = run_transition(&o, &t, &e);
     for (int i = 0; i < 2; ++i)
         cli_clip_close(&t.src[i]);
+    cli_clip_close(&t.target); /* after A and B, which borrowed its skeleton */
     return rc;
 }

@@ -1,0 +1,250 @@
+/* mblend retarget, and --to of mblend blend and mblend transition, run as a separate process:
+ * the files written (bone lengths, the target's mesh kept), the printed mapping, a CMU run
+ * and a Bandai walk blended into one looping, travelling cycle, and errors that write
+ * nothing (the method itself: tests/lib/test_retarget.c). */
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mblend/mblend.h"
+#include "test_cli_util.h"
+#include "test_util.h"
+
+#define RUN(...) mb_test_run_cli((const char *const[]){__VA_ARGS__, NULL})
+
+static char cmu_walk[4096], cmu_run[4096], bandai_walk[4096], cesium[4096];
+
+static void paths(void)
+{
+    need_cli();
+    snprintf(cmu_walk, sizeof cmu_walk, "%s", mb_shared_path("bvh/cmu_02_01_walk.bvh"));
+    snprintf(cmu_run, sizeof cmu_run, "%s", mb_shared_path("bvh/cmu_09_01_run.bvh"));
+    snprintf(bandai_walk, sizeof bandai_walk, "%s", mb_shared_path("bvh/bandai2_walk_normal_001.bvh"));
+    snprintf(cesium, sizeof cesium, "%s", mb_shared_path("mesh/CesiumMan.glb"));
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+Test(cli_retarget, cmu_walk_onto_bandai_bvh)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512];
+    snprintf(out, sizeof out, "%s/walk_bandai.bvh", dir);
+    mb_test_run r = RUN("retarget", cmu_walk, "--to", bandai_walk, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    /* the mapping on stdout, one line per role */
+    cr_expect(strstr(r.out, "upper_arm_l  LeftArm -> UpperArm_L: direction"), "%s", r.out);
+    cr_expect(strstr(r.out, "hips         Hips -> Hips: frame"), "%s", r.out);
+    cr_expect(strstr(r.out, "root motion on Hips"), "%s", r.out);
+    mb_test_run_free(&r);
+    mb_skeleton *s, *t;
+    mb_clip *c, *tc;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(bandai_walk, NULL, &t, &tc, &e), MB_OK, "%s", e.text);
+    cr_assert(mb_skeleton_same_topology(s, t, NULL));
+    cr_assert_eq(mb_clip_frame_count(c), 344); /* the CMU walk's frames */
+    /* every joint below the hips keeps Bandai's bone (its position channels hold the offset) */
+    int hips = mb_skeleton_find(s, "Hips");
+    for (int f = 0; f < mb_clip_frame_count(c); f += 17)
+        for (int j = hips + 1; j < mb_skeleton_joint_count(s); ++j) {
+            const float *p = mb_clip_joint_translation(s, c, f, j), *o = mb_skeleton_offset(t, j);
+            for (int k = 0; k < 3; ++k)
+                cr_assert(fabsf(p[k] - o[k]) < 1e-3f, "joint %d frame %d", j, f);
+        }
+    /* the root travels as far as the CMU walk's, scaled by the legs (about 5.39) */
+    mb_motion_info mi;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "out", &mi, &e), MB_OK, "%s", e.text);
+    cr_expect(mi.up_axis == MB_AXIS_Y && mi.speed > 100.0 && mi.speed < 130.0, "speed %g",
+              mi.speed);
+    mb_clip_destroy(c);
+    mb_clip_destroy(tc);
+    mb_skeleton_destroy(s);
+    mb_skeleton_destroy(t);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_retarget, cmu_walk_onto_cesium_man_keeps_its_mesh)
+{
+    paths();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512];
+    snprintf(out, sizeof out, "%s/cesium_walk.glb", dir);
+    mb_test_run r = RUN("retarget", cmu_walk, "--to", cesium, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.out, "forearm_l    LeftForeArm -> Skeleton_arm_joint_L__3_"), "%s", r.out);
+    mb_test_run_free(&r);
+    mb_scene *a, *b;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(out, NULL, &a, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_scene_read_file(cesium, NULL, &b, &e), MB_OK, "%s", e.text);
+    cr_expect_eq(mb_scene_clip_count(a), 1);
+    cr_expect_eq(mb_clip_frame_count(mb_scene_clip(a, 0)), 344);
+    cr_assert_not_null(mb_scene_mesh(a));
+    cr_expect_eq(mb_mesh_triangle_count(mb_scene_mesh(a)), mb_mesh_triangle_count(mb_scene_mesh(b)));
+    cr_expect_eq(mb_mesh_skin_joint_count(mb_scene_mesh(a)), mb_mesh_skin_joint_count(mb_scene_mesh(b)));
+    mb_scene_destroy(a);
+    mb_scene_destroy(b);
+    remove(out);
+    rmdir(dir);
+}
+
+Test(cli_retarget, errors_write_nothing)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512], noroles[4096];
+    snprintf(out, sizeof out, "%s/out.bvh", dir);
+    snprintf(noroles, sizeof noroles, "%s", mb_shared_path("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"));
+    mb_test_run r = RUN("retarget", cmu_walk, "-o", out); /* no --to */
+    cr_expect_eq(r.code, 1);
+    cr_expect(strstr(r.err, "--to"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", bandai_walk, "-o", bandai_walk); /* over an input */
+    cr_expect_eq(r.code, 1);
+    mb_test_run_free(&r);
+    /* a skeleton without humanoid joint names: every missing role named */
+    r = RUN("retarget", cmu_walk, "--to", noroles, "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "hips") && strstr(r.err, "upper_leg_l") && strstr(r.err, "forearm_r"),
+              "%s", r.err);
+    mb_test_run_free(&r);
+    cr_expect(!exists(out));
+    rmdir(dir);
+}
+
+/* Local rotation angle (radians) between two frames of a joint. */
+static double step(const mb_clip *c, int nj, int f, int g, int j)
+{
+    const float *r = mb_clip_rotations(c);
+    return mb_quat_angle_between(r + 4 * ((size_t)f * nj + j), r + 4 * ((size_t)g * nj + j));
+}
+
+/* The cycle of input `name` as the blend printed it ("name: cycle frames A:B (T s)"). */
+static mb_frame_range printed_cycle(const char *err, const char *name, double *seconds)
+{
+    char key[4200];
+    snprintf(key, sizeof key, "%s: cycle frames ", name);
+    const char *p = strstr(err, key);
+    cr_assert_not_null(p, "%s", err);
+    mb_frame_range r;
+    cr_assert_eq(sscanf(p + strlen(key), "%d:%d (%lf s)", &r.start, &r.end, seconds), 3);
+    return r;
+}
+
+/* The step from a cycle's last frame into its first. */
+static double seam(const mb_clip *c, int nj, mb_frame_range r, int j)
+{
+    return step(c, nj, r.end - 1, r.start, j);
+}
+
+/* A CMU run and a Bandai walk, through --to, blend into one cycle on Bandai's skeleton that
+ * loops (its last frame runs on into its first as smoothly as the inputs' cycles do: real
+ * captures are not periodic, CMU's run turns its forearm 6 times its largest step there)
+ * and travels between the walk's speed and the retargeted run's. */
+Test(cli_retarget, blend_cmu_run_and_bandai_walk_to_bandai)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512], run_b[512];
+    snprintf(out, sizeof out, "%s/jog.bvh", dir);
+    snprintf(run_b, sizeof run_b, "%s/run_b.bvh", dir);
+    mb_test_run r = RUN("blend", cmu_run, bandai_walk, "-o", out); /* no --to: as today */
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "differ at joint 0") && strstr(r.err, "--to"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("blend", cmu_run, bandai_walk, "--to", bandai_walk, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.err, "cmu_09_01_run.bvh retargeted onto the skeleton of"), "%s", r.err);
+    double tr, tw;
+    mb_frame_range cyc_r = printed_cycle(r.err, cmu_run, &tr);
+    mb_frame_range cyc_w = printed_cycle(r.err, bandai_walk, &tw);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_run, "--to", bandai_walk, "-o", run_b);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s, *sr, *sw;
+    mb_clip *c, *cr, *cw;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(run_b, NULL, &sr, &cr, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(bandai_walk, NULL, &sw, &cw, &e), MB_OK, "%s", e.text);
+    cr_assert(mb_skeleton_same_topology(s, sw, NULL));
+    mb_motion_info mi, mr, mw;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "jog", &mi, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(sr, cr, NULL, "run", &mr, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(sw, cw, NULL, "walk", &mw, &e), MB_OK, "%s", e.text);
+    cr_expect(mi.speed > 1.2 * mw.speed && mi.speed < 0.9 * mr.speed, "speed %g between %g and %g",
+              mi.speed, mw.speed, mr.speed);
+    /* the loop: from the last frame to the first no joint turns more than twice its
+     * largest step inside the cycle or than it does at the seams of the inputs' cycles
+     * (the root aside: its heading is integrated) */
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c), hips = mb_skeleton_find(s, "Hips");
+    /* one cycle of the mean cycle length (equal weights), at the first input's frame time */
+    double want = 0.5 * (tr + tw) / mb_clip_frame_time(cr);
+    cr_expect(fabs(nf - want) <= 1.0, "%d frames for a cycle of %g", nf, want);
+    mb_frame_range all = {0, nf};
+    double seams = 0.0, steps = 0.0;
+    for (int j = hips + 1; j < nj; ++j) {
+        double big = 0.0;
+        for (int f = 1; f < nf; ++f) {
+            big = fmax(big, step(c, nj, f - 1, f, j));
+            steps += step(c, nj, f - 1, f, j) / (nf - 1);
+        }
+        seams += seam(c, nj, all, j);
+        double in_seam = fmax(seam(cr, nj, cyc_r, j), seam(cw, nj, cyc_w, j));
+        cr_expect(seam(c, nj, all, j) <= fmax(2.0 * big, in_seam) + 1e-3,
+                  "%s: seam %g rad, largest step %g, the inputs' seams %g",
+                  mb_skeleton_name(s, j), seam(c, nj, all, j), big, in_seam);
+    }
+    /* and the last frame does not repeat the first (frame END continues START) */
+    cr_expect(seams > 0.3 * steps, "seams %g against mean steps %g", seams, steps);
+    mb_clip_destroy(c);
+    mb_clip_destroy(cr);
+    mb_clip_destroy(cw);
+    mb_skeleton_destroy(s);
+    mb_skeleton_destroy(sr);
+    mb_skeleton_destroy(sw);
+    remove(out);
+    remove(run_b);
+    rmdir(dir);
+}
+
+Test(cli_retarget, transition_to_cmu)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512];
+    snprintf(out, sizeof out, "%s/t.bvh", dir);
+    mb_test_run r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4",
+                        "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "--to"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4", "--to",
+            cmu_run, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.err, "foot skate ratio"), "%s", r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s, *t;
+    mb_clip *c, *tc;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(cmu_run, NULL, &t, &tc, &e), MB_OK, "%s", e.text);
+    cr_expect(mb_skeleton_same_topology(s, t, NULL));
+    cr_expect_gt(mb_clip_frame_count(c), 200);
+    mb_clip_destroy(c);
+    mb_clip_destroy(tc);
+    mb_skeleton_destroy(s);
+    mb_skeleton_destroy(t);
+    remove(out);
+    rmdir(dir);
+}
