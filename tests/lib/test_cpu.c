@@ -83,6 +83,18 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
     cr_assert_null(mb_euler_sincos_kernel_(MB_ISA_COUNT_));
 }
 
+/* Skinning has its own AVX-512 kernel wherever the CPU runs it. */
+Test(cpu, skin_has_an_avx512_kernel_where_the_cpu_runs_it)
+{
+#ifdef MB_CPU_BUILD_AVX512_
+    cr_assert_eq(mb_skin_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    if (probe(MB_ISA_AVX512_))
+        cr_assert(mb_skin_kernel_(MB_ISA_AVX512_) != mb_skin_kernel_(MB_ISA_AVX2_));
+#else
+    cr_assert_null(mb_skin_kernel_(MB_ISA_AVX512_));
+#endif
+}
+
 /* Forward kinematics: a portable kernel, AVX2 and AVX-512 ones wherever the CPU runs them
  * (each its own function), none for SSE2. */
 Test(cpu, fk_has_a_kernel_for_what_the_cpu_runs)

@@ -8,8 +8,9 @@
  *           weights) and writes the bytes it writes, doing almost no arithmetic: what
  *           streaming the data costs on this machine (from DRAM at 1M vertices, from the
  *           last-level cache at 100k);
- *   LBS     mb_skin_run, linear blend, the kernel picked for this CPU (AVX2 + FMA when it has
- *           them), indices trusted (as for an mb_mesh) and checked (the default pre-pass);
+ *   LBS     mb_skin_run, linear blend, the kernel picked for this CPU (AVX-512 or AVX2 + FMA
+ *           when it has them), indices trusted (as for an mb_mesh) and checked (the default
+ *           pre-pass); "LBS avx2": the AVX2 kernel forced (trusted indices), where it runs;
  *   DQS     mb_skin_run, dual quaternions (mb_skin_dq_palette once per frame included);
  *   generic the portable kernel (mb_skin_run_isa_ with MB_ISA_GENERIC_: what a CPU
  *           without AVX2 runs);
@@ -18,7 +19,8 @@
  * Speed is printed, never asserted; the exit status is non-zero only if a job fails.
  *
  * Options: --runs N (timed repetitions, default 15; median and best are printed),
- *          --quick (3 repetitions, 100k vertices only: a smoke run). */
+ *          --quick (3 repetitions, 100k vertices only: a smoke run),
+ *          --vertices N (one mesh size only). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -184,14 +186,16 @@ static void time_it(run_ctx *r, int runs, double *med, double *best)
 
 int main(int argc, char **argv)
 {
-    int runs = 15, quick = 0;
+    int runs = 15, quick = 0, only = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "--vertices") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_skin [--runs N] [--quick]\n");
+            fprintf(stderr, "usage: bench_skin [--runs N] [--quick] [--vertices N]\n");
             return 2;
         }
     }
@@ -223,16 +227,22 @@ int main(int argc, char **argv)
     }
     char load[128];
     bench_loadavg(load, sizeof load);
-    int avx2 = mb_skin_kernel_(MB_ISA_AUTO_) != mb_skin_kernel_(MB_ISA_GENERIC_);
+    mb_skin_kernel_fn_ picked = mb_skin_kernel_(MB_ISA_AUTO_);
+    const char *kname = picked == mb_skin_kernel_(MB_ISA_AVX512_) ? "AVX-512"
+                        : picked == mb_skin_kernel_(MB_ISA_AVX2_) ? "AVX2+FMA"
+                                                                  : "generic";
+    int have_avx2 = mb_skin_kernel_(MB_ISA_AVX2_) != NULL;
     printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; load %s\n",
-           avx2 ? "AVX2+FMA" : "generic", runs, load);
+           kname, runs, load);
     printf("ozz-animation SkinningJob, published: about 4.7-6.1 ns/vertex (positions + normals)\n\n");
-    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %8s %8s\n", "vertices", "format", "attributes",
-           "floor", "LBS trusted", "LBS checked", "DQS trusted", "generic L/D", "LBS/flr",
-           "DQS/LBS");
+    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %15s %8s %8s\n", "vertices", "format",
+           "attributes", "floor", "LBS trusted", "LBS checked", "LBS avx2", "DQS trusted",
+           "generic L/D", "LBS/flr", "DQS/LBS");
 
     int sizes[2] = {100000, 1000000};
-    for (int si = 0; si < (quick ? 1 : 2); ++si) {
+    if (only > 0)
+        sizes[0] = only;
+    for (int si = 0; si < (quick || only > 0 ? 1 : 2); ++si) {
         data d;
         make_data(&d, sizes[si]);
         for (int u8 = 0; u8 < 2; ++u8)
@@ -259,7 +269,7 @@ int main(int argc, char **argv)
                     k->normals = d.nrm;
                     k->out_normals = d.outn;
                 }
-                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2];
+                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2], la[2] = {0, 0};
                 r.floor = 1;
                 time_it(&r, runs, &fl[0], &fl[1]);
                 r.floor = 0;
@@ -272,20 +282,25 @@ int main(int argc, char **argv)
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &dt[0], &dt[1]);
+                if (have_avx2) {
+                    r.isa = MB_ISA_AVX2_;
+                    k->method = MB_SKIN_LBS;
+                    time_it(&r, runs, &la[0], &la[1]);
+                }
                 r.isa = MB_ISA_GENERIC_;
                 k->method = MB_SKIN_LBS;
                 time_it(&r, runs, &gl[0], &gl[1]);
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &gd[0], &gd[1]);
-                char c[6][32];
-                double *all[6] = {fl, lt, lc, dt, gl, gd};
-                for (int i = 0; i < 6; ++i)
+                char c[7][32];
+                double *all[7] = {fl, lt, lc, dt, gl, gd, la};
+                for (int i = 0; i < 7; ++i)
                     snprintf(c[i], sizeof c[i], "%.2f (%.2f)", all[i][0], all[i][1]);
                 char gen[32];
                 snprintf(gen, sizeof gen, "%.2f / %.2f", gl[0], gd[0]);
-                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %7.2fx %7.2fx\n", d.n,
+                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %15s %7.2fx %7.2fx\n", d.n,
                        u8 ? "u8+unorm16" : "u16+float", normals ? "pos+nrm" : "pos", c[0], c[1],
-                       c[2], c[3], gen, lt[0] / fl[0], dt[0] / lt[0]);
+                       c[2], have_avx2 ? c[6] : "-", c[3], gen, lt[0] / fl[0], dt[0] / lt[0]);
                 fflush(stdout);
             }
         free_data(&d);
