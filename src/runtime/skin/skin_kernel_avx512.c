@@ -220,6 +220,9 @@ INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int 
             block4(d, v, u8, &b);
         else
             block_n(d, v, n, u8, &b);
+        /* read the buffer back from memory (broadcast loads, scalar loads): left to itself
+         * GCC 12 keeps it in registers and extracts every weight and offset with shuffles */
+        __asm__ volatile("" ::: "memory");
         for (int g = 0; g < 4; ++g)
             group4(d, &b, v + 4 * g, 4 * g, n, normals);
     }
