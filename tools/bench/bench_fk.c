@@ -15,6 +15,9 @@
  *   mb_fk    the public function (the kernel picked for this CPU);
  * and mb_fk / ozz-sse2, mb_fk / before. It checks every kernel against a double-precision
  * FK first (the exit status is non-zero only if a kernel is off by more than 1e-4).
+ * Then sampling (mb_clip_sample, sequential 60 Hz playback of a 10 s clip keyed at 30 Hz
+ * on the same skeletons): the portable and AVX-512 rotation kernels and the public
+ * function, ns per joint.
  * Times are the thread's CPU time; medians (and best) of --runs runs (default 15).
  *
  * Options: --runs N, --quick (3 runs), --bvh FILE (also time that skeleton, rest pose
@@ -33,6 +36,7 @@
 #include "mblend/offline/bvh.h"
 #include "mblend/offline/clip_build.h"
 #include "runtime/anim/fk_internal.h"
+#include "runtime/anim/sample_internal.h"
 
 static uint64_t rng = 0x853C49E6748FEA9Bull;
 static double urand(void) { return bench_urand(&rng); }
@@ -294,6 +298,87 @@ static void free_fixture(fixture *f)
     free(f->out_ozz);
 }
 
+/* ---------- sampling ---------- */
+
+/* A 10 s clip keyed at 30 Hz for f's skeleton: each joint turns about its own axis at up
+ * to 90 degrees per second (3 degrees a frame, so consecutive frames are near: the series
+ * path), the root's translation tracked. */
+static mb_clip *smooth_clip(const fixture *f)
+{
+    const int frames = 301;
+    float *rot = malloc((size_t)frames * (size_t)f->n * 4 * sizeof *rot);
+    float *tr = malloc((size_t)frames * 3 * sizeof *tr);
+    if (!rot || !tr)
+        exit(1);
+    for (int j = 0; j < f->n; ++j) {
+        double ax[3], al = 0, speed = (urand() * 2 - 1) * 1.5708; /* rad/s */
+        for (int k = 0; k < 3; ++k) {
+            ax[k] = urand() * 2 - 1;
+            al += ax[k] * ax[k];
+        }
+        for (int fr = 0; fr < frames; ++fr) {
+            double h = 0.5 * speed * fr / 30.0, sn = sin(h) / sqrt(al);
+            float *q = rot + 4 * ((size_t)fr * (size_t)f->n + (size_t)j);
+            q[0] = (float)(sn * ax[0]);
+            q[1] = (float)(sn * ax[1]);
+            q[2] = (float)(sn * ax[2]);
+            q[3] = (float)cos(h);
+        }
+    }
+    for (int fr = 0; fr < frames; ++fr)
+        for (int k = 0; k < 3; ++k)
+            tr[3 * fr + k] = (float)(0.01 * fr * (k + 1));
+    int root = 0;
+    mb_clip_desc cd = {f->n, frames, 1.0 / 30.0, rot, &root, 1, tr, {0}};
+    mb_clip *c = NULL;
+    if (mb_clip_create(&cd, &c, NULL) != MB_OK)
+        exit(1);
+    free(rot);
+    free(tr);
+    return c;
+}
+
+/* ns per joint of 600 samples at 60 Hz through the clip (sequential playback). */
+static void time_sampling(const fixture *f, const mb_clip *c, mb_isa_ isa, int runs, double *med,
+                          double *best)
+{
+    mb_pose p = {f->pose, f->n};
+    double t[64];
+    for (int r = -1; r < runs; ++r) {
+        double t0 = bench_cpu_now();
+        for (int i = 0; i < 600; ++i)
+            if (mb_clip_sample_isa_(f->s, c, i / 60.0, MB_WRAP_LOOP, p, isa) != MB_OK)
+                exit(1);
+        if (r >= 0)
+            t[r] = (bench_cpu_now() - t0) * 1e9 / (600.0 * f->n);
+    }
+    *med = bench_median(t, runs);
+    *best = bench_min(t, runs);
+}
+
+static void bench_sampling(fixture *f, int nf, int runs)
+{
+    printf("\nsampling, sequential 60 Hz through a 10 s clip keyed at 30 Hz (mb_clip_sample):\n");
+    printf("%-16s %6s %14s %14s %14s %8s\n", "skeleton", "joints", "generic", "avx512",
+           "mb_clip_sample", "auto/gen");
+    for (int i = 0; i < nf; ++i) {
+        mb_clip *c = smooth_clip(&f[i]);
+        double g[2] = {0, 0}, v[2] = {0, 0}, a[2] = {0, 0};
+        char cg[32], cv[32] = "-", ca[32];
+        time_sampling(&f[i], c, MB_ISA_GENERIC_, runs, &g[0], &g[1]);
+        if (mb_sample_rot_kernel_(MB_ISA_AVX512_)) {
+            time_sampling(&f[i], c, MB_ISA_AVX512_, runs, &v[0], &v[1]);
+            snprintf(cv, sizeof cv, "%.2f (%.2f)", v[0], v[1]);
+        }
+        time_sampling(&f[i], c, MB_ISA_AUTO_, runs, &a[0], &a[1]);
+        snprintf(cg, sizeof cg, "%.2f (%.2f)", g[0], g[1]);
+        snprintf(ca, sizeof ca, "%.2f (%.2f)", a[0], a[1]);
+        printf("%-16s %6d %14s %14s %14s %7.2fx\n", f[i].name, f[i].n, cg, cv, ca, a[0] / g[0]);
+        fflush(stdout);
+        mb_clip_destroy(c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int runs = 15, loop_n = 0, loop_k = -1;
@@ -349,6 +434,7 @@ int main(int argc, char **argv)
     int bad = 0;
     for (int i = 0; i < nf; ++i)
         bad |= bench_fixture(&f[i], runs);
+    bench_sampling(f, nf, runs);
     for (int i = 0; i < nf; ++i)
         free_fixture(&f[i]);
     return bad;
