@@ -16,6 +16,7 @@
 #include "math/euler_internal.h"
 #include "runtime/skin/skin_internal.h"
 #include "runtime/anim/fk_internal.h"
+#include "runtime/anim/sample_internal.h"
 #include "test_util.h"
 
 /* What the CPU runs, asked of the compiler's probe directly (independent of cpu.c). */
@@ -83,15 +84,23 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
     cr_assert_null(mb_euler_sincos_kernel_(MB_ISA_COUNT_));
 }
 
-/* Skinning has its own AVX-512 kernel wherever the CPU runs it. */
-Test(cpu, skin_has_an_avx512_kernel_where_the_cpu_runs_it)
+/* Skinning and sampling have their own AVX-512 kernels wherever the CPU runs them
+ * (sampling: only that and the portable one). */
+Test(cpu, skin_and_sampling_have_avx512_kernels_where_the_cpu_runs_them)
 {
+    cr_assert_not_null(mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_SSE2_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_AVX2_));
 #ifdef MB_CPU_BUILD_AVX512_
     cr_assert_eq(mb_skin_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
-    if (probe(MB_ISA_AVX512_))
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    if (probe(MB_ISA_AVX512_)) {
         cr_assert(mb_skin_kernel_(MB_ISA_AVX512_) != mb_skin_kernel_(MB_ISA_AVX2_));
+        cr_assert(mb_sample_rot_kernel_(MB_ISA_AVX512_) != mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+    }
 #else
     cr_assert_null(mb_skin_kernel_(MB_ISA_AVX512_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_AVX512_));
 #endif
 }
 
@@ -144,6 +153,7 @@ JOB_BEST_FN(blend_best, mb_blend_kernel_((mb_isa_)i, NULL))
 JOB_BEST_FN(skin_best, mb_skin_kernel_((mb_isa_)i))
 JOB_BEST_FN(euler_best, mb_euler_sincos_kernel_((mb_isa_)i))
 JOB_BEST_FN(fk_best, mb_fk_kernel_((mb_isa_)i))
+JOB_BEST_FN(sample_best, mb_sample_rot_kernel_((mb_isa_)i))
 
 Test(cpu, auto_takes_the_best_kernel)
 {
@@ -157,6 +167,7 @@ Test(cpu, auto_takes_the_best_kernel)
     cr_assert_eq(mb_euler_sincos_kernel_(MB_ISA_AUTO_),
                  mb_euler_sincos_kernel_(euler_best(best)));
     cr_assert_eq(mb_fk_kernel_(MB_ISA_AUTO_), mb_fk_kernel_(fk_best(best)));
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AUTO_), mb_sample_rot_kernel_(sample_best(best)));
 }
 
 Test(cpu, mb_isa_lowers_auto_only)
@@ -167,6 +178,7 @@ Test(cpu, mb_isa_lowers_auto_only)
     cr_assert_eq(mb_skin_kernel_(MB_ISA_AUTO_), mb_skin_kernel_(MB_ISA_GENERIC_));
     cr_assert_eq(mb_euler_sincos_kernel_(MB_ISA_AUTO_), mb_euler_sincos_kernel_(MB_ISA_GENERIC_));
     cr_assert_eq(mb_fk_kernel_(MB_ISA_AUTO_), mb_fk_kernel_(MB_ISA_GENERIC_));
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AUTO_), mb_sample_rot_kernel_(MB_ISA_GENERIC_));
     /* explicit ISAs still run what the CPU has: the tests keep every kernel */
     for (int i = MB_ISA_GENERIC_; i < MB_ISA_COUNT_; ++i)
         cr_assert_eq(mb_cpu_has_((mb_isa_)i), probe((mb_isa_)i));
