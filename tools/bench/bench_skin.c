@@ -263,7 +263,8 @@ int main(int argc, char **argv)
         runs = 3;
     runs = runs < 1 ? 1 : (runs > 64 ? 64 : runs);
 
-    float pal[BONES][16], dq[BONES][8];
+    _Alignas(64) float pal[BONES][16];
+    _Alignas(64) float dq[BONES][8];
     for (int b = 0; b < BONES; ++b) {
         double q[4], n = 0;
         for (int k = 0; k < 4; ++k) {
