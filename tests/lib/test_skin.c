@@ -333,11 +333,16 @@ static void check_against_reference(mb_isa_ isa)
             rigid(q, t, pal[j]);
         }
         cr_assert_eq(mb_skin_dq_palette((const float(*)[16])pal, 20, dq), MB_OK);
-        for (int fmt = 0; fmt < 2; ++fmt)
+        /* the palette at a 64-byte boundary and 16 bytes past one (the AVX-512 kernel loads
+         * matrices differently) */
+        _Alignas(64) float palbuf[20 * 16 + 4];
+        for (int fmt = 0; fmt < 4; ++fmt)
             for (int withn = 0; withn < 2; ++withn) {
+                float(*pp)[16] = (float(*)[16])(palbuf + (fmt >= 2 ? 4 : 0));
+                memcpy(pp, pal, sizeof pal);
                 mb_skin_desc d;
-                desc_for(&s, &d, MB_SKIN_LBS, (const float(*)[16])pal, (const float(*)[8])dq);
-                if (fmt) {
+                desc_for(&s, &d, MB_SKIN_LBS, (const float(*)[16])pp, (const float(*)[8])dq);
+                if (fmt % 2) {
                     d.format = MB_SKIN_U8_UNORM16;
                     d.joint_indices = s.idx8;
                     d.joint_weights = s.w16;

@@ -22,7 +22,9 @@
  *
  * Options: --runs N (timed repetitions, default 15; median and best are printed),
  *          --quick (3 repetitions, 100k vertices only: a smoke run),
- *          --vertices N (one mesh size only). */
+ *          --vertices N (one mesh size only),
+ *          --palette-offset BYTES (the palette that many bytes, a multiple of 4 below 64, past a
+ *          64-byte boundary; default 0). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,7 +248,7 @@ static void time_it(run_ctx *r, int runs, double *med, double *best)
 
 int main(int argc, char **argv)
 {
-    int runs = 15, quick = 0, only = 0;
+    int runs = 15, quick = 0, only = 0, pal_off = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -254,8 +256,10 @@ int main(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "--vertices") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--palette-offset") == 0 && i + 1 < argc)
+            pal_off = atoi(argv[++i]) / 4 % 16 * 4;
         else {
-            fprintf(stderr, "usage: bench_skin [--runs N] [--quick] [--vertices N]\n");
+            fprintf(stderr, "usage: bench_skin [--runs N] [--quick] [--vertices N] [--palette-offset BYTES]\n");
             return 2;
         }
     }
@@ -263,7 +267,9 @@ int main(int argc, char **argv)
         runs = 3;
     runs = runs < 1 ? 1 : (runs > 64 ? 64 : runs);
 
-    _Alignas(64) float pal[BONES][16];
+    /* 64-byte aligned (as from aligned_alloc(64)), or --palette-offset bytes past it */
+    _Alignas(64) float palbuf[BONES * 16 + 16];
+    float(*pal)[16] = (float(*)[16])(palbuf + pal_off / 4);
     _Alignas(64) float dq[BONES][8];
     for (int b = 0; b < BONES; ++b) {
         double q[4], n = 0;
@@ -293,8 +299,9 @@ int main(int argc, char **argv)
                         : picked == mb_skin_kernel_(MB_ISA_AVX2_) ? "AVX2+FMA"
                                                                   : "generic";
     int have_avx2 = mb_skin_kernel_(MB_ISA_AVX2_) != NULL;
-    printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; load %s\n",
-           kname, runs, load);
+    printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; palette %d "
+           "bytes past a 64-byte boundary; load %s\n",
+           kname, runs, pal_off, load);
     printf("\n");
     printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %8s %8s %8s\n", "vertices",
            "format", "attributes", "floor", "ozz-sse2", "LBS trusted", "LBS checked", "LBS avx2",

@@ -112,12 +112,23 @@ INLINE void block_n(const mb_skin_desc *d, int v, int n, int u8, block_ *b)
     }
 }
 
-/* The blended matrix of vertex j of the block. */
-INLINE __m512 blend(const char *pal, const block_ *b, int j, int n)
+/* A palette matrix: one 512-bit load when the palette is 64-byte aligned, else two
+ * 256-bit halves (an unaligned 512-bit load splits a cache line every time; see
+ * README_skin.md). */
+INLINE __m512 load_matrix(const char *p, int aligned)
 {
-    __m512 m = _mm512_mul_ps(_mm512_set1_ps(b->w[4 * j]), _mm512_loadu_ps(pal + b->off[4 * j]));
+    if (aligned)
+        return _mm512_load_ps(p);
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps((const float *)(const void *)p)),
+                              _mm256_loadu_ps((const float *)(const void *)(p + 32)), 1);
+}
+
+/* The blended matrix of vertex j of the block. */
+INLINE __m512 blend(const char *pal, const block_ *b, int j, int n, int aligned)
+{
+    __m512 m = _mm512_mul_ps(_mm512_set1_ps(b->w[4 * j]), load_matrix(pal + b->off[4 * j], aligned));
     for (int k = 1; k < n; ++k)
-        m = _mm512_fmadd_ps(_mm512_set1_ps(b->w[4 * j + k]), _mm512_loadu_ps(pal + b->off[4 * j + k]), m);
+        m = _mm512_fmadd_ps(_mm512_set1_ps(b->w[4 * j + k]), load_matrix(pal + b->off[4 * j + k], aligned), m);
     return m;
 }
 
@@ -150,11 +161,12 @@ INLINE void store4(float *p, int stride, __m512 v)
 }
 
 /* Vertices v .. v+3 (group j0 .. j0+3 of the block). */
-INLINE void group4(const mb_skin_desc *d, const block_ *b, int v, int j0, int n, int normals)
+INLINE void group4(const mb_skin_desc *d, const block_ *b, int v, int j0, int n, int normals,
+                   int aligned)
 {
     const char *pal = (const char *)&d->palette[0][0];
-    __m512 ma = blend(pal, b, j0, n), mb = blend(pal, b, j0 + 1, n);
-    __m512 mc = blend(pal, b, j0 + 2, n), md = blend(pal, b, j0 + 3, n);
+    __m512 ma = blend(pal, b, j0, n, aligned), mb = blend(pal, b, j0 + 1, n, aligned);
+    __m512 mc = blend(pal, b, j0 + 2, n, aligned), md = blend(pal, b, j0 + 3, n, aligned);
     /* by 128-bit lanes: c[i] = column i of the four vertices */
     __m512 t0 = _mm512_shuffle_f32x4(ma, mb, _MM_SHUFFLE(1, 0, 1, 0));
     __m512 t1 = _mm512_shuffle_f32x4(ma, mb, _MM_SHUFFLE(3, 2, 3, 2));
@@ -211,7 +223,8 @@ INLINE void prefetch16(const mb_skin_desc *d, int a, int n, int u8, int normals)
     }
 }
 
-INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int normals)
+INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int normals,
+                  int aligned)
 {
     block_ b;
     for (int v = begin; v < end; v += 16) {
@@ -225,20 +238,21 @@ INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int 
          * GCC 12 keeps it in registers and extracts every weight and offset with shuffles */
         __asm__ volatile("" ::: "memory");
         for (int g = 0; g < 4; ++g)
-            group4(d, &b, v + 4 * g, 4 * g, n, normals);
+            group4(d, &b, v + 4 * g, 4 * g, n, normals, aligned);
     }
 }
 
 #define CASE_(n)                                                                           \
     case n:                                                                                \
         if (u8)                                                                            \
-            d->normals ? lbs16(d, begin, end, n, 1, 1) : lbs16(d, begin, end, n, 1, 0);    \
+            d->normals ? lbs16(d, begin, end, n, 1, 1, AL) : lbs16(d, begin, end, n, 1, 0, AL); \
         else                                                                               \
-            d->normals ? lbs16(d, begin, end, n, 0, 1) : lbs16(d, begin, end, n, 0, 0);    \
+            d->normals ? lbs16(d, begin, end, n, 0, 1, AL) : lbs16(d, begin, end, n, 0, 0, AL); \
         break;
 
-/* LBS on [begin, end), end - begin a multiple of 16. */
-static void lbs_blocks(const mb_skin_desc *d, int begin, int end)
+/* LBS on [begin, end), end - begin a multiple of 16; AL: the palette is 64-byte aligned. */
+#define AL 1
+static void lbs_blocks_aligned(const mb_skin_desc *d, int begin, int end)
 {
     int u8 = d->format == MB_SKIN_U8_UNORM16;
     switch (d->influences) {
@@ -249,13 +263,27 @@ static void lbs_blocks(const mb_skin_desc *d, int begin, int end)
     CASE_(4)
     }
 }
+#undef AL
+#define AL 0
+static void lbs_blocks_unaligned(const mb_skin_desc *d, int begin, int end)
+{
+    int u8 = d->format == MB_SKIN_U8_UNORM16;
+    switch (d->influences) {
+    CASE_(1)
+    CASE_(2)
+    CASE_(3)
+    default:
+    CASE_(4)
+    }
+}
+#undef AL
 #undef CASE_
 
 void mb_skin_kernel_avx512_(const mb_skin_desc *d, int begin, int end)
 {
     int mid = d->method == MB_SKIN_LBS ? begin + (end - begin) / 16 * 16 : begin;
     if (mid > begin)
-        lbs_blocks(d, begin, mid);
+        ((uintptr_t)d->palette % 64u == 0 ? lbs_blocks_aligned : lbs_blocks_unaligned)(d, begin, mid);
     if (mid < end)
         mb_skin_kernel_avx2_(d, mid, end);
 }
