@@ -23,7 +23,7 @@ typedef void (*mb_sample_rot_fn_)(const float *r0, const float *r1, int n, doubl
 
 void mb_sample_rot_generic_(const float *r0, const float *r1, int n, double a, mb_xform *out);
 #ifdef MB_CPU_BUILD_AVX512_
-/* 16 joints at a time; far pairs and the last n % 16 joints through the portable kernel. */
+/* 16 joints at a time (the last n % 16 padded); far pairs through the portable kernel. */
 #define MB_SAMPLE_HAVE_AVX512_ 1
 void mb_sample_rot_avx512_(const float *r0, const float *r1, int n, double a, mb_xform *out);
 #endif

@@ -4,7 +4,10 @@
  * registers (as in fk_kernel_avx512.c), the series slerp of sample.c runs on 16 lanes in
  * the same order of operations, and the inverse transpose gives each joint's quaternion.
  * Lanes whose frames are too far apart for the series (or not finite) are redone one by
- * one by the portable kernel, as are the last n % 16 joints. */
+ * one by the portable kernel; the last n % 16 joints run as a block padded with
+ * identities. */
+#include <string.h>
+
 #include "runtime/anim/sample_internal.h"
 
 #ifdef MB_SAMPLE_HAVE_AVX512_
@@ -94,8 +97,25 @@ void mb_sample_rot_avx512_(const float *r0, const float *r1, int n, double a, mb
             far &= far - 1;
         }
     }
-    if (j < n)
-        mb_sample_rot_generic_(r0 + 4 * j, r1 + 4 * j, n - j, a, out + j);
+    if (j == n)
+        return;
+    /* the last n % 16 joints: padded with identities into a block of 16 on the stack */
+    float p0[64], p1[64];
+    mb_xform o[16];
+    int k = n - j;
+    for (int e = 0; e < 64; ++e)
+        p0[e] = p1[e] = e % 4 == 3 ? 1.0f : 0.0f;
+    memcpy(p0, r0 + 4 * j, (size_t)k * 4 * sizeof *p0);
+    memcpy(p1, r1 + 4 * j, (size_t)k * 4 * sizeof *p1);
+    unsigned far = slerp16(p0, p1, &w, o);
+    for (int i = 0; i < k; ++i)
+        memcpy(out[j + i].rot, o[i].rot, sizeof o[i].rot);
+    while (far) {
+        int e = __builtin_ctz(far), i = (e >> 2) + 4 * (e & 3);
+        if (i < k)
+            mb_sample_rot_generic_(r0 + 4 * (j + i), r1 + 4 * (j + i), 1, a, out + j + i);
+        far &= far - 1;
+    }
 }
 
 #if defined(__clang__)
