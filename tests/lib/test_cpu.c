@@ -15,6 +15,8 @@
 #include "runtime/blend/blend_internal.h"
 #include "math/euler_internal.h"
 #include "runtime/skin/skin_internal.h"
+#include "runtime/anim/fk_internal.h"
+#include "runtime/anim/sample_internal.h"
 #include "test_util.h"
 
 /* What the CPU runs, asked of the compiler's probe directly (independent of cpu.c). */
@@ -82,6 +84,43 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
     cr_assert_null(mb_euler_sincos_kernel_(MB_ISA_COUNT_));
 }
 
+/* Skinning and sampling have their own AVX-512 kernels wherever the CPU runs them
+ * (sampling: only that and the portable one). */
+Test(cpu, skin_and_sampling_have_avx512_kernels_where_the_cpu_runs_them)
+{
+    cr_assert_not_null(mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_SSE2_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_AVX2_));
+#ifdef MB_CPU_BUILD_AVX512_
+    cr_assert_eq(mb_skin_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    if (probe(MB_ISA_AVX512_)) {
+        cr_assert(mb_skin_kernel_(MB_ISA_AVX512_) != mb_skin_kernel_(MB_ISA_AVX2_));
+        cr_assert(mb_sample_rot_kernel_(MB_ISA_AVX512_) != mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+    }
+#else
+    cr_assert_null(mb_skin_kernel_(MB_ISA_AVX512_));
+    cr_assert_null(mb_sample_rot_kernel_(MB_ISA_AVX512_));
+#endif
+}
+
+/* Forward kinematics: a portable kernel, AVX2 and AVX-512 ones wherever the CPU runs them
+ * (each its own function), none for SSE2. */
+Test(cpu, fk_has_a_kernel_for_what_the_cpu_runs)
+{
+    cr_assert_not_null(mb_fk_kernel_(MB_ISA_GENERIC_));
+    cr_assert_null(mb_fk_kernel_(MB_ISA_SSE2_));
+    cr_assert_null(mb_fk_kernel_(MB_ISA_COUNT_));
+#ifdef MB_CPU_BUILD_AVX2_
+    cr_assert_eq(mb_fk_kernel_(MB_ISA_AVX2_) != NULL, probe(MB_ISA_AVX2_));
+    cr_assert_eq(mb_fk_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    if (probe(MB_ISA_AVX2_))
+        cr_assert(mb_fk_kernel_(MB_ISA_AVX2_) != mb_fk_kernel_(MB_ISA_GENERIC_));
+    if (probe(MB_ISA_AVX512_))
+        cr_assert(mb_fk_kernel_(MB_ISA_AVX512_) != mb_fk_kernel_(MB_ISA_AVX2_));
+#endif
+}
+
 /* The best ISA the probe allows, capped at what the build targets. */
 static mb_isa_ best_isa(void)
 {
@@ -113,6 +152,8 @@ static mb_isa_ best_isa(void)
 JOB_BEST_FN(blend_best, mb_blend_kernel_((mb_isa_)i, NULL))
 JOB_BEST_FN(skin_best, mb_skin_kernel_((mb_isa_)i))
 JOB_BEST_FN(euler_best, mb_euler_sincos_kernel_((mb_isa_)i))
+JOB_BEST_FN(fk_best, mb_fk_kernel_((mb_isa_)i))
+JOB_BEST_FN(sample_best, mb_sample_rot_kernel_((mb_isa_)i))
 
 Test(cpu, auto_takes_the_best_kernel)
 {
@@ -125,6 +166,8 @@ Test(cpu, auto_takes_the_best_kernel)
     cr_assert_eq(mb_skin_kernel_(MB_ISA_AUTO_), mb_skin_kernel_(skin_best(best)));
     cr_assert_eq(mb_euler_sincos_kernel_(MB_ISA_AUTO_),
                  mb_euler_sincos_kernel_(euler_best(best)));
+    cr_assert_eq(mb_fk_kernel_(MB_ISA_AUTO_), mb_fk_kernel_(fk_best(best)));
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AUTO_), mb_sample_rot_kernel_(sample_best(best)));
 }
 
 Test(cpu, mb_isa_lowers_auto_only)
@@ -134,6 +177,8 @@ Test(cpu, mb_isa_lowers_auto_only)
     cr_assert_eq(mb_blend_kernel_(MB_ISA_AUTO_, NULL), mb_blend_kernel_(MB_ISA_GENERIC_, NULL));
     cr_assert_eq(mb_skin_kernel_(MB_ISA_AUTO_), mb_skin_kernel_(MB_ISA_GENERIC_));
     cr_assert_eq(mb_euler_sincos_kernel_(MB_ISA_AUTO_), mb_euler_sincos_kernel_(MB_ISA_GENERIC_));
+    cr_assert_eq(mb_fk_kernel_(MB_ISA_AUTO_), mb_fk_kernel_(MB_ISA_GENERIC_));
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AUTO_), mb_sample_rot_kernel_(MB_ISA_GENERIC_));
     /* explicit ISAs still run what the CPU has: the tests keep every kernel */
     for (int i = MB_ISA_GENERIC_; i < MB_ISA_COUNT_; ++i)
         cr_assert_eq(mb_cpu_has_((mb_isa_)i), probe((mb_isa_)i));

@@ -17,7 +17,17 @@
 #include <criterion/criterion.h>
 
 #include "mblend/offline/bvh.h"
+#include "mblend/offline/clip_build.h"
+#include "runtime/anim/fk_internal.h"
 #include "test_util.h"
+
+/* The FK kernel the file-based checks run: MB_ISA_AUTO_ means the public mb_fk. */
+static mb_isa_ fk_isa = MB_ISA_AUTO_;
+
+static mb_status run_fk(const mb_skeleton *s, const mb_pose *p, float (*w)[16], int n)
+{
+    return fk_isa == MB_ISA_AUTO_ ? mb_fk(s, p, w, n) : mb_fk_isa_(s, p, w, n, fk_isa);
+}
 
 typedef struct loaded {
     mb_skeleton *s;
@@ -96,7 +106,7 @@ static void fk_frame(loaded *L, int frame)
 {
     mb_pose p = {L->pose, L->n};
     cr_assert_eq(mb_clip_frame_pose(L->s, L->c, frame, p), MB_OK, "frame %d", frame);
-    cr_assert_eq(mb_fk(L->s, &p, L->world, L->n), MB_OK);
+    cr_assert_eq(run_fk(L->s, &p, L->world, L->n), MB_OK);
 }
 
 /* ---------- the oracle CSV ---------- */
@@ -117,7 +127,7 @@ static int split_csv(char *line, char **fields, int max)
     return n;
 }
 
-Test(fk, matches_oracle_csv)
+static void oracle_csv(void)
 {
     const char *csv = mb_shared_path("bvh/expected_fk.csv");
     FILE *f = fopen(csv, "r");
@@ -206,6 +216,27 @@ Test(fk, matches_oracle_csv)
     cr_expect_gt(data_rows, 2000, "only %ld data rows in expected_fk.csv", data_rows);
     cr_expect_eq(checked, data_rows, "checked %ld of %ld CSV rows (none may be skipped)",
                  checked, data_rows);
+}
+
+Test(fk, matches_oracle_csv)
+{
+    oracle_csv();
+}
+
+/* Every kernel this CPU runs against the same oracle rows. */
+Test(fk_kernels, every_kernel_matches_oracle_csv)
+{
+    int ran = 0;
+    for (int i = MB_ISA_GENERIC_; i < MB_ISA_COUNT_; ++i) {
+        if (!mb_fk_kernel_((mb_isa_)i))
+            continue;
+        cr_log_info("kernel %s", mb_isa_name_((mb_isa_)i));
+        fk_isa = (mb_isa_)i;
+        oracle_csv();
+        ++ran;
+    }
+    fk_isa = MB_ISA_AUTO_;
+    cr_assert_geq(ran, 1);
 }
 
 /* ---------- Euler orders: same motion, different channel layouts ---------- */
@@ -328,4 +359,151 @@ Test(fk, rest_height_has_a_sane_scale)
     load_rel("cmu_02_03_run.bvh", &L);
     cr_expect(L.height > 10.0 && L.height < 200.0, "height %g", L.height);
     unload(&L);
+}
+
+/* ---------- the kernels against an independent double-precision FK ---------- */
+
+/* A random tree of n joints (parent: the previous joint or, one time in three, any earlier
+ * one), offsets in [-1, 1]. */
+static mb_skeleton *random_tree(int n, uint64_t *rng)
+{
+    mb_joint_desc *j = calloc((size_t)n, sizeof *j);
+    char (*names)[16] = calloc((size_t)n, sizeof *names);
+    cr_assert(j && names);
+    for (int i = 0; i < n; ++i) {
+        snprintf(names[i], sizeof names[i], "j%d", i);
+        j[i].name = names[i];
+        j[i].parent = i == 0 ? -1
+                      : mb_test_unit(rng) < 0.67 ? i - 1
+                                                  : (int)(mb_test_unit(rng) * i);
+        for (int k = 0; k < 3; ++k)
+            j[i].offset[k] = (float)(mb_test_unit(rng) * 2 - 1);
+    }
+    mb_skeleton_desc d = {j, n, {0}};
+    mb_skeleton *s = NULL;
+    cr_assert_eq(mb_skeleton_create(&d, &s, NULL), MB_OK);
+    free(j);
+    free(names);
+    return s;
+}
+
+/* World matrices in double: rotation of q / |q| (identity for q = 0), row-major 3x4. */
+static void fk_double(const mb_skeleton *s, const mb_xform *pose, double (*m)[3][4])
+{
+    const int *par = mb_skeleton_parents(s);
+    for (int i = 0; i < mb_skeleton_joint_count(s); ++i) {
+        const float *r = pose[i].rot;
+        double q[4] = {r[0], r[1], r[2], r[3]}, n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        double rot[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, l[3][4];
+        if (n2 > 0) {
+            for (int k = 0; k < 4; ++k)
+                q[k] /= sqrt(n2);
+            mb_test_quat_rot3(q, rot);
+        }
+        for (int a = 0; a < 3; ++a) {
+            for (int b = 0; b < 3; ++b)
+                l[a][b] = rot[a][b];
+            l[a][3] = pose[i].pos[a];
+        }
+        int p = par[i];
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 4; ++b)
+                m[i][a][b] = p < 0 ? l[a][b]
+                                   : m[p][a][0] * l[0][b] + m[p][a][1] * l[1][b] +
+                                         m[p][a][2] * l[2][b] + (b == 3 ? m[p][a][3] : 0.0);
+    }
+}
+
+/* Sizes around the lane counts (8, 16) and past a chunk (MB_FK_CHUNK_: parents in an
+ * earlier chunk); quaternions unit, scaled (0.5 .. 2: FK uses q / |q|), and one zero
+ * (the identity). Checks every entry of every world matrix, the last row included. */
+Test(fk_kernels, every_kernel_matches_double_fk)
+{
+    static const int sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 256, 257, 600};
+    uint64_t rng = 0xF00DF00Dull;
+    int ran[MB_ISA_COUNT_] = {0};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+        int n = sizes[si];
+        mb_skeleton *s = random_tree(n, &rng);
+        mb_xform *pose = calloc((size_t)n, sizeof *pose);
+        float(*w)[16] = malloc((size_t)n * sizeof *w);
+        double(*m)[3][4] = malloc((size_t)n * sizeof *m);
+        cr_assert(pose && w && m);
+        for (int i = 0; i < n; ++i) {
+            double q[4], len = 0, scale = i % 3 == 0 ? 1.0 : 0.5 + 1.5 * mb_test_unit(&rng);
+            for (int k = 0; k < 4; ++k) {
+                q[k] = mb_test_unit(&rng) * 2 - 1;
+                len += q[k] * q[k];
+            }
+            for (int k = 0; k < 4; ++k)
+                pose[i].rot[k] = i == n / 2 && n > 4 ? 0.0f : (float)(q[k] / sqrt(len) * scale);
+            memcpy(pose[i].pos, mb_skeleton_offset(s, i), sizeof pose[i].pos);
+        }
+        fk_double(s, pose, m);
+        mb_pose p = {pose, n};
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_fk_kernel_((mb_isa_)isa)) {
+                cr_assert_eq(mb_fk_isa_(s, &p, w, n, (mb_isa_)isa), MB_INVALID_ARG);
+                continue;
+            }
+            memset(w, 0xFF, (size_t)n * sizeof *w); /* NaN: every entry must be written */
+            cr_assert_eq(mb_fk_isa_(s, &p, w, n, (mb_isa_)isa), MB_OK);
+            ++ran[isa];
+            double worst = 0;
+            for (int i = 0; i < n; ++i) {
+                for (int a = 0; a < 3; ++a)
+                    for (int b = 0; b < 4; ++b) {
+                        /* column-major float[16]: entry (row a, column b) at 4b + a */
+                        double e = fabs(w[i][4 * b + a] - m[i][a][b]);
+                        worst = e > worst || e != e ? e : worst;
+                    }
+                cr_assert(w[i][3] == 0.0f && w[i][7] == 0.0f && w[i][11] == 0.0f &&
+                              w[i][15] == 1.0f,
+                          "%s n %d joint %d: last row (%g %g %g %g)", mb_isa_name_((mb_isa_)isa),
+                          n, i, w[i][3], w[i][7], w[i][11], w[i][15]);
+            }
+            if (n == 600)
+                cr_log_info("%s n %d: worst %.3g", mb_isa_name_((mb_isa_)isa), n, worst);
+            /* chains of unit-scale rotations and offsets: positions stay within a few
+             * units, float rounding compounds along the chain (depth up to ~n) */
+            cr_assert(worst < 2e-6 * (1 + n / 64), "%s n %d: worst %g", mb_isa_name_((mb_isa_)isa),
+                      n, worst);
+        }
+        /* the public function is one of the kernels */
+        float(*w2)[16] = malloc((size_t)n * sizeof *w2);
+        cr_assert(w2);
+        cr_assert_eq(mb_fk(s, &p, w2, n), MB_OK);
+        cr_assert_eq(mb_fk_isa_(s, &p, w, n, MB_ISA_AUTO_), MB_OK);
+        cr_assert(memcmp(w, w2, (size_t)n * sizeof *w) == 0);
+        free(w2);
+        free(pose);
+        free(w);
+        free(m);
+        mb_skeleton_destroy(s);
+    }
+    cr_assert_gt(ran[MB_ISA_GENERIC_], 0); /* test_cpu checks which kernels exist */
+}
+
+/* Short views and missing arguments fail before anything is written. */
+Test(fk, rejects_bad_views)
+{
+    uint64_t rng = 7;
+    mb_skeleton *s = random_tree(5, &rng);
+    mb_xform pose[5];
+    float w[5][16];
+    mb_pose p = {pose, 5};
+    cr_assert_eq(mb_skeleton_rest_pose(s, p), MB_OK);
+    memset(w, 0, sizeof w);
+    cr_assert_eq(mb_fk(s, &p, w, 4), MB_TOO_SMALL);
+    mb_pose shortp = {pose, 4};
+    cr_assert_eq(mb_fk(s, &shortp, w, 5), MB_TOO_SMALL);
+    cr_assert_eq(mb_fk(NULL, &p, w, 5), MB_INVALID_ARG);
+    cr_assert_eq(mb_fk(s, NULL, w, 5), MB_INVALID_ARG);
+    cr_assert_eq(mb_fk(s, &p, NULL, 5), MB_INVALID_ARG);
+    for (int i = 0; i < 5; ++i)
+        for (int k = 0; k < 16; ++k)
+            cr_assert_eq(w[i][k], 0.0f);
+    cr_assert_eq(mb_fk_isa_(s, &p, w, 5, MB_ISA_SSE2_), MB_INVALID_ARG); /* no SSE2 kernel */
+    cr_assert_eq(mb_fk_isa_(s, &p, w, 5, MB_ISA_COUNT_), MB_INVALID_ARG);
+    mb_skeleton_destroy(s);
 }

@@ -8,22 +8,33 @@
  *           weights) and writes the bytes it writes, doing almost no arithmetic: what
  *           streaming the data costs on this machine (from DRAM at 1M vertices, from the
  *           last-level cache at 100k);
- *   LBS     mb_skin_run, linear blend, the kernel picked for this CPU (AVX2 + FMA when it has
- *           them), indices trusted (as for an mb_mesh) and checked (the default pre-pass);
+ *   LBS     mb_skin_run, linear blend, the kernel picked for this CPU (AVX-512 or AVX2 + FMA
+ *           when it has them), indices trusted (as for an mb_mesh) and checked (the default
+ *           pre-pass); "LBS avx2": the AVX2 kernel forced (trusted indices), where it runs;
  *   DQS     mb_skin_run, dual quaternions (mb_skin_dq_palette once per frame included);
  *   generic the portable kernel (mb_skin_run_isa_ with MB_ISA_GENERIC_: what a CPU
  *           without AVX2 runs);
- * with the ratios LBS / floor and DQS / LBS. For reference, ozz-animation's SkinningJob is
- * published at about 4.7-6.1 ns per vertex for positions + normals (4 influences).
+ *   ozz-sse2 ozz-animation's SkinningJob algorithm in SSE2 (its default build), written out
+ *           here (uint16 indices and float weights: the same bytes as the u16+float rows,
+ *           timed on both rows as the baseline);
+ * with the ratios LBS / floor, LBS / ozz-sse2 and DQS / LBS.
  * Speed is printed, never asserted; the exit status is non-zero only if a job fails.
  *
  * Options: --runs N (timed repetitions, default 15; median and best are printed),
- *          --quick (3 repetitions, 100k vertices only: a smoke run). */
+ *          --quick (3 repetitions, 100k vertices only: a smoke run),
+ *          --vertices N (one mesh size only),
+ *          --palette-offset BYTES (the palette that many bytes, a multiple of 4 below 64, past a
+ *          64-byte boundary; default 0). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define HAVE_OZZ_SSE2_ 1
+#endif
 
 #include "bench_util.h"
 #include "mblend/runtime/skin.h"
@@ -142,9 +153,56 @@ static void floor_u8(const data *d, int normals)
     }
 }
 
+#ifdef HAVE_OZZ_SSE2_
+/* ozz-animation's SkinningJob algorithm, 4 influences, as its default (SSE2) build runs it,
+ * written out here: per vertex the four palette matrices as columns, the last weight
+ * 1 - (w0 + w1 + w2) (ozz stores influences - 1 weights; the bench's float weights sum to
+ * 1, so the result is the same), the blended matrix applied to the position and normal,
+ * three floats loaded and stored per attribute. */
+static inline __m128 ozz_load3(const float *p)
+{
+    return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)),
+                         _mm_load_ss(p + 2));
+}
+static inline void ozz_store3(float *p, __m128 v)
+{
+    _mm_storel_pi((__m64 *)(void *)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+#define SPLAT_(v, i) _mm_shuffle_ps(v, v, _MM_SHUFFLE(i, i, i, i))
+__attribute__((noinline)) static void ozz_lbs_sse2(const data *d, const float (*pal)[16], int normals)
+{
+    const uint16_t *ix = d->idx16;
+    const float *w = d->wf;
+    const __m128 one = _mm_set1_ps(1.0f);
+    for (int v = 0; v < d->n; ++v) {
+        __m128 w0 = _mm_set1_ps(w[4 * v]), w1 = _mm_set1_ps(w[4 * v + 1]), w2 = _mm_set1_ps(w[4 * v + 2]);
+        __m128 w3 = _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(one, w0), w1), w2);
+        const float *m0 = pal[ix[4 * v]], *m1 = pal[ix[4 * v + 1]], *m2 = pal[ix[4 * v + 2]],
+                    *m3 = pal[ix[4 * v + 3]];
+        __m128 c[4];
+        for (int k = 0; k < 4; ++k)
+            c[k] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m0 + 4 * k), w0),
+                                         _mm_mul_ps(_mm_loadu_ps(m1 + 4 * k), w1)),
+                              _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m2 + 4 * k), w2),
+                                         _mm_mul_ps(_mm_loadu_ps(m3 + 4 * k), w3)));
+        __m128 p = ozz_load3(d->pos + 3 * v);
+        __m128 o = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], SPLAT_(p, 0)), _mm_mul_ps(c[1], SPLAT_(p, 1))),
+                              _mm_add_ps(_mm_mul_ps(c[2], SPLAT_(p, 2)), c[3]));
+        ozz_store3(d->outp + 3 * v, o);
+        if (normals) {
+            __m128 q = ozz_load3(d->nrm + 3 * v);
+            __m128 on = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], SPLAT_(q, 0)), _mm_mul_ps(c[1], SPLAT_(q, 1))),
+                                   _mm_mul_ps(c[2], SPLAT_(q, 2)));
+            ozz_store3(d->outn + 3 * v, on);
+        }
+    }
+}
+#endif
+
 typedef struct run_ctx {
     const data *d;
-    int u8, normals, floor;
+    int u8, normals, floor, ozz;
     mb_isa_ isa; /* MB_ISA_AUTO_: the public mb_skin_run */
     mb_skin_desc desc;
     const float (*pal)[16];
@@ -157,6 +215,12 @@ static void one_run(run_ctx *r)
         (r->u8 ? floor_u8 : floor_u16f)(r->d, r->normals);
         return;
     }
+#ifdef HAVE_OZZ_SSE2_
+    if (r->ozz) {
+        ozz_lbs_sse2(r->d, r->pal, r->normals);
+        return;
+    }
+#endif
     if (r->desc.method == MB_SKIN_DQS && mb_skin_dq_palette(r->pal, BONES, r->dq) != MB_OK)
         exit(1);
     if ((r->isa == MB_ISA_AUTO_ ? mb_skin_run(&r->desc) : mb_skin_run_isa_(&r->desc, r->isa)) !=
@@ -184,14 +248,18 @@ static void time_it(run_ctx *r, int runs, double *med, double *best)
 
 int main(int argc, char **argv)
 {
-    int runs = 15, quick = 0;
+    int runs = 15, quick = 0, only = 0, pal_off = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "--vertices") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--palette-offset") == 0 && i + 1 < argc)
+            pal_off = atoi(argv[++i]) / 4 % 16 * 4;
         else {
-            fprintf(stderr, "usage: bench_skin [--runs N] [--quick]\n");
+            fprintf(stderr, "usage: bench_skin [--runs N] [--quick] [--vertices N] [--palette-offset BYTES]\n");
             return 2;
         }
     }
@@ -199,7 +267,10 @@ int main(int argc, char **argv)
         runs = 3;
     runs = runs < 1 ? 1 : (runs > 64 ? 64 : runs);
 
-    float pal[BONES][16], dq[BONES][8];
+    /* 64-byte aligned (as from aligned_alloc(64)), or --palette-offset bytes past it */
+    _Alignas(64) float palbuf[BONES * 16 + 16];
+    float(*pal)[16] = (float(*)[16])(palbuf + pal_off / 4);
+    _Alignas(64) float dq[BONES][8];
     for (int b = 0; b < BONES; ++b) {
         double q[4], n = 0;
         for (int k = 0; k < 4; ++k) {
@@ -223,16 +294,23 @@ int main(int argc, char **argv)
     }
     char load[128];
     bench_loadavg(load, sizeof load);
-    int avx2 = mb_skin_kernel_(MB_ISA_AUTO_) != mb_skin_kernel_(MB_ISA_GENERIC_);
-    printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; load %s\n",
-           avx2 ? "AVX2+FMA" : "generic", runs, load);
-    printf("ozz-animation SkinningJob, published: about 4.7-6.1 ns/vertex (positions + normals)\n\n");
-    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %8s %8s\n", "vertices", "format", "attributes",
-           "floor", "LBS trusted", "LBS checked", "DQS trusted", "generic L/D", "LBS/flr",
-           "DQS/LBS");
+    mb_skin_kernel_fn_ picked = mb_skin_kernel_(MB_ISA_AUTO_);
+    const char *kname = picked == mb_skin_kernel_(MB_ISA_AVX512_) ? "AVX-512"
+                        : picked == mb_skin_kernel_(MB_ISA_AVX2_) ? "AVX2+FMA"
+                                                                  : "generic";
+    int have_avx2 = mb_skin_kernel_(MB_ISA_AVX2_) != NULL;
+    printf("kernel picked for this CPU: %s; %d runs, median (best) ns per vertex; palette %d "
+           "bytes past a 64-byte boundary; load %s\n",
+           kname, runs, pal_off, load);
+    printf("\n");
+    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %8s %8s %8s\n", "vertices",
+           "format", "attributes", "floor", "ozz-sse2", "LBS trusted", "LBS checked", "LBS avx2",
+           "DQS trusted", "generic L/D", "LBS/flr", "LBS/ozz", "DQS/LBS");
 
     int sizes[2] = {100000, 1000000};
-    for (int si = 0; si < (quick ? 1 : 2); ++si) {
+    if (only > 0)
+        sizes[0] = only;
+    for (int si = 0; si < (quick || only > 0 ? 1 : 2); ++si) {
         data d;
         make_data(&d, sizes[si]);
         for (int u8 = 0; u8 < 2; ++u8)
@@ -259,10 +337,15 @@ int main(int argc, char **argv)
                     k->normals = d.nrm;
                     k->out_normals = d.outn;
                 }
-                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2];
+                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2], la[2] = {0, 0}, oz[2] = {0, 0};
                 r.floor = 1;
                 time_it(&r, runs, &fl[0], &fl[1]);
                 r.floor = 0;
+#ifdef HAVE_OZZ_SSE2_
+                r.ozz = 1; /* same bytes in as the u16+float LBS, so timed for both formats */
+                time_it(&r, runs, &oz[0], &oz[1]);
+                r.ozz = 0;
+#endif
                 r.isa = MB_ISA_AUTO_;
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_LBS;
@@ -272,20 +355,26 @@ int main(int argc, char **argv)
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &dt[0], &dt[1]);
+                if (have_avx2) {
+                    r.isa = MB_ISA_AVX2_;
+                    k->method = MB_SKIN_LBS;
+                    time_it(&r, runs, &la[0], &la[1]);
+                }
                 r.isa = MB_ISA_GENERIC_;
                 k->method = MB_SKIN_LBS;
                 time_it(&r, runs, &gl[0], &gl[1]);
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &gd[0], &gd[1]);
-                char c[6][32];
-                double *all[6] = {fl, lt, lc, dt, gl, gd};
-                for (int i = 0; i < 6; ++i)
+                char c[8][32];
+                double *all[8] = {fl, lt, lc, dt, gl, gd, la, oz};
+                for (int i = 0; i < 8; ++i)
                     snprintf(c[i], sizeof c[i], "%.2f (%.2f)", all[i][0], all[i][1]);
                 char gen[32];
                 snprintf(gen, sizeof gen, "%.2f / %.2f", gl[0], gd[0]);
-                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %7.2fx %7.2fx\n", d.n,
-                       u8 ? "u8+unorm16" : "u16+float", normals ? "pos+nrm" : "pos", c[0], c[1],
-                       c[2], c[3], gen, lt[0] / fl[0], dt[0] / lt[0]);
+                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %7.2fx %7.2fx %7.2fx\n",
+                       d.n, u8 ? "u8+unorm16" : "u16+float", normals ? "pos+nrm" : "pos", c[0],
+                       oz[0] > 0 ? c[7] : "-", c[1], c[2], have_avx2 ? c[6] : "-", c[3], gen,
+                       lt[0] / fl[0], oz[0] > 0 ? lt[0] / oz[0] : 0.0, dt[0] / lt[0]);
                 fflush(stdout);
             }
         free_data(&d);

@@ -141,9 +141,13 @@ MB_API mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t
 /* The rest pose: identity rotations, offsets as translations. */
 MB_API mb_status mb_skeleton_rest_pose(const mb_skeleton *s, mb_pose out);
 
-/* Forward kinematics: local pose -> world matrices (column-major float[16]), one per joint,
- * in a single parents-first pass. out_count must be at least the joint count. The world
- * position of joint i is out_world[i][12..14]. MB_INVALID_ARG / MB_TOO_SMALL on bad views. */
+/* Forward kinematics: local pose -> world matrices (column-major float[16]), one per joint:
+ * world(i) = world(parent) * T(pos) * R(rot), parents first. out_count must be at least the
+ * joint count; out_world may not overlap the pose. The world position of joint i is
+ * out_world[i][12..14]. Each rotation is used as q / |q| (exactly unit input need not be
+ * renormalised; a zero quaternion gives no rotation). Never allocates; SIMD kernels (AVX2,
+ * AVX-512) where the CPU has them. MB_INVALID_ARG / MB_TOO_SMALL on bad views, before
+ * anything is written. */
 MB_API mb_status mb_fk(const mb_skeleton *s, const mb_pose *local, float (*out_world)[16],
                        int out_count);
 

@@ -106,7 +106,10 @@ typedef struct mb_skin_desc {
  * required views, influences or palette_count out of range, an unknown method or format,
  * bad strides, normals without out_normals, a joint index >= palette_count (unless
  * trusted_indices). Never allocates. Vertices are independent: callers may split a mesh
- * into ranges and skin them on several threads. */
+ * into ranges and skin them on several threads.
+ * Speed (any layout works): LBS runs fastest with a 64-byte-aligned palette (one cache
+ * line per matrix, as aligned_alloc(64, ...) gives; 10-20% slower otherwise on AVX-512)
+ * and packed 12-byte positions and normals (strides 0 or 12). */
 MB_API mb_status mb_skin_run(const mb_skin_desc *d);
 
 #ifdef __cplusplus

@@ -1,8 +1,11 @@
-/* Clip sampling at a time: slerp rotations, lerp translations between two frames. */
+/* Clip sampling at a time: slerp rotations, lerp translations between two frames. The
+ * rotations go through a kernel (sample_internal.h): the portable one here, an AVX-512 one
+ * where the CPU has it. */
 #include <math.h>
 #include <string.h>
 
 #include "runtime/anim/clip_internal.h"
+#include "runtime/anim/sample_internal.h"
 
 /* Short-arc slerp of unit quaternions in double, the textbook formula: for frames far
  * apart, where the series below does not hold. */
@@ -35,26 +38,11 @@ static void slerp_far(const float *a, const float *b_in, double t, float *out)
         out[k] = (float)(r[k] * inv);
 }
 
-/* Series slerp weights for one interpolation parameter t, shared by every joint:
- * sin(k th) / sin(th) = k (1 + c1 th^2 + c2 th^4) with c1 = (1 - k^2) / 6 and
- * c2 = (1 - k^2)(7 - 3 k^2) / 360, k = 1 - t for the first frame and t for the second. */
-typedef struct series_w {
-    float ka, a1, a2, kb, b1, b2;
-} series_w;
-
-static series_w series_weights(double t)
-{
-    double ka = 1.0 - t, kb = t, ea = 1.0 - ka * ka, eb = 1.0 - kb * kb;
-    series_w w = {(float)ka, (float)(ea / 6.0), (float)(ea * (7.0 - 3.0 * ka * ka) / 360.0),
-                  (float)kb, (float)(eb / 6.0), (float)(eb * (7.0 - 3.0 * kb * kb) / 360.0)};
-    return w;
-}
-
 /* Consecutive mocap frames are close: with theta = acos|a.b| below 0.1 (rotations under
  * 11 degrees apart), theta^2 = 2x + x^2/3 + 8x^3/45 (x = 1 - |a.b|) and the series
  * weights hold to 1e-9, so no libm call is needed; the result is renormalised in float.
  * Returns 0 (nothing written) when the frames are farther apart. */
-static int slerp_near(const float *a, const float *b, const series_w *w, float *out)
+static int slerp_near(const float *a, const float *b, const mb_series_w_ *w, float *out)
 {
     float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     float sg = d < 0.0f ? -1.0f : 1.0f;
@@ -75,21 +63,52 @@ static int slerp_near(const float *a, const float *b, const series_w *w, float *
     return 1;
 }
 
+mb_series_w_ mb_series_weights_(double t)
+{
+    double ka = 1.0 - t, kb = t, ea = 1.0 - ka * ka, eb = 1.0 - kb * kb;
+    mb_series_w_ w = {(float)ka, (float)(ea / 6.0), (float)(ea * (7.0 - 3.0 * ka * ka) / 360.0),
+                      (float)kb, (float)(eb / 6.0), (float)(eb * (7.0 - 3.0 * kb * kb) / 360.0)};
+    return w;
+}
+
+void mb_sample_rot_generic_(const float *r0, const float *r1, int n, double a, mb_xform *out)
+{
+    mb_series_w_ w = mb_series_weights_(a);
+    for (int j = 0; j < n; ++j)
+        if (!slerp_near(r0 + 4 * j, r1 + 4 * j, &w, out[j].rot))
+            slerp_far(r0 + 4 * j, r1 + 4 * j, a, out[j].rot);
+}
+
+/* ---------- the kernels by ISA (cpu_internal.h's scheme) ---------- */
+
+static const mb_sample_rot_fn_ kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = mb_sample_rot_generic_,
+#ifdef MB_SAMPLE_HAVE_AVX512_
+    [MB_ISA_AVX512_] = mb_sample_rot_avx512_,
+#endif
+};
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
+
+mb_sample_rot_fn_ mb_sample_rot_kernel_(mb_isa_ isa)
+{
+    return kernels[mb_isa_select_(isa, BUILT_)];
+}
+
 /* The pose a of the way from frame f0 to frame f1 (a = 0: exactly frame f0). */
 static void pose_between(const mb_skeleton *s, const mb_clip *c, int f0, int f1, double a,
-                         mb_pose out)
+                         mb_pose out, mb_sample_rot_fn_ rot)
 {
     int nj = s->joint_count;
     const float *r0 = mb_clip_rotations(c) + 4 * (size_t)f0 * nj;
     const float *r1 = mb_clip_rotations(c) + 4 * (size_t)f1 * nj;
-    series_w w = series_weights(a);
+    if (a == 0.0)
+        for (int j = 0; j < nj; ++j)
+            memcpy(out.joints[j].rot, r0 + 4 * j, sizeof out.joints[j].rot);
+    else
+        rot(r0, r1, nj, a, out.joints);
     float fa = (float)a;
     for (int j = 0; j < nj; ++j) {
         mb_xform *o = &out.joints[j];
-        if (a == 0.0)
-            memcpy(o->rot, r0 + 4 * j, sizeof o->rot);
-        else if (!slerp_near(r0 + 4 * j, r1 + 4 * j, &w, o->rot))
-            slerp_far(r0 + 4 * j, r1 + 4 * j, a, o->rot);
         const float *p0 = mb_clip_pos_(s, c, f0, j), *p1 = mb_clip_pos_(s, c, f1, j);
         if (p0 == p1) /* an untracked joint's offset, or one frame: copied bit for bit */
             memcpy(o->pos, p0, sizeof o->pos);
@@ -99,10 +118,11 @@ static void pose_between(const mb_skeleton *s, const mb_clip *c, int f0, int f1,
     }
 }
 
-mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap,
-                         mb_pose out)
+mb_status mb_clip_sample_isa_(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap,
+                              mb_pose out, mb_isa_ isa)
 {
-    if (!s || !c || !out.joints || !isfinite(t))
+    mb_sample_rot_fn_ rot = mb_sample_rot_kernel_(isa);
+    if (!rot || !s || !c || !out.joints || !isfinite(t))
         return MB_INVALID_ARG;
     int nf = mb_clip_frame_count(c), nj = mb_clip_joint_count(c);
     if (nf < 1 || nj != s->joint_count || (unsigned)wrap > (unsigned)MB_WRAP_LOOP)
@@ -138,8 +158,14 @@ mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wr
             a = x - f0;
         }
     }
-    pose_between(s, c, f0, f1, a, out);
+    pose_between(s, c, f0, f1, a, out, rot);
     return MB_OK;
+}
+
+mb_status mb_clip_sample(const mb_skeleton *s, const mb_clip *c, double t, mb_wrap wrap,
+                         mb_pose out)
+{
+    return mb_clip_sample_isa_(s, c, t, wrap, out, MB_ISA_AUTO_);
 }
 
 mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame, mb_pose out)
@@ -150,6 +176,6 @@ mb_status mb_clip_frame_pose(const mb_skeleton *s, const mb_clip *c, int frame, 
         return MB_INVALID_ARG;
     if (out.count < s->joint_count)
         return MB_TOO_SMALL;
-    pose_between(s, c, frame, frame, 0.0, out);
+    pose_between(s, c, frame, frame, 0.0, out, mb_sample_rot_generic_);
     return MB_OK;
 }

@@ -188,12 +188,13 @@ static const mb_skin_kernel_fn_ kernels[MB_ISA_COUNT_] = {
 #ifdef MB_SKIN_HAVE_AVX2_
     [MB_ISA_AVX2_] = mb_skin_kernel_avx2_,
 #endif
-};
-#ifdef MB_SKIN_HAVE_AVX2_
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
-#else
-#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
+#ifdef MB_SKIN_HAVE_AVX512_
+    [MB_ISA_AVX512_] = mb_skin_kernel_avx512_,
 #endif
+};
+#define BUILT_                                                                             \
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX2_] ? MB_ISA_BIT_(MB_ISA_AVX2_) : 0u) | \
+     (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
 
 mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa)
 {

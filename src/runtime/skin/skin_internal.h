@@ -9,7 +9,7 @@
 #include "mblend/runtime/skin.h"
 
 /* A kernel skins vertices [begin, end) of a validated desc. The portable kernel handles
- * every case; the AVX2 + FMA one (x86-64, chosen at run time) too. */
+ * every case; the AVX2 + FMA and AVX-512 ones (x86-64, chosen at run time) too. */
 typedef void (*mb_skin_kernel_fn_)(const mb_skin_desc *d, int begin, int end);
 
 void mb_skin_kernel_generic_(const mb_skin_desc *d, int begin, int end);
@@ -18,10 +18,16 @@ void mb_skin_kernel_generic_(const mb_skin_desc *d, int begin, int end);
 #define MB_SKIN_HAVE_AVX2_ 1
 void mb_skin_kernel_avx2_(const mb_skin_desc *d, int begin, int end);
 #endif
+#ifdef MB_CPU_BUILD_AVX512_
+/* LBS on 16-vertex blocks; DQS and the last vertex_count % 16 vertices through the AVX2
+ * kernel. */
+#define MB_SKIN_HAVE_AVX512_ 1
+void mb_skin_kernel_avx512_(const mb_skin_desc *d, int begin, int end);
+#endif
 
 /* The kernel for an ISA (cpu_internal.h's scheme): the portable one for MB_ISA_GENERIC_,
- * the AVX2 + FMA one for MB_ISA_AVX2_ where built and the CPU has it; NULL otherwise (there
- * is no SSE2 kernel). MB_ISA_AUTO_: the best of them the CPU runs, never NULL. */
+ * the AVX2 + FMA one for MB_ISA_AVX2_ and the AVX-512 one for MB_ISA_AVX512_ where built
+ * and the CPU has them; NULL otherwise (there is no SSE2 kernel). MB_ISA_AUTO_: the best of them the CPU runs, never NULL. */
 mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa);
 
 /* mb_skin_run with the kernel of isa (MB_ISA_AUTO_ = what mb_skin_run uses); an ISA
