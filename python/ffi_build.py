@@ -90,6 +90,7 @@ mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
 
 typedef struct mb_bvh_write_desc {
     int drop_still_positions;
+    int portable_offsets;
     ...;
 } mb_bvh_write_desc;
 mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,

@@ -203,6 +203,7 @@ class Clip:
                 raise InvalidArgumentError("scale applies to .glb output only")
             d = ffi.new("mb_bvh_write_desc *")
             d.drop_still_positions = 1 if self._scene is not None else 0
+            d.portable_offsets = d.drop_still_positions  # three.js reads it the same
             check(lib.mb_bvh_write_file(p, self._skel, self._clip, d, err), err, os.fsdecode(p))
         else:
             raise InvalidArgumentError(f"{os.fsdecode(p)}: the output must end in .bvh or .glb")

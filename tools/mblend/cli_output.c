@@ -76,6 +76,7 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src)
     mb_bvh_write_desc d;
     memset(&d, 0, sizeof d);
     d.drop_still_positions = src->scene != NULL;
+    d.portable_offsets = src->scene != NULL;
     return d;
 }
 

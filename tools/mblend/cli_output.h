@@ -21,7 +21,10 @@ int cli_check_report(const char *cmd, const char *report, const char *outp,
 int cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n);
 
 /* The BVH writer's settings for output on src's skeleton: a glTF/FBX scene's nodes all have
- * position channels, so joints the clip holds still are written with rotations only. */
+ * position channels, so joints the clip holds still are written with rotations only, their
+ * translation as the OFFSET, and moving ones over OFFSET 0 (portable_offsets: three.js,
+ * which adds OFFSET to the channels, reads the same motion). A BVH source keeps its own
+ * OFFSETs and channels. */
 mb_bvh_write_desc cli_bvh_desc(const cli_clip *src);
 
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a

@@ -111,7 +111,9 @@ int cmd_convert(int argc, char **argv)
     } else {
         mb_error err;
         memset(&err, 0, sizeof err);
-        wd.drop_still_positions = cli_bvh_desc(&src).drop_still_positions;
+        const mb_bvh_write_desc from_src = cli_bvh_desc(&src);
+        wd.drop_still_positions = from_src.drop_still_positions;
+        wd.portable_offsets = from_src.portable_offsets;
         mb_status st = mb_bvh_write_file(out, src.s, src.c, &wd, &err);
         if (st != MB_OK) {
             if (err.code == MB_OK) {
