@@ -2,8 +2,12 @@
  * run by node: tests/js/three_bvh_positions.js) ADDS a joint's OFFSET to its position
  * channels where mblend, assimp and Blender replace it; a BVH written from a glTF must place
  * every joint in three.js where `mblend positions` places it in the source. These tests
- * fail, never skip, when node or three.js is missing: scripts/setup.sh installs both. */
+ * fail, never skip, when node or three.js is missing: scripts/setup.sh installs both.
+ * The .glb files are read here with cJSON, not through mblend's reader: what a glTF player
+ * sees (the loop's keys, materials, images, TEXCOORD_0). */
+#include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +162,147 @@ Test(cli_readers, three_js_reads_cesium_man_bvh_as_mblend)
 {
     mb_test_need_assimp();
     check_three_reads_as_mblend(mb_shared_path("mesh/CesiumMan.glb"), "three_cesium");
+}
+
+/* ---------- glTF as a player reads it ---------- */
+
+/* A .glb's JSON (parsed) and binary chunk (borrowed from bytes). */
+typedef struct glb {
+    unsigned char *bytes;
+    cJSON *json;
+    const unsigned char *bin;
+    size_t bin_len;
+} glb;
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static glb glb_read(const char *path)
+{
+    glb g = {0};
+    size_t n;
+    g.bytes = (unsigned char *)mb_test_slurp(path, &n);
+    cr_assert_not_null(g.bytes, "cannot read %s", path);
+    cr_assert(n >= 20 && memcmp(g.bytes, "glTF", 4) == 0 && le32(g.bytes + 8) == n, "%s: no glb", path);
+    uint32_t jl = le32(g.bytes + 12);
+    cr_assert(20 + (size_t)jl <= n && memcmp(g.bytes + 16, "JSON", 4) == 0, "%s: JSON chunk", path);
+    g.json = cJSON_ParseWithLength((const char *)g.bytes + 20, jl);
+    cr_assert_not_null(g.json, "%s: bad JSON", path);
+    if (20 + (size_t)jl + 8 <= n) {
+        g.bin_len = le32(g.bytes + 20 + jl);
+        g.bin = g.bytes + 28 + jl;
+        cr_assert(28 + (size_t)jl + g.bin_len <= n, "%s: BIN chunk", path);
+    }
+    return g;
+}
+
+static void glb_free(glb *g)
+{
+    cJSON_Delete(g->json);
+    free(g->bytes);
+}
+
+static const cJSON *at(const cJSON *o, const char *key, int i)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *e = i < 0 ? a : cJSON_GetArrayItem(a, i);
+    cr_assert_not_null(e, "no %s[%d]", key, i);
+    return e;
+}
+
+static int num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+/* Bytes of buffer view v (of buffer 0, the BIN chunk), its length in *len. */
+static const unsigned char *view_bytes(const glb *g, int v, size_t *len)
+{
+    const cJSON *bv = at(g->json, "bufferViews", v);
+    size_t off = (size_t)num(bv, "byteOffset");
+    *len = (size_t)num(bv, "byteLength");
+    cr_assert_eq(num(bv, "buffer"), 0);
+    cr_assert(off + *len <= g->bin_len, "view %d outside the BIN chunk", v);
+    return g->bin + off;
+}
+
+/* Accessor a as floats (a float accessor, tightly packed), count * comps values, malloc'ed. */
+static float *accessor_floats(const glb *g, int a, int *count, int *comps)
+{
+    const cJSON *acc = at(g->json, "accessors", a);
+    cr_assert_eq(num(acc, "componentType"), 5126, "accessor %d is not float", a);
+    const char *type = at(acc, "type", -1)->valuestring;
+    *comps = !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC2") ? 2 : !strcmp(type, "VEC3") ? 3 : 4;
+    *count = num(acc, "count");
+    size_t len;
+    const unsigned char *p = view_bytes(g, num(acc, "bufferView"), &len);
+    size_t need = (size_t)*count * (size_t)*comps * 4, off = (size_t)num(acc, "byteOffset");
+    cr_assert(off + need <= len, "accessor %d outside its view", a);
+    float *out = malloc(need + 4);
+    cr_assert_not_null(out);
+    memcpy(out, p + off, need);
+    return out;
+}
+
+/* Angle between unit quaternions (either sign), degrees; well conditioned near 0. */
+static double quat_deg(const float *a, const float *b)
+{
+    double dot = 0, dm = 0, dp = 0;
+    for (int k = 0; k < 4; ++k) {
+        dot += (double)a[k] * b[k];
+        dm += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+        dp += ((double)a[k] + b[k]) * ((double)a[k] + b[k]);
+    }
+    double chord = sqrt(dot >= 0 ? dm : dp); /* |a -+ b| = 2 sin(angle / 4) */
+    return 4.0 * asin(fmin(1.0, chord / 2.0)) * 180.0 / 3.14159265358979323846;
+}
+
+/* glTF players loop over the key span. The trot (a blend of Fox's Walk and Run cycles, one
+ * period of 22 frames) was written with 22 keys, and its last key was 11.9 degrees from
+ * the first (the right leg): a jump at every loop. Now the key that closes the loop is
+ * written: 23 keys over exactly 22 frame times, the last key within 1 degree of the first
+ * for every joint. */
+Test(cli_readers, blended_cycle_closes_its_loop_in_gltf)
+{
+    need_cli();
+    mb_test_need_assimp();
+    const char *d = mb_test_scratch("trot_seam");
+    char walk[4200], run[4200], out[4200];
+    snprintf(walk, sizeof walk, "%s#Walk", mb_shared_path("mesh/Fox.glb"));
+    snprintf(run, sizeof run, "%s#Run", mb_shared_path("mesh/Fox.glb"));
+    snprintf(out, sizeof out, "%s/trot.glb", d);
+    cr_assert_eq(RUN_TO(NULL, "blend", walk, run, "-o", out), 0);
+    glb g = glb_read(out);
+    const cJSON *anim = at(g.json, "animations", 0);
+    const cJSON *chans = at(anim, "channels", -1);
+    int rotations = 0;
+    double seam = 0.0, last_step = 0.0;
+    for (int c = 0; c < cJSON_GetArraySize(chans); ++c) {
+        const cJSON *ch = cJSON_GetArrayItem(chans, c);
+        if (strcmp(at(at(ch, "target", -1), "path", -1)->valuestring, "rotation") != 0)
+            continue;
+        const cJSON *smp = at(anim, "samplers", num(ch, "sampler"));
+        int nt, ct, nq, cq;
+        float *t = accessor_floats(&g, num(smp, "input"), &nt, &ct);
+        float *q = accessor_floats(&g, num(smp, "output"), &nq, &cq);
+        cr_assert(nt == 23 && nq == 23 && cq == 4, "%d times, %d keys", nt, nq);
+        /* one period: 22 frames at Fox's 24 fps */
+        cr_assert(fabs(t[22] - 22.0 / 24.0) < 1e-5, "key span %g s", (double)t[22]);
+        seam = fmax(seam, quat_deg(&q[4 * 22], &q[0]));
+        last_step = fmax(last_step, quat_deg(&q[4 * 21], &q[0]));
+        ++rotations;
+        free(t);
+        free(q);
+    }
+    cr_assert_gt(rotations, 10);
+    cr_assert_lt(seam, 1.0, "the loop jumps %g degrees at its seam", seam);
+    /* the closing key continues the motion: the last frame is a step from the first, as
+     * any other frame is from the next (the old seam, 11.9 degrees on the right leg) */
+    cr_assert(last_step > 5.0 && last_step < 20.0, "last frame to first: %g degrees", last_step);
+    cr_log_info("trot seam %g degrees (last frame to first %g)", seam, last_step);
+    glb_free(&g);
+    mb_test_remove_dir(d);
 }

@@ -33,6 +33,12 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src);
  * glTF's +Y. */
 int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
                   const mb_clip *clip, const char *name, mb_axis up_axis, float scale);
+/* As cli_write_glb; cyclic non-zero: clip is a cyclic blend (one period, its last frame
+ * running on into its first). The loop's closing key follows the library's rule,
+ * mb_gltf_loop_kind (cli_write_glb: the clip's own loop, as preparation detects it). */
+int cli_write_glb_loop(const char *cmd, const char *outp, const cli_clip *src,
+                       const mb_clip *clip, const char *name, mb_axis up_axis, float scale,
+                       int cyclic);
 
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
  * doubled when it holds a comma, a quote or a line break (BVH joint names may). */

@@ -195,6 +195,8 @@ static mb_status check_desc(const mb_gltf_write_desc *d, mb_error *err)
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
     if (!mb_axis_valid_(d->up_axis))
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", (int)d->up_axis);
+    if ((unsigned)d->loop > (unsigned)MB_LOOP_RUNS_ON)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad loop kind %d", (int)d->loop);
     if (m) {
         const int *sj = mb_mesh_skin_joints(m);
         int ns = mb_mesh_skin_joint_count(m);
@@ -215,6 +217,7 @@ typedef struct writer {
     const mb_skeleton *s;
     const mb_mesh *m; /* NULL: no mesh */
     int nj, frames;
+    int keys;        /* keys per track: frames, plus the closing key of a loop */
     mb_xform *rest;  /* nj local rest transforms: the nodes' TRS */
     mb_xform *poses; /* frames * nj, frame-major; NULL without frames */
     ctx c;           /* the binary chunk with its views and accessors */
@@ -314,15 +317,16 @@ static void write_animation_data(writer *w)
 {
     const int nj = w->nj, frames = w->frames;
     const mb_xform *poses = w->poses, *rest = w->rest;
-    float *t = malloc((size_t)frames * 4 * sizeof(float));
+    const int keys = w->keys; /* key k is frame k % frames: the closing key is frame 0 */
+    float *t = malloc((size_t)keys * 4 * sizeof(float));
     if (!t)
         return;
     double dt = mb_clip_frame_time(w->d->clip);
-    for (int f = 0; f < frames; ++f)
+    for (int f = 0; f < keys; ++f)
         t[f] = (float)(f * dt);
-    float lo = 0.0f, hi = t[frames - 1];
-    int v = add_view(&w->c, t, (size_t)frames * 4, 0);
-    w->time_acc = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
+    float lo = 0.0f, hi = t[keys - 1];
+    int v = add_view(&w->c, t, (size_t)keys * 4, 0);
+    w->time_acc = add_accessor(&w->c, v, CT_FLOAT, (size_t)keys, "SCALAR", 1, &lo, &hi);
     /* a clip that never leaves the rest pose still gets an animation, the root's
      * rotation held (it is no motion: root_animated stays 0), so that it reads back
      * with its frames */
@@ -335,13 +339,13 @@ static void write_animation_data(writer *w)
             if (!moves && (any || j != 0 || kind != 0))
                 continue;
             w->root_animated |= j == 0 && moves;
-            for (int f = 0; f < frames; ++f) {
-                const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
+            for (int f = 0; f < keys; ++f) {
+                const mb_xform *x = &poses[(size_t)(f % frames) * (size_t)nj + (size_t)j];
                 memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
                        (size_t)comps * sizeof(float));
             }
-            v = add_view(&w->c, t, (size_t)frames * (size_t)comps * 4, 0);
-            int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, kind ? "VEC3" : "VEC4", 0,
+            v = add_view(&w->c, t, (size_t)keys * (size_t)comps * 4, 0);
+            int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)keys, kind ? "VEC3" : "VEC4", 0,
                                  NULL, NULL);
             jp(&w->samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
                w->anim_channels ? "," : "", w->time_acc, a);
@@ -512,6 +516,7 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
     w.m = d->mesh;
     w.nj = mb_skeleton_joint_count(w.s);
     w.frames = d->clip ? mb_clip_frame_count(d->clip) : 0;
+    w.keys = w.frames + (d->loop == MB_LOOP_RUNS_ON && w.frames >= 2);
     w.index_acc = w.ibm_acc = w.time_acc = -1;
     for (int k = 0; k < 4; ++k)
         w.mesh_acc[k] = -1;
@@ -555,4 +560,36 @@ mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_e
     st = mb_file_write_atomic(path, data, len, err);
     mb_free_(&d->allocator, data);
     return st;
+}
+
+mb_status mb_gltf_loop_kind(const mb_skeleton *s, const mb_clip *c, int cyclic,
+                            mb_loop_kind *out, mb_error *err)
+{
+    mb_error_clear_(err);
+    if (out)
+        *out = MB_LOOP_NONE;
+    if (!s || !c || !out)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL skeleton, "
+                              "clip or output)");
+    if (mb_clip_joint_count(c) != mb_skeleton_joint_count(s))
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the clip has %d joints, the "
+                              "skeleton %d", mb_clip_joint_count(c), mb_skeleton_joint_count(s));
+    if (cyclic) {
+        *out = MB_LOOP_RUNS_ON;
+        return MB_OK;
+    }
+    if (mb_clip_frame_count(c) < 3) /* no loop to detect (and preparation needs 2) */
+        return MB_OK;
+    mb_prepare_desc pd;
+    memset(&pd, 0, sizeof pd);
+    pd.skeleton = s;
+    pd.clip = c;
+    pd.source = "glTF";
+    mb_prepared_clip *p;
+    mb_status st = mb_clip_prepare(&pd, &p, err);
+    if (st != MB_OK)
+        return st;
+    *out = mb_prepared_clip_info(p)->loop;
+    mb_prepared_clip_destroy(p);
+    return MB_OK;
 }
