@@ -114,6 +114,7 @@ int cli_write_glb_loop(const char *cmd, const char *outp, const cli_clip *src,
     memset(&gd, 0, sizeof gd);
     gd.skeleton = src->s;
     gd.mesh = mesh;
+    gd.look = gen ? NULL : mb_scene_look(src->scene); /* the scene's materials and UVs */
     gd.clip = clip;
     gd.clip_name = name;
     gd.scale = scale;

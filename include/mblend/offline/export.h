@@ -21,6 +21,10 @@ MB_API mb_status mb_obj_write_file(const char *path, const mb_mesh *m, const flo
 typedef struct mb_gltf_write_desc {
     const mb_skeleton *skeleton;     /* every joint becomes a node (End Sites too) */
     const mb_mesh *mesh;             /* skinned to skeleton; NULL: skeleton and clip only */
+    /* How mesh looks (materials, images, TEXCOORD_0; its vertex and triangle counts are
+     * mesh's), e.g. mb_scene_look of the scene the mesh came from; NULL: one flat
+     * material */
+    const mb_mesh_look *look;
     const mb_clip *clip;             /* optional animation, on skeleton */
     const char *clip_name;           /* NULL: "clip" */
     /* Local rest transforms of the nodes; NULL: the mesh's bind pose, else the rest pose */
