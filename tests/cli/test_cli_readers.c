@@ -306,3 +306,90 @@ Test(cli_readers, blended_cycle_closes_its_loop_in_gltf)
     glb_free(&g);
     mb_test_remove_dir(d);
 }
+
+/* The (POSITION, TEXCOORD_0) pairs of mesh 0's first primitive, malloc'ed [n][5]. */
+static float *vertex_uvs(const glb *g, int *n)
+{
+    const cJSON *attr = at(at(at(at(g->json, "meshes", 0), "primitives", 0), "attributes", -1), "POSITION", -1);
+    int np, cp, nu, cu;
+    float *p = accessor_floats(g, attr->valueint, &np, &cp);
+    attr = cJSON_GetObjectItemCaseSensitive(
+        at(at(at(g->json, "meshes", 0), "primitives", 0), "attributes", -1), "TEXCOORD_0");
+    cr_assert_not_null(attr, "no TEXCOORD_0");
+    float *u = accessor_floats(g, attr->valueint, &nu, &cu);
+    cr_assert(np == nu && cp == 3 && cu == 2, "%d positions, %d texcoords", np, nu);
+    float *out = malloc((size_t)np * 5 * sizeof(float));
+    cr_assert_not_null(out);
+    for (int i = 0; i < np; ++i) {
+        memcpy(&out[5 * i], &p[3 * i], 12);
+        memcpy(&out[5 * i + 3], &u[2 * i], 8);
+    }
+    free(p);
+    free(u);
+    *n = np;
+    return out;
+}
+
+/* Whether pair a (position, uv) is among the n pairs of set: the same uv to 1e-6 and the
+ * same position to ptol. */
+static int has_vertex(const float *set, int n, const float *a, double ptol)
+{
+    for (int i = 0; i < n; ++i) {
+        const float *b = &set[5 * i];
+        if (fabsf(a[3] - b[3]) <= 1e-6f && fabsf(a[4] - b[4]) <= 1e-6f &&
+            fabs((double)a[0] - b[0]) <= ptol && fabs((double)a[1] - b[1]) <= ptol &&
+            fabs((double)a[2] - b[2]) <= ptol)
+            return 1;
+    }
+    return 0;
+}
+
+/* A glTF character converted to glTF keeps its look: the written file has a material with
+ * a baseColorTexture whose image is the source's (the same bytes), and every vertex's
+ * TEXCOORD_0 is the source's for the vertex at that position (both ways: assimp may merge
+ * identical vertices; it flips v on import, which the writer undoes). Before, the output had
+ * one flat material and no TEXCOORD_0. */
+static void check_look_kept(const char *file, const char *tag)
+{
+    need_cli();
+    mb_test_need_assimp();
+    const char *d = mb_test_scratch(tag);
+    char out[4200];
+    snprintf(out, sizeof out, "%s/out.glb", d);
+    cr_assert_eq(RUN_TO(NULL, "convert", mb_shared_path(file), "-o", out), 0);
+    glb src = glb_read(mb_shared_path(file)), got = glb_read(out);
+    int prim_mat = num(at(at(got.json, "meshes", 0), "primitives", 0), "material");
+    const cJSON *pbr = at(at(got.json, "materials", prim_mat), "pbrMetallicRoughness", -1);
+    int tex = at(at(pbr, "baseColorTexture", -1), "index", -1)->valueint;
+    const cJSON *img = at(got.json, "images", num(at(got.json, "textures", tex), "source"));
+    const cJSON *src_img = at(src.json, "images", 0);
+    size_t la, lb;
+    const unsigned char *a = view_bytes(&got, num(img, "bufferView"), &la);
+    const unsigned char *b = view_bytes(&src, num(src_img, "bufferView"), &lb);
+    cr_assert(la == lb && memcmp(a, b, la) == 0, "the image is not the source's (%zu, %zu bytes)", la, lb);
+    cr_assert_str_eq(at(img, "mimeType", -1)->valuestring, at(src_img, "mimeType", -1)->valuestring);
+    int ns, ng;
+    float *vs = vertex_uvs(&src, &ns), *vg = vertex_uvs(&got, &ng);
+    double size = 0;
+    for (int i = 0; i < 3 * ns; ++i)
+        size = fmax(size, fabs(vs[5 * (i / 3) + i % 3]));
+    double ptol = 1e-5 * size;
+    for (int i = 0; i < ng; ++i)
+        cr_assert(has_vertex(vs, ns, &vg[5 * i], ptol), "%s: written vertex %d (uv %g %g) is no "
+                  "source vertex", file, i, vg[5 * i + 3], vg[5 * i + 4]);
+    for (int i = 0; i < ns; ++i)
+        cr_assert(has_vertex(vg, ng, &vs[5 * i], ptol), "%s: source vertex %d (uv %g %g) is not "
+                  "written", file, i, vs[5 * i + 3], vs[5 * i + 4]);
+    cr_log_info("%s: %d source vertices, %d written, %zu image bytes", file, ns, ng, la);
+    free(vs);
+    free(vg);
+    glb_free(&src);
+    glb_free(&got);
+    mb_test_remove_dir(d);
+}
+
+Test(cli_readers, fox_keeps_its_texture_and_uvs) { check_look_kept("mesh/Fox.glb", "look_fox"); }
+Test(cli_readers, cesium_man_keeps_its_texture_and_uvs)
+{
+    check_look_kept("mesh/CesiumMan.glb", "look_cesium");
+}
