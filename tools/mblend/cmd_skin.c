@@ -265,10 +265,8 @@ static int write_glb(const char *cmd, const skin_args *o, const cli_src *s, long
     gd.look = s->scene && s->mesh == mb_scene_mesh(s->scene) ? mb_scene_look(s->scene)
               : s->mesh_scene && s->mesh == mb_scene_mesh(s->mesh_scene) ? mb_scene_look(s->mesh_scene)
                                                                           : NULL;
-    mb_error err;
-    st = mb_gltf_loop_kind(s->skel, sub, 0, &gd.loop, &err); /* the library's loop rule */
-    if (st == MB_OK)
-        st = mb_gltf_write_file(o->outp, &gd, &err);
+    mb_error err; /* the frames asked for, as they are: no loop is closed */
+    st = mb_gltf_write_file(o->outp, &gd, &err);
     mb_clip_destroy(sub);
     if (st != MB_OK) {
         cli_print_error(&err);
