@@ -64,6 +64,8 @@ typedef struct mb_mesh mb_mesh;
 typedef struct mb_scene mb_scene;
 int mb_scene_supported(void);
 const mb_mesh *mb_scene_mesh(const mb_scene *s);
+typedef struct mb_mesh_look mb_mesh_look;
+const mb_mesh_look *mb_scene_look(const mb_scene *s);
 void mb_mesh_destroy(mb_mesh *m);
 typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
 mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out,
@@ -99,6 +101,7 @@ mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_cli
 typedef struct mb_gltf_write_desc {
     const mb_skeleton *skeleton;
     const mb_mesh *mesh;
+    const mb_mesh_look *look;
     const mb_clip *clip;
     const char *clip_name;
     float scale;

@@ -218,6 +218,8 @@ class Clip:
             d = ffi.new("mb_gltf_write_desc *")
             d.skeleton = self._skel
             d.mesh = mesh
+            if gen[0] == ffi.NULL:  # the scene's own mesh: its materials, images and UVs
+                d.look = lib.mb_scene_look(self._scene)
             d.clip = self._clip
             name = os.path.splitext(os.path.basename(self._file))[0].encode() or b"clip"
             keep_name = ffi.new("char[]", name)
