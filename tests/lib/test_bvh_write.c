@@ -1089,10 +1089,23 @@ Test(bvh_write, portable_offsets_read_the_same_added_or_replaced)
                              mb_skeleton_name(s2, j));
     }
     free(out);
-    mb_skeleton_destroy(s);
     mb_skeleton_destroy(s2);
-    mb_clip_destroy(c);
     mb_clip_destroy(c2);
+    /* a still ROOT keeps its channels (readers expect them there), over OFFSET 0 */
+    char still[2048];
+    snprintf(still, sizeof still, "%s", text);
+    char *row2 = strstr(still, "\n5 7 7 ");
+    cr_assert_not_null(row2);
+    row2[3] = '6';
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    read_text_or_die(still, strlen(still), "portable still root", &s, &c);
+    out = write_or_die(s, c, &d, &len, "portable still root");
+    cr_assert_not_null(strstr(out, "ROOT R\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6"), "%s", out);
+    cr_assert_not_null(strstr(out, "MOTION\nFrames: 2\nFrame Time: 0.1\n5 6 7 "), "%s", out);
+    free(out);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
 }
 
 Test(bvh_write, invalid_arguments)

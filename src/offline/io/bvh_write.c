@@ -495,9 +495,9 @@ static int translation_constant(const mb_skeleton *s, const mb_clip *c, int j)
  * room for a shortened one; oj->off receives the OFFSET. Returns the list written (all or
  * kept) and its length in *n. Lossless (neither flag): as stored. drop_still_positions: a
  * non-root whose translation is its offset in every frame loses its position channels.
- * portable_offsets: a constant translation (any joint) becomes the OFFSET without
- * channels; a moving one keeps its channels over OFFSET 0 on their axes, so that adding
- * or replacing the OFFSET gives the same position. */
+ * portable_offsets: a constant translation of a non-root becomes its OFFSET without
+ * channels; a ROOT's or a moving joint's keeps its channels over OFFSET 0 on their axes,
+ * so that adding or replacing the OFFSET gives the same position. */
 static const mb_channel *position_layout(const mb_skeleton *s, const mb_clip *c,
                                          const mb_bvh_write_desc *d, int j,
                                          const mb_channel *all, mb_channel *kept, int *n,
@@ -509,7 +509,8 @@ static const mb_channel *position_layout(const mb_skeleton *s, const mb_clip *c,
     int has_pos = *n > s->info[j].rot_channels && !s->info[j].roots_group;
     int drop = 0;
     if (has_pos && d->portable_offsets) {
-        drop = translation_constant(s, c, j);
+        /* a ROOT keeps its channels even when still: readers expect them there */
+        drop = !root && translation_constant(s, c, j);
         if (drop && mb_clip_frame_count(c) > 0)
             memcpy(oj->off, mb_clip_pos_(s, c, 0, j), sizeof oj->off);
         for (int k = 0; k < *n && !drop; ++k)
