@@ -303,6 +303,10 @@ Test(cli_readers, blended_cycle_closes_its_loop_in_gltf)
      * any other frame is from the next (the old seam, 11.9 degrees on the right leg) */
     cr_assert(last_step > 5.0 && last_step < 20.0, "last frame to first: %g degrees", last_step);
     cr_log_info("trot seam %g degrees (last frame to first %g)", seam, last_step);
+    mb_scene *back; /* and mblend's own reader and glTF check take it */
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(out, NULL, &back, &e), MB_OK, "%s", e.text);
+    mb_scene_destroy(back);
     glb_free(&g);
     mb_test_remove_dir(d);
 }
@@ -381,6 +385,14 @@ static void check_look_kept(const char *file, const char *tag)
         cr_assert(has_vertex(vg, ng, &vs[5 * i], ptol), "%s: source vertex %d (uv %g %g) is not "
                   "written", file, i, vs[5 * i + 3], vs[5 * i + 4]);
     cr_log_info("%s: %d source vertices, %d written, %zu image bytes", file, ns, ng, la);
+    /* mblend's reader (its glTF check first, gltf_check.c) takes the file back, look and all */
+    mb_scene *back;
+    mb_error e;
+    cr_assert_eq(mb_scene_read_file(out, NULL, &back, &e), MB_OK, "%s", e.text);
+    const mb_mesh_look *bl = mb_scene_look(back);
+    cr_assert(bl && bl->texcoords && bl->image_count == 1 && bl->images[0].size == la,
+              "%s read back without its look", out);
+    mb_scene_destroy(back);
     free(vs);
     free(vg);
     glb_free(&src);
