@@ -457,6 +457,17 @@ static int write_mesh_data(writer *w)
     return 1;
 }
 
+/* q, or -q (the same rotation) when that is nearer prev: players that slerp without
+ * taking the short way would turn the long way round over the closing key otherwise. */
+static void closing_hemisphere(float q[4], const float prev[4])
+{
+    double dot = 0;
+    for (int k = 0; k < 4; ++k)
+        dot += (double)q[k] * prev[k];
+    for (int k = 0; dot < 0 && k < 4; ++k)
+        q[k] = -q[k];
+}
+
 /* The animation's binary data: one time accessor, then a rotation and a translation track
  * per joint that moves, each with its sampler and channel. Out of memory leaves time_acc
  * at -1 (the caller fails on that). */
@@ -488,8 +499,10 @@ static void write_animation_data(writer *w)
             w->root_animated |= j == 0 && moves;
             for (int f = 0; f < keys; ++f) {
                 const mb_xform *x = &poses[(size_t)(f % frames) * (size_t)nj + (size_t)j];
-                memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
-                       (size_t)comps * sizeof(float));
+                float *key = &t[(size_t)f * (size_t)comps];
+                memcpy(key, kind ? x->pos : x->rot, (size_t)comps * sizeof(float));
+                if (f == frames && !kind) /* the closing key on the previous key's side */
+                    closing_hemisphere(key, key - 4);
             }
             v = add_view(&w->c, t, (size_t)keys * (size_t)comps * 4, 0);
             int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)keys, kind ? "VEC3" : "VEC4", 0,
