@@ -98,6 +98,7 @@ typedef struct mb_bvh_write_desc {
 mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
                             const mb_bvh_write_desc *d, mb_error *err);
 
+typedef enum mb_loop_kind { MB_LOOP_NONE, MB_LOOP_REPEATS, MB_LOOP_RUNS_ON, ... } mb_loop_kind;
 typedef struct mb_gltf_write_desc {
     const mb_skeleton *skeleton;
     const mb_mesh *mesh;
@@ -106,9 +107,12 @@ typedef struct mb_gltf_write_desc {
     const char *clip_name;
     float scale;
     mb_axis up_axis;
+    mb_loop_kind loop;
     ...;
 } mb_gltf_write_desc;
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err);
+mb_status mb_gltf_loop_kind(const mb_skeleton *s, const mb_clip *c, int cyclic,
+                            mb_loop_kind *out, mb_error *err);
 
 #define MB_BLEND_MAX_LAYERS ...
 typedef enum mb_blend_method { MB_BLEND_LOGEXP, MB_BLEND_NLERP, MB_BLEND_KARCHER, ... }
@@ -185,7 +189,6 @@ typedef struct mb_match_stats { ...; } mb_match_stats;
 mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity,
                         int *out_count, mb_match_stats *stats, mb_error *err);
 
-typedef enum mb_loop_kind { MB_LOOP_NONE, MB_LOOP_REPEATS, MB_LOOP_RUNS_ON, ... } mb_loop_kind;
 typedef enum mb_selection { MB_SELECT_PENDING, MB_SELECT_GIVEN, MB_SELECT_LEFT_FOOT,
                             MB_SELECT_RIGHT_FOOT, MB_SELECT_WHOLE_LOOP, MB_SELECT_MOTION, ... }
     mb_selection;

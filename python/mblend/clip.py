@@ -230,6 +230,11 @@ class Clip:
                     raise InvalidArgumentError(f"scale {scale!r} is outside [1e-6, 1e6]")
                 d.scale = s
             d.up_axis = self._up_axis or self._analysed_up_axis()
+            loop = ffi.new("mb_loop_kind *")  # the library's rule, as the CLI follows it
+            status = lib.mb_gltf_loop_kind(self._skel, self._clip, 0, loop, err)
+            if status != lib.MB_OK:
+                return status
+            d.loop = loop[0]
             return lib.mb_gltf_write_file(p, d, err)
         finally:
             if gen[0] != ffi.NULL:
