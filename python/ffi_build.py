@@ -64,6 +64,8 @@ typedef struct mb_mesh mb_mesh;
 typedef struct mb_scene mb_scene;
 int mb_scene_supported(void);
 const mb_mesh *mb_scene_mesh(const mb_scene *s);
+typedef struct mb_mesh_look mb_mesh_look;
+const mb_mesh_look *mb_scene_look(const mb_scene *s);
 void mb_mesh_destroy(mb_mesh *m);
 typedef struct mb_skin_gen_desc { ...; } mb_skin_gen_desc;
 mb_status mb_skin_generate(const mb_skeleton *s, const mb_skin_gen_desc *d, mb_mesh **out,
@@ -90,21 +92,27 @@ mb_status mb_bvh_read_file(const char *path, const mb_bvh_read_desc *d,
 
 typedef struct mb_bvh_write_desc {
     int drop_still_positions;
+    int portable_offsets;
     ...;
 } mb_bvh_write_desc;
 mb_status mb_bvh_write_file(const char *path, const mb_skeleton *s, const mb_clip *c,
                             const mb_bvh_write_desc *d, mb_error *err);
 
+typedef enum mb_loop_kind { MB_LOOP_NONE, MB_LOOP_REPEATS, MB_LOOP_RUNS_ON, ... } mb_loop_kind;
 typedef struct mb_gltf_write_desc {
     const mb_skeleton *skeleton;
     const mb_mesh *mesh;
+    const mb_mesh_look *look;
     const mb_clip *clip;
     const char *clip_name;
     float scale;
     mb_axis up_axis;
+    mb_loop_kind loop;
     ...;
 } mb_gltf_write_desc;
 mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_error *err);
+mb_status mb_gltf_loop_kind(const mb_skeleton *s, const mb_clip *c, int cyclic,
+                            mb_loop_kind *out, mb_error *err);
 
 #define MB_BLEND_MAX_LAYERS ...
 typedef enum mb_blend_method { MB_BLEND_LOGEXP, MB_BLEND_NLERP, MB_BLEND_KARCHER, ... }
@@ -181,7 +189,6 @@ typedef struct mb_match_stats { ...; } mb_match_stats;
 mb_status mb_match_find(const mb_match_desc *d, mb_match_pair *out, int capacity,
                         int *out_count, mb_match_stats *stats, mb_error *err);
 
-typedef enum mb_loop_kind { MB_LOOP_NONE, MB_LOOP_REPEATS, MB_LOOP_RUNS_ON, ... } mb_loop_kind;
 typedef enum mb_selection { MB_SELECT_PENDING, MB_SELECT_GIVEN, MB_SELECT_LEFT_FOOT,
                             MB_SELECT_RIGHT_FOOT, MB_SELECT_WHOLE_LOOP, MB_SELECT_MOTION, ... }
     mb_selection;

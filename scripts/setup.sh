@@ -11,6 +11,7 @@ packages=(build-essential cmake pkg-config libcglm-dev liblapacke-dev libopenbla
           libcriterion-dev libassimp-dev libcjson-dev libpng-dev libgif-dev
           python3-dev python3-cffi python3-numpy python3-pytest python3-scipy python3-matplotlib
           python3-distributed python3-dask
+          nodejs libjs-three # tests/cli/test_cli_readers: three.js reads the BVH mblend writes
           universal-ctags) # universal-ctags: scripts/lint.sh (function lengths)
 missing=()
 for p in "${packages[@]}"; do

@@ -203,6 +203,7 @@ class Clip:
                 raise InvalidArgumentError("scale applies to .glb output only")
             d = ffi.new("mb_bvh_write_desc *")
             d.drop_still_positions = 1 if self._scene is not None else 0
+            d.portable_offsets = d.drop_still_positions  # three.js reads it the same
             check(lib.mb_bvh_write_file(p, self._skel, self._clip, d, err), err, os.fsdecode(p))
         else:
             raise InvalidArgumentError(f"{os.fsdecode(p)}: the output must end in .bvh or .glb")
@@ -217,6 +218,8 @@ class Clip:
             d = ffi.new("mb_gltf_write_desc *")
             d.skeleton = self._skel
             d.mesh = mesh
+            if gen[0] == ffi.NULL:  # the scene's own mesh: its materials, images and UVs
+                d.look = lib.mb_scene_look(self._scene)
             d.clip = self._clip
             name = os.path.splitext(os.path.basename(self._file))[0].encode() or b"clip"
             keep_name = ffi.new("char[]", name)
@@ -227,6 +230,11 @@ class Clip:
                     raise InvalidArgumentError(f"scale {scale!r} is outside [1e-6, 1e6]")
                 d.scale = s
             d.up_axis = self._up_axis or self._analysed_up_axis()
+            loop = ffi.new("mb_loop_kind *")  # the library's rule, as the CLI follows it
+            status = lib.mb_gltf_loop_kind(self._skel, self._clip, 0, loop, err)
+            if status != lib.MB_OK:
+                return status
+            d.loop = loop[0]
             return lib.mb_gltf_write_file(p, d, err)
         finally:
             if gen[0] != ffi.NULL:

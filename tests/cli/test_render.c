@@ -701,6 +701,27 @@ static void half_way(const float a[4], const float b[4], double out[4])
         out[k] /= sqrt(n);
 }
 
+/* A cyclic blend written to glTF repeats its first frame as its last key (glTF players
+ * loop over the key span): every joint's local rotation and translation in the last frame
+ * read back is frame 0's. */
+static void assert_closing_key(const mb_skeleton *s, const mb_clip *c)
+{
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    mb_xform *a = calloc((size_t)nj, sizeof *a), *b = calloc((size_t)nj, sizeof *b);
+    cr_assert_eq(mb_clip_frame_pose(s, c, 0, (mb_pose){a, nj}), MB_OK);
+    cr_assert_eq(mb_clip_frame_pose(s, c, nf - 1, (mb_pose){b, nj}), MB_OK);
+    for (int j = 0; j < nj; ++j) {
+        double q[4] = {a[j].rot[0], a[j].rot[1], a[j].rot[2], a[j].rot[3]};
+        cr_assert(quat_angle(q, b[j].rot) < 1e-5, "joint %s: the last key is not frame 0",
+                  mb_skeleton_name(s, j));
+        for (int k = 0; k < 3; ++k)
+            cr_assert(fabsf(a[j].pos[k] - b[j].pos[k]) <= 1e-5f * (1.0f + fabsf(a[j].pos[k])),
+                      "joint %s: the last key is not frame 0", mb_skeleton_name(s, j));
+    }
+    free(a);
+    free(b);
+}
+
 /* glTF clips go through `mblend blend` like BVH ones: Fox's Walk and Run (in-place loops, so
  * the whole loops are the cycles) into a binary glTF with the fox's mesh. Checked against
  * independent numbers: the output lasts (T_walk + T_run) / 2 (one frame of rounding), and its
@@ -729,7 +750,9 @@ Test(cli_blend, gltf_walk_and_run_into_glb_and_bvh)
     const mb_clip *ct = mb_scene_clip(res, 0);
     double tw = (mb_clip_frame_count(cw) - 1) * mb_clip_frame_time(cw);
     double tr = (mb_clip_frame_count(cr) - 1) * mb_clip_frame_time(cr);
-    int frames = mb_clip_frame_count(ct);
+    /* the glTF closes the loop: one key more than the blend's frames, frame 0 again */
+    int frames = mb_clip_frame_count(ct) - 1;
+    assert_closing_key(mb_scene_skeleton(res), ct);
     double tt = frames * mb_clip_frame_time(ct);
     cr_assert(fabs(tt - 0.5 * (tw + tr)) <= mb_clip_frame_time(ct) + 1e-9, "%g s vs %g s", tt,
               0.5 * (tw + tr));
@@ -1003,7 +1026,9 @@ Test(cli_blend, gltf_loop_without_end_key_blended_with_itself_is_itself)
     cr_assert_eq(mb_scene_read_file(out, NULL, &res, &err), MB_OK);
     const mb_skeleton *ss = mb_scene_skeleton(src), *rs = mb_scene_skeleton(res);
     const mb_clip *ci = mb_scene_clip(src, 0), *co = mb_scene_clip(res, 0);
-    cr_assert_eq(mb_clip_frame_count(co), mb_clip_frame_count(ci));
+    /* the same frames, and the key that closes the loop (frame 0 again) */
+    cr_assert_eq(mb_clip_frame_count(co), mb_clip_frame_count(ci) + 1);
+    assert_closing_key(mb_scene_skeleton(res), co);
     int top = mb_skeleton_find(ss, "Skeleton_torso_joint_1");
     cr_assert_geq(top, 0);
     int ns = mb_skeleton_joint_count(ss), nr = mb_skeleton_joint_count(rs), checked = 0;

@@ -1035,6 +1035,79 @@ Test(bvh_write, still_position_channels_dropped_on_request)
     mb_clip_destroy(c2);
 }
 
+/* portable_offsets: a constant translation (A's (4,5,6), not its OFFSET 1 2 3) becomes the
+ * OFFSET without channels; moving ones (the ROOT, B) keep their channels over OFFSET 0, so a
+ * reader that adds the OFFSET to the channels (three.js) and one that replaces it (mblend)
+ * read the same positions; a joint without position channels (C) keeps its OFFSET. */
+Test(bvh_write, portable_offsets_read_the_same_added_or_replaced)
+{
+    const char *text = "HIERARCHY\nROOT R\n{\n\tOFFSET 5 6 7\n\tCHANNELS 6 Xposition Yposition "
+                       "Zposition Zrotation Xrotation Yrotation\n\tJOINT A\n\t{\n\t\tOFFSET 1 2 3\n"
+                       "\t\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+                       "\t\tJOINT B\n\t\t{\n\t\t\tOFFSET 0 1 0\n\t\t\tCHANNELS 6 Xposition "
+                       "Yposition Zposition Zrotation Xrotation Yrotation\n\t\t\tJOINT C\n\t\t\t{\n"
+                       "\t\t\t\tOFFSET 0 0 1\n\t\t\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n"
+                       "\t\t\t\tEnd Site\n\t\t\t\t{\n\t\t\t\t\tOFFSET 0 1 0\n\t\t\t\t}\n\t\t\t}\n"
+                       "\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                       "5 6 7 0 0 0 4 5 6 10 0 0 0 1 0 0 0 0 0 0 5\n"
+                       "5 7 7 0 0 0 4 5.0000001 6 20 0 0 0 1.5 0 0 0 0 0 0 7\n";
+    mb_skeleton *s, *s2;
+    mb_clip *c, *c2;
+    read_text_or_die(text, strlen(text), "portable", &s, &c);
+    mb_bvh_write_desc d;
+    memset(&d, 0, sizeof d);
+    d.portable_offsets = 1;
+    size_t len;
+    char *out = write_or_die(s, c, &d, &len, "portable");
+    cr_assert_not_null(strstr(out, "ROOT R\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6"), "%s", out);
+    cr_assert_not_null(strstr(out, "JOINT A\n\t{\n\t\tOFFSET 4 5 6\n\t\tCHANNELS 3 Z"), "%s", out);
+    cr_assert_not_null(strstr(out, "JOINT B\n\t\t{\n\t\t\tOFFSET 0 0 0\n\t\t\tCHANNELS 6"), "%s", out);
+    cr_assert_not_null(strstr(out, "JOINT C\n\t\t\t{\n\t\t\t\tOFFSET 0 0 1\n\t\t\t\tCHANNELS 3"),
+                       "%s", out);
+    read_text_or_die(out, len, "portable written", &s2, &c2);
+    /* read by replacing (the OFFSETs change, so compare_motion does not apply): every
+     * joint's world position in every frame as before */
+    cr_assert_eq(mb_clip_frame_count(c2), 2);
+    float w1[6][3], w2[6][3];
+    cr_assert_eq(mb_skeleton_joint_count(s2), 5);
+    for (int f = 0; f < 2; ++f) {
+        world_positions(s, c, f, w1);
+        world_positions(s2, c2, f, w2);
+        for (int j = 0; j < 5; ++j)
+            for (int k = 0; k < 3; ++k)
+                cr_assert(fabsf(w1[j][k] - w2[j][k]) <= 1e-5f, "frame %d joint %s: %g, was %g",
+                          f, mb_skeleton_name(s2, j), w2[j][k], w1[j][k]);
+    }
+    /* adding: every joint with position channels has OFFSET 0, so offset + channel is the
+     * channel, the position mblend read */
+    for (int j = 0; j < mb_skeleton_joint_count(s2); ++j) {
+        const mb_channel *ch;
+        int n = mb_skeleton_channels(s2, j, &ch);
+        for (int k = 0; k < n; ++k)
+            if (ch[k] <= MB_CH_ZPOS)
+                cr_assert_eq(mb_skeleton_offset(s2, j)[ch[k] - MB_CH_XPOS], 0.0f, "joint %s",
+                             mb_skeleton_name(s2, j));
+    }
+    free(out);
+    mb_skeleton_destroy(s2);
+    mb_clip_destroy(c2);
+    /* a still ROOT keeps its channels (readers expect them there), over OFFSET 0 */
+    char still[2048];
+    snprintf(still, sizeof still, "%s", text);
+    char *row2 = strstr(still, "\n5 7 7 ");
+    cr_assert_not_null(row2);
+    row2[3] = '6';
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    read_text_or_die(still, strlen(still), "portable still root", &s, &c);
+    out = write_or_die(s, c, &d, &len, "portable still root");
+    cr_assert_not_null(strstr(out, "ROOT R\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6"), "%s", out);
+    cr_assert_not_null(strstr(out, "MOTION\nFrames: 2\nFrame Time: 0.1\n5 6 7 "), "%s", out);
+    free(out);
+    mb_skeleton_destroy(s);
+    mb_clip_destroy(c);
+}
+
 Test(bvh_write, invalid_arguments)
 {
     mb_skeleton *s, *other;

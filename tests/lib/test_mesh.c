@@ -1289,3 +1289,140 @@ Test(scene, assimp_support_matches_the_build_switch)
                  "mb_scene_supported() is %d in a build configured with MB_WITH_ASSIMP=%s", mb_scene_supported(),
                  MB_TEST_WITH_ASSIMP ? "ON" : "OFF");
 }
+
+/* ---------- look: materials, images, texture coordinates ---------- */
+
+/* Whether the n bytes at needle occur in hay (memmem is a GNU extension). */
+static int contains(const char *hay, size_t hn, const unsigned char *needle, size_t n)
+{
+    for (size_t i = 0; n > 0 && i + n <= hn; ++i)
+        if (memcmp(hay + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Fox's look: one material used by every triangle, named as in the file, metallic 0 and
+ * roughness 0.58 (the file's factors), its base colour image the PNG embedded in the file
+ * (the same bytes, found in the .glb), texture coordinates inside the texture. */
+Test(look, fox_material_image_and_uvs)
+{
+    mb_scene *s = load("mesh/Fox.glb");
+    const mb_mesh_look *l = mb_scene_look(s);
+    cr_assert_not_null(l);
+    const mb_mesh *m = mb_scene_mesh(s);
+    cr_assert_eq(l->vertex_count, mb_mesh_vertex_count(m));
+    cr_assert_eq(l->triangle_count, mb_mesh_triangle_count(m));
+    int mat = l->triangle_materials[0];
+    for (int t = 0; t < l->triangle_count; ++t)
+        cr_assert_eq(l->triangle_materials[t], mat);
+    const mb_material *mt = &l->materials[mat];
+    cr_assert_str_eq(mt->name, "fox_material");
+    cr_assert_float_eq(mt->metallic, 0.0f, 1e-6);
+    cr_assert_float_eq(mt->roughness, 0.58f, 1e-6);
+    cr_assert(mt->base_color_image >= 0 && mt->base_color_image < l->image_count);
+    const mb_image *img = &l->images[mt->base_color_image];
+    cr_assert_str_eq(img->mime_type, "image/png");
+    size_t n;
+    char *file = mb_test_slurp(mb_shared_path("mesh/Fox.glb"), &n);
+    cr_assert(img->size > 1000 && contains(file, n, img->data, img->size),
+              "the image (%zu bytes) is not the file's own", img->size);
+    free(file);
+    cr_assert_not_null(l->texcoords);
+    for (int i = 0; i < 2 * l->vertex_count; ++i)
+        cr_assert(l->texcoords[i] >= 0.0f && l->texcoords[i] <= 1.0f, "uv %d: %g", i / 2,
+                  (double)l->texcoords[i]);
+    mb_scene_destroy(s);
+}
+
+/* RiggedSimple has no texture: its material's base colour factor is the file's
+ * (0.27963539958, 0.64, 0.2109439075, 1), no image, no texture coordinates. */
+Test(look, rigged_simple_base_colour_without_texture)
+{
+    mb_scene *s = load("mesh/RiggedSimple.glb");
+    const mb_mesh_look *l = mb_scene_look(s);
+    cr_assert_not_null(l);
+    cr_assert_null(l->texcoords);
+    cr_assert_eq(l->image_count, 0);
+    const mb_material *mt = &l->materials[l->triangle_materials[0]];
+    cr_assert_str_eq(mt->name, "Material_001-effect");
+    const float want[4] = {0.27963539958f, 0.64f, 0.2109439075f, 1.0f};
+    for (int k = 0; k < 4; ++k)
+        cr_assert_float_eq(mt->base_color[k], want[k], 1e-6);
+    cr_assert_eq(mt->base_color_image, -1);
+    mb_scene_destroy(s);
+}
+
+/* A look that does not describe the mesh, or indexes past its materials or images, is an
+ * MB_INVALID_ARG and nothing is written. */
+Test(look, bad_look_is_refused)
+{
+    mb_scene *s = load("mesh/Fox.glb");
+    mb_mesh_look l = *mb_scene_look(s);
+    mb_gltf_write_desc d;
+    memset(&d, 0, sizeof d);
+    d.skeleton = mb_scene_skeleton(s);
+    d.mesh = mb_scene_mesh(s);
+    d.look = &l;
+    void *out = (void *)1;
+    size_t len = 7;
+    mb_error err;
+    cr_assert_eq(mb_gltf_write_mem(&d, &out, &len, &err), MB_OK, "%s", err.text);
+    free(out);
+    l.vertex_count--;
+    cr_assert_eq(mb_gltf_write_mem(&d, &out, &len, &err), MB_INVALID_ARG);
+    cr_assert(out == NULL && len == 0);
+    cr_assert_not_null(strstr(err.text, "not the mesh's"), "%s", err.text);
+    l.vertex_count++;
+    int *tm = malloc((size_t)l.triangle_count * sizeof *tm);
+    memcpy(tm, l.triangle_materials, (size_t)l.triangle_count * sizeof *tm);
+    tm[5] = l.material_count;
+    l.triangle_materials = tm;
+    cr_assert_eq(mb_gltf_write_mem(&d, &out, &len, &err), MB_INVALID_ARG);
+    cr_assert_not_null(strstr(err.text, "triangle 5"), "%s", err.text);
+    tm[5] = 0;
+    mb_material mats[8];
+    cr_assert_leq(l.material_count, 8);
+    memcpy(mats, l.materials, (size_t)l.material_count * sizeof *mats);
+    mats[0].base_color_image = l.image_count;
+    l.materials = mats;
+    cr_assert_eq(mb_gltf_write_mem(&d, &out, &len, &err), MB_INVALID_ARG);
+    mats[0].base_color_image = -1;
+    mb_image img = l.images[0];
+    img.mime_type = "image/gif";
+    l.images = &img;
+    cr_assert_eq(mb_gltf_write_mem(&d, &out, &len, &err), MB_INVALID_ARG);
+    cr_assert_not_null(strstr(err.text, "PNG/JPEG"), "%s", err.text);
+    free(tm);
+    mb_scene_destroy(s);
+}
+
+/* The loop rule for glTF output: a cyclic blend runs on; Fox's Walk repeats its first frame
+ * as its last (its file has the end key); CesiumMan's last frame runs on into its first; a
+ * CMU walk travels and does not loop; NULLs and a clip of another skeleton are refused. */
+Test(look, gltf_loop_kind_rule)
+{
+    mb_scene *fox = load("mesh/Fox.glb"), *man = load("mesh/CesiumMan.glb");
+    const mb_skeleton *fs = mb_scene_skeleton(fox);
+    const mb_clip *walk = mb_scene_clip(fox, mb_scene_find_clip(fox, "Walk"));
+    mb_loop_kind k = (mb_loop_kind)7;
+    mb_error err;
+    cr_assert_eq(mb_gltf_loop_kind(fs, walk, 1, &k, &err), MB_OK);
+    cr_assert_eq(k, MB_LOOP_RUNS_ON);
+    cr_assert_eq(mb_gltf_loop_kind(fs, walk, 0, &k, &err), MB_OK, "%s", err.text);
+    cr_assert_eq(k, MB_LOOP_REPEATS);
+    cr_assert_eq(mb_gltf_loop_kind(mb_scene_skeleton(man), mb_scene_clip(man, 0), 0, &k, &err), MB_OK);
+    cr_assert_eq(k, MB_LOOP_RUNS_ON);
+    mb_skeleton *cs;
+    mb_clip *cc;
+    cr_assert_eq(mb_bvh_read_file(mb_shared_path("bvh/cmu_02_01_walk.bvh"), NULL, &cs, &cc, &err), MB_OK);
+    cr_assert_eq(mb_gltf_loop_kind(cs, cc, 0, &k, &err), MB_OK);
+    cr_assert_eq(k, MB_LOOP_NONE);
+    cr_assert_eq(mb_gltf_loop_kind(cs, walk, 0, &k, &err), MB_INVALID_ARG);
+    cr_assert_eq(k, MB_LOOP_NONE);
+    cr_assert_eq(mb_gltf_loop_kind(NULL, cc, 0, &k, &err), MB_INVALID_ARG);
+    cr_assert_eq(mb_gltf_loop_kind(cs, cc, 0, NULL, &err), MB_INVALID_ARG);
+    mb_skeleton_destroy(cs);
+    mb_clip_destroy(cc);
+    mb_scene_destroy(fox);
+    mb_scene_destroy(man);
+}

@@ -76,12 +76,26 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src)
     mb_bvh_write_desc d;
     memset(&d, 0, sizeof d);
     d.drop_still_positions = src->scene != NULL;
+    d.portable_offsets = src->scene != NULL;
     return d;
 }
 
 int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
                   const mb_clip *clip, const char *name, mb_axis up_axis, float scale)
 {
+    return cli_write_glb_loop(cmd, outp, src, clip, name, up_axis, scale, 0);
+}
+
+int cli_write_glb_loop(const char *cmd, const char *outp, const cli_clip *src,
+                       const mb_clip *clip, const char *name, mb_axis up_axis, float scale,
+                       int cyclic)
+{
+    mb_error e;
+    mb_loop_kind loop;
+    if (mb_gltf_loop_kind(src->s, clip, cyclic, &loop, &e) != MB_OK) {
+        cli_print_error(&e);
+        return CLI_EXIT_INPUT;
+    }
     const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
     mb_mesh *gen = NULL;
     if (!mesh) {
@@ -100,9 +114,11 @@ int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
     memset(&gd, 0, sizeof gd);
     gd.skeleton = src->s;
     gd.mesh = mesh;
+    gd.look = gen ? NULL : mb_scene_look(src->scene); /* the scene's materials and UVs */
     gd.clip = clip;
     gd.clip_name = name;
     gd.scale = scale;
+    gd.loop = loop;
     gd.up_axis = src->up_axis != MB_AXIS_DETECT ? src->up_axis : up_axis;
     if (gd.up_axis == MB_AXIS_DETECT) { /* a BVH nobody analysed (poses): its up axis from the motion */
         mb_motion_info mi;
@@ -111,7 +127,6 @@ int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
                          ? mi.up_axis
                          : MB_AXIS_Y;
     }
-    mb_error e;
     mb_status st = mb_gltf_write_file(outp, &gd, &e);
     mb_mesh_destroy(gen);
     if (st != MB_OK) {

@@ -21,7 +21,10 @@ int cli_check_report(const char *cmd, const char *report, const char *outp,
 int cli_check_output(const char *cmd, const char *outp, const char *const *inputs, int n);
 
 /* The BVH writer's settings for output on src's skeleton: a glTF/FBX scene's nodes all have
- * position channels, so joints the clip holds still are written with rotations only. */
+ * position channels, so joints the clip holds still are written with rotations only, their
+ * translation as the OFFSET, and moving ones over OFFSET 0 (portable_offsets: three.js,
+ * which adds OFFSET to the channels, reads the same motion). A BVH source keeps its own
+ * OFFSETs and channels. */
 mb_bvh_write_desc cli_bvh_desc(const cli_clip *src);
 
 /* OUT.glb: skeleton, mesh and clip (named name) as one binary glTF. The mesh is src's own (a
@@ -30,6 +33,12 @@ mb_bvh_write_desc cli_bvh_desc(const cli_clip *src);
  * glTF's +Y. */
 int cli_write_glb(const char *cmd, const char *outp, const cli_clip *src,
                   const mb_clip *clip, const char *name, mb_axis up_axis, float scale);
+/* As cli_write_glb; cyclic non-zero: clip is a cyclic blend (one period, its last frame
+ * running on into its first). The loop's closing key follows the library's rule,
+ * mb_gltf_loop_kind (cli_write_glb: the clip's own loop, as preparation detects it). */
+int cli_write_glb_loop(const char *cmd, const char *outp, const cli_clip *src,
+                       const mb_clip *clip, const char *name, mb_axis up_axis, float scale,
+                       int cyclic);
 
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with its quotes
  * doubled when it holds a comma, a quote or a line break (BVH joint names may). */

@@ -738,7 +738,9 @@ static int write_result(const blend_args *o, const input *in, mb_file_stream *rs
         /* the axis the blend used (poses were not analysed: 0, found by the writer) */
         mb_axis up = o->up != MB_AXIS_DETECT ? o->up
                  : o->poses ? MB_AXIS_DETECT : mb_prepared_clip_info(in[0].prep)->motion.up_axis;
-        rc = cli_write_glb(cmd, o->outp, &in[0].src, result, "blend", up, o->scale);
+        /* a blend of cycles is one period: glTF gets the key that closes the loop */
+        rc = cli_write_glb_loop(cmd, o->outp, &in[0].src, result, "blend", up, o->scale,
+                                o->cycle_auto != 0 && !o->poses);
     } else if (mb_bvh_write_file(o->outp, in[0].s, result, &wd, e) != MB_OK) {
         cli_print_error(e);
         rc = CLI_EXIT_INPUT;

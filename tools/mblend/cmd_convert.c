@@ -17,8 +17,12 @@ void cmd_convert_usage(FILE *out)
             "OUT untouched. IN and OUT may be the same file.\n"
             "IN may also be a glTF/GLB or FBX animation (file.glb#Walk picks one; default the\n"
             "first), written as BVH; OUT.glb writes a binary glTF instead (skeleton, the\n"
-            "file's own skinned mesh or a generated capsule skin, and the clip), as blend and\n"
-            "transition do.\n"
+            "file's own skinned mesh with its materials, textures and texture coordinates or\n"
+            "a generated capsule skin, and the clip), as blend and transition do. A clip\n"
+            "whose last frame runs on into its first gets its first frame again as a last\n"
+            "key, so glTF players loop it without a jump. BVH written from a glTF/FBX clip\n"
+            "has every position channel over OFFSET 0 (still joints: the OFFSET alone), so\n"
+            "readers that add OFFSET to the channels (three.js) read the same motion.\n"
             "Rotations are kept exactly (to single precision) but their Euler angles are\n"
             "derived again, each frame's triple the one nearest the previous frame's, so a\n"
             "file whose angles jump (e.g. 170 -> -170) comes back continuous (170 -> 190):\n"
@@ -111,7 +115,9 @@ int cmd_convert(int argc, char **argv)
     } else {
         mb_error err;
         memset(&err, 0, sizeof err);
-        wd.drop_still_positions = cli_bvh_desc(&src).drop_still_positions;
+        const mb_bvh_write_desc from_src = cli_bvh_desc(&src);
+        wd.drop_still_positions = from_src.drop_still_positions;
+        wd.portable_offsets = from_src.portable_offsets;
         mb_status st = mb_bvh_write_file(out, src.s, src.c, &wd, &err);
         if (st != MB_OK) {
             if (err.code == MB_OK) {

@@ -261,7 +261,11 @@ static int write_glb(const char *cmd, const skin_args *o, const cli_src *s, long
     gd.clip_name = s->clip_name;
     gd.scale = o->scale;
     gd.up_axis = s->up; /* a Z-up BVH is turned to glTF's +Y */
-    mb_error err;
+    /* the materials and UVs of the scene the mesh comes from (none for a generated skin) */
+    gd.look = s->scene && s->mesh == mb_scene_mesh(s->scene) ? mb_scene_look(s->scene)
+              : s->mesh_scene && s->mesh == mb_scene_mesh(s->mesh_scene) ? mb_scene_look(s->mesh_scene)
+                                                                          : NULL;
+    mb_error err; /* the frames asked for, as they are: no loop is closed */
     st = mb_gltf_write_file(o->outp, &gd, &err);
     mb_clip_destroy(sub);
     if (st != MB_OK) {

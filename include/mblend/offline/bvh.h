@@ -57,6 +57,17 @@ typedef struct mb_bvh_write_desc {
      * is written without its position channels. For skeletons whose channel lists say
      * nothing, such as glTF/FBX scenes, where every node has 6. */
     int drop_still_positions;
+    /* Non-zero: write positions so that readers that ADD a joint's OFFSET to its position
+     * channels (three.js's BVHLoader) and readers that REPLACE it (mblend, assimp, Blender)
+     * read the same motion. A joint other than a ROOT whose position channels hold one
+     * value in every frame (float noise as above) is written without them, that value as
+     * its OFFSET; a ROOT (which readers expect to have position channels) and a joint
+     * whose translation moves keep their channels (absolute values) and get OFFSET 0 on
+     * the axes they list. For clips that come from another format or
+     * were made here (retargeted, blended from glTF), where the OFFSET is just the rest
+     * translation; a BVH re-exported as BVH leaves this 0 and keeps its OFFSETs. Implies
+     * drop_still_positions. */
+    int portable_offsets;
     mb_allocator allocator;
 } mb_bvh_write_desc;
 

@@ -83,6 +83,37 @@ MB_API const float *mb_mesh_inverse_binds(const mb_mesh *m);  /* [entry][16] */
 MB_API int mb_mesh_skeleton_joint_count(const mb_mesh *m);
 MB_API const mb_xform *mb_mesh_bind_pose(const mb_mesh *m);   /* [skeleton joint] */
 
+/* How a mesh looks: its materials, their base colour images and the texture coordinates,
+ * as a scene read them (mb_scene_look) and the glTF writer writes them. Plain data; whoever
+ * made it owns every array. Coordinates follow glTF: u to the right, v down from the
+ * image's top-left corner. */
+typedef struct mb_image {
+    const unsigned char *data; /* the encoded file (PNG or JPEG), as stored in the source */
+    size_t size;
+    const char *mime_type;     /* "image/png" or "image/jpeg" */
+} mb_image;
+
+typedef struct mb_material {
+    char name[MB_MAX_NAME + 1];
+    float base_color[4];       /* linear RGBA factor */
+    float metallic, roughness; /* 0..1 */
+    int base_color_image;      /* index into the images, -1: none */
+    int wrap_s, wrap_t;        /* glTF sampler wrap modes: 10497 repeat, 33071 clamp to
+                                  edge, 33648 mirrored repeat */
+    int double_sided;
+} mb_material;
+
+typedef struct mb_mesh_look {
+    int vertex_count;              /* the mesh's */
+    const float *texcoords;        /* [vertex][2]; NULL: the mesh has none */
+    int triangle_count;            /* the mesh's */
+    const int *triangle_materials; /* [triangle]: index into materials */
+    int material_count;            /* >= 1 */
+    const mb_material *materials;
+    int image_count;
+    const mb_image *images;
+} mb_mesh_look;
+
 /* Fills the vertex views of d from a mesh (4 influences, uint16_t indices, float weights,
  * positions and normals, indices trusted); the caller sets method, palette, dq_palette,
  * palette_count (mb_mesh_skin_joint_count) and the outputs. MB_INVALID_ARG for NULLs. */

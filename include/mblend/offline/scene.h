@@ -78,6 +78,14 @@ MB_API void mb_scene_destroy(mb_scene *s); /* NULL is a no-op */
 /* The scene owns everything these return; they live until mb_scene_destroy. */
 MB_API const mb_skeleton *mb_scene_skeleton(const mb_scene *s);
 MB_API const mb_mesh *mb_scene_mesh(const mb_scene *s);     /* NULL when the file has none */
+/* The mesh's materials, base colour images and texture coordinates (mesh.h; NULL when the
+ * file has no mesh). Every material assimp reports is kept with its base colour factor,
+ * metallic and roughness factors, two-sidedness, and its base colour (else diffuse)
+ * texture when that is a PNG or JPEG file: embedded (a .glb's images, "*N") or a file
+ * beside a scene read with mb_scene_read_file. The first UV channel of each merged mesh
+ * becomes texcoords, flipped back to glTF's v-down convention (assimp flips glTF's on
+ * import); a merged mesh without one gets (0, 0); texcoords is NULL when none has one. */
+MB_API const mb_mesh_look *mb_scene_look(const mb_scene *s);
 MB_API int mb_scene_clip_count(const mb_scene *s);
 MB_API const mb_clip *mb_scene_clip(const mb_scene *s, int i);
 MB_API const char *mb_scene_clip_name(const mb_scene *s, int i);

@@ -464,6 +464,7 @@ typedef struct out_joint {
     int nrot;
     mb_euler_order order;
     int rot_slot[3]; /* index into the decomposed angles for X, Y, Z rotation, -1: unused */
+    float off[3];    /* the OFFSET written (portable_offsets may change it) */
 } out_joint;
 
 /* Whether joint j's translation is its offset in every frame of c (to float noise:
@@ -476,6 +477,58 @@ static int translation_still(const mb_skeleton *s, const mb_clip *c, int j)
     return 1;
 }
 
+/* Whether joint j's translation holds its frame-0 value in every frame of c (to float
+ * noise, as mb_translation_at_rest_), so it can be written as an OFFSET. */
+static int translation_constant(const mb_skeleton *s, const mb_clip *c, int j)
+{
+    int nf = mb_clip_frame_count(c);
+    if (nf == 0)
+        return 1;
+    const float *p0 = mb_clip_pos_(s, c, 0, j);
+    for (int f = 1; f < nf; ++f)
+        if (!mb_translation_at_rest_(mb_clip_pos_(s, c, f, j), p0))
+            return 0;
+    return 1;
+}
+
+/* Joint j's position channels and OFFSET as written: all[0..n) its own channel list, kept
+ * room for a shortened one; oj->off receives the OFFSET. Returns the list written (all or
+ * kept) and its length in *n. Lossless (neither flag): as stored. drop_still_positions: a
+ * non-root whose translation is its offset in every frame loses its position channels.
+ * portable_offsets: a constant translation of a non-root becomes its OFFSET without
+ * channels; a ROOT's or a moving joint's keeps its channels over OFFSET 0 on their axes,
+ * so that adding or replacing the OFFSET gives the same position. */
+static const mb_channel *position_layout(const mb_skeleton *s, const mb_clip *c,
+                                         const mb_bvh_write_desc *d, int j,
+                                         const mb_channel *all, mb_channel *kept, int *n,
+                                         out_joint *oj)
+{
+    memcpy(oj->off, &s->offsets[3 * j], sizeof oj->off);
+    int parent = s->parents[j];
+    int root = parent < 0 || s->info[parent].roots_group;
+    int has_pos = *n > s->info[j].rot_channels && !s->info[j].roots_group;
+    int drop = 0;
+    if (has_pos && d->portable_offsets) {
+        /* a ROOT keeps its channels even when still: readers expect them there */
+        drop = !root && translation_constant(s, c, j);
+        if (drop && mb_clip_frame_count(c) > 0)
+            memcpy(oj->off, mb_clip_pos_(s, c, 0, j), sizeof oj->off);
+        for (int k = 0; k < *n && !drop; ++k)
+            if (all[k] <= MB_CH_ZPOS)
+                oj->off[all[k] - MB_CH_XPOS] = 0.0f;
+    } else if (has_pos && d->drop_still_positions && !root) {
+        drop = translation_still(s, c, j);
+    }
+    if (!drop)
+        return all;
+    int m = 0;
+    for (int k = 0; k < *n; ++k)
+        if (all[k] > MB_CH_ZPOS)
+            kept[m++] = all[k];
+    *n = m;
+    return kept;
+}
+
 static void build_layout(const mb_skeleton *s, const mb_clip *c, const mb_bvh_write_desc *d,
                          out_joint *out)
 {
@@ -483,18 +536,8 @@ static void build_layout(const mb_skeleton *s, const mb_clip *c, const mb_bvh_wr
         const mb_channel *all;
         mb_channel kept[6];
         int n = mb_skeleton_channels(s, j, &all);
-        const mb_channel *ch = all;
-        int parent = s->parents[j];
-        if (d->drop_still_positions && parent >= 0 && !s->info[parent].roots_group &&
-            n > s->info[j].rot_channels && translation_still(s, c, j)) {
-            int m = 0;
-            for (int k = 0; k < n; ++k)
-                if (all[k] > MB_CH_ZPOS)
-                    kept[m++] = all[k];
-            n = m;
-            ch = kept;
-        }
         out_joint *oj = &out[j];
+        const mb_channel *ch = position_layout(s, c, d, j, all, kept, &n, oj);
         int nrot = s->info[j].rot_channels;
         oj->order = mb_skeleton_rot_order(s, j);
         if (d->rewrite_order && nrot > 0) {
@@ -658,7 +701,7 @@ static void write_hierarchy(outbuf *b, const mb_skeleton *s, const out_joint *la
         ob_tabs(b, dj);
         ob_str(b, "{\n");
         ob_tabs(b, dj + 1);
-        write_offset(b, &s->offsets[3 * j]);
+        write_offset(b, layout[j].off);
         if (!s->info[j].end_site) {
             char cnt[8];
             ob_tabs(b, dj + 1);

@@ -179,6 +179,46 @@ static const double *up_turn(mb_axis up_axis)
     return up_rot[up_axis];
 }
 
+/* A look must describe the mesh (its vertex and triangle counts), index its own materials
+ * and images, and hold finite texture coordinates, valid factors and PNG/JPEG images. */
+static mb_status check_look(const mb_mesh_look *l, const mb_mesh *m, mb_error *err)
+{
+    if (!m || l->vertex_count != mb_mesh_vertex_count(m) ||
+        l->triangle_count != mb_mesh_triangle_count(m))
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the look is not the mesh's (%d "
+                             "vertices, %d triangles; the mesh: %d, %d)", l->vertex_count,
+                             l->triangle_count, m ? mb_mesh_vertex_count(m) : 0,
+                             m ? mb_mesh_triangle_count(m) : 0);
+    if (l->material_count < 1 || !l->materials || (l->triangle_count > 0 && !l->triangle_materials) ||
+        l->image_count < 0 || (l->image_count > 0 && !l->images))
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the look has no materials, or NULL arrays");
+    for (int t = 0; t < l->triangle_count; ++t)
+        if (l->triangle_materials[t] < 0 || l->triangle_materials[t] >= l->material_count)
+            return mb_error_set_(err, MB_INVALID_ARG, "glTF", "triangle %d has material %d of %d",
+                                 t, l->triangle_materials[t], l->material_count);
+    for (size_t i = 0; l->texcoords && i < 2 * (size_t)l->vertex_count; ++i)
+        if (!isfinite(l->texcoords[i]))
+            return mb_error_set_(err, MB_NUMERIC, "glTF", "texture coordinate %zu is not finite", i / 2);
+    for (int k = 0; k < l->material_count; ++k) {
+        const mb_material *mt = &l->materials[k];
+        int ok = mt->base_color_image >= -1 && mt->base_color_image < l->image_count &&
+                 mt->metallic >= 0.0f && mt->metallic <= 1.0f && mt->roughness >= 0.0f &&
+                 mt->roughness <= 1.0f && memchr(mt->name, '\0', sizeof mt->name);
+        for (int c = 0; c < 4; ++c)
+            ok &= mt->base_color[c] >= 0.0f && mt->base_color[c] <= 1.0f;
+        if (!ok)
+            return mb_error_set_(err, MB_INVALID_ARG, "glTF", "material %d has a bad factor, "
+                                 "image index or name", k);
+    }
+    for (int i = 0; i < l->image_count; ++i) {
+        const char *mt = l->images[i].mime_type;
+        if (!l->images[i].data || l->images[i].size == 0 || !mt ||
+            (strcmp(mt, "image/png") != 0 && strcmp(mt, "image/jpeg") != 0))
+            return mb_error_set_(err, MB_INVALID_ARG, "glTF", "image %d is empty or not PNG/JPEG", i);
+    }
+    return MB_OK;
+}
+
 /* The arguments mb_gltf_write_mem checks before it allocates anything. */
 static mb_status check_desc(const mb_gltf_write_desc *d, mb_error *err)
 {
@@ -195,6 +235,13 @@ static mb_status check_desc(const mb_gltf_write_desc *d, mb_error *err)
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad scale %g", (double)d->scale);
     if (!mb_axis_valid_(d->up_axis))
         return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad up axis %d", (int)d->up_axis);
+    if ((unsigned)d->loop > (unsigned)MB_LOOP_RUNS_ON)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "bad loop kind %d", (int)d->loop);
+    if (d->look) {
+        mb_status st = check_look(d->look, m, err);
+        if (st != MB_OK)
+            return st;
+    }
     if (m) {
         const int *sj = mb_mesh_skin_joints(m);
         int ns = mb_mesh_skin_joint_count(m);
@@ -215,11 +262,16 @@ typedef struct writer {
     const mb_skeleton *s;
     const mb_mesh *m; /* NULL: no mesh */
     int nj, frames;
+    int keys;        /* keys per track: frames, plus the closing key of a loop */
     mb_xform *rest;  /* nj local rest transforms: the nodes' TRS */
     mb_xform *poses; /* frames * nj, frame-major; NULL without frames */
     ctx c;           /* the binary chunk with its views and accessors */
     /* the mesh's accessors (POSITION, NORMAL, JOINTS_0, WEIGHTS_0), indices, inverse binds */
     int mesh_acc[4], index_acc, ibm_acc;
+    /* with a look: TEXCOORD_0 (-1: none), each material's index accessor (-1: no
+     * triangles) and each image's buffer view */
+    int uv_acc, *material_acc, *image_view;
+    int *material_out; /* each material's index in the file, -1: unused (not written) */
     /* the animation: its time accessor (-1 until written), samplers and channels */
     int time_acc, anim_channels, root_animated;
     buf samplers, channels;
@@ -261,6 +313,101 @@ static mb_status load_poses(writer *w, mb_error *err)
     return MB_OK;
 }
 
+/* The look's binary data: TEXCOORD_0, one index accessor per material that has triangles,
+ * the images' bytes. 0 when out of memory. */
+static int write_look_data(writer *w)
+{
+    const mb_mesh_look *look = w->d->look;
+    ctx *c = &w->c;
+    size_t nv = (size_t)look->vertex_count, nt = (size_t)look->triangle_count;
+    if (look->texcoords) {
+        int v = add_view(c, look->texcoords, nv * 8, 34962);
+        w->uv_acc = add_accessor(c, v, CT_FLOAT, nv, "VEC2", 0, NULL, NULL);
+    }
+    w->material_acc = malloc((size_t)look->material_count * sizeof(int));
+    w->material_out = malloc((size_t)look->material_count * sizeof(int));
+    w->image_view = malloc(((size_t)look->image_count + 1) * sizeof(int));
+    uint32_t *idx = malloc(nt * 12 + 12);
+    int ok = w->material_acc && w->material_out && w->image_view && idx, used = 0;
+    const uint32_t *tri = mb_mesh_triangles(w->m);
+    for (int m = 0; ok && m < look->material_count; ++m) {
+        size_t k = 0;
+        for (size_t t = 0; t < nt; ++t)
+            if (look->triangle_materials[t] == m) {
+                memcpy(&idx[3 * k], &tri[3 * t], 12);
+                ++k;
+            }
+        w->material_acc[m] = -1;
+        /* materials no triangle uses are left out (assimp adds a default one); without
+         * triangles the first is kept for the points */
+        w->material_out[m] = k > 0 || (nt == 0 && m == 0) ? used++ : -1;
+        if (k > 0) {
+            int v = add_view(c, idx, k * 12, 34963);
+            w->material_acc[m] = add_accessor(c, v, CT_UINT, k * 3, "SCALAR", 0, NULL, NULL);
+        }
+    }
+    /* only the images a written material shows; image_view -1: left out */
+    for (int i = 0; ok && i < look->image_count; ++i)
+        w->image_view[i] = -1;
+    for (int m = 0; ok && m < look->material_count; ++m) {
+        int i = look->materials[m].base_color_image;
+        if (w->material_out[m] >= 0 && i >= 0 && w->image_view[i] < 0)
+            w->image_view[i] = add_view(c, look->images[i].data, look->images[i].size, 0);
+    }
+    free(idx);
+    return ok;
+}
+
+/* The materials of the look, with a texture and sampler per material that has an image,
+ * and the images (in buffer views). */
+static void json_look(writer *w)
+{
+    buf *json = &w->json;
+    const mb_mesh_look *look = w->d->look;
+    int ntex = 0;
+    jp(json, ",\"materials\":[");
+    for (int m = 0; m < look->material_count; ++m) {
+        const mb_material *mt = &look->materials[m];
+        if (w->material_out[m] < 0)
+            continue;
+        jp(json, "%s{\"name\":", w->material_out[m] ? "," : "");
+        jstr(json, mt->name);
+        jp(json, ",\"pbrMetallicRoughness\":{\"baseColorFactor\":[%.9g,%.9g,%.9g,%.9g]",
+           (double)mt->base_color[0], (double)mt->base_color[1], (double)mt->base_color[2],
+           (double)mt->base_color[3]);
+        if (mt->base_color_image >= 0)
+            jp(json, ",\"baseColorTexture\":{\"index\":%d}", ntex++);
+        jp(json, ",\"metallicFactor\":%.9g,\"roughnessFactor\":%.9g}%s}", (double)mt->metallic,
+           (double)mt->roughness, mt->double_sided ? ",\"doubleSided\":true" : "");
+    }
+    jp(json, "]");
+    if (ntex == 0)
+        return;
+    jp(json, ",\"textures\":[");
+    for (int m = 0, k = 0; m < look->material_count; ++m)
+        if (w->material_out[m] >= 0 && look->materials[m].base_color_image >= 0) {
+            /* images are written in the order of their views, which follow the materials */
+            int src = 0, img = look->materials[m].base_color_image;
+            for (int i = 0; i < look->image_count; ++i)
+                src += w->image_view[i] >= 0 && w->image_view[i] < w->image_view[img];
+            jp(json, "%s{\"sampler\":%d,\"source\":%d}", k ? "," : "", k, src);
+            ++k;
+        }
+    jp(json, "],\"samplers\":[");
+    for (int m = 0, k = 0; m < look->material_count; ++m)
+        if (w->material_out[m] >= 0 && look->materials[m].base_color_image >= 0) {
+            jp(json, "%s{\"magFilter\":9729,\"minFilter\":9987,\"wrapS\":%d,\"wrapT\":%d}",
+               k++ ? "," : "", look->materials[m].wrap_s, look->materials[m].wrap_t);
+        }
+    jp(json, "],\"images\":[");
+    for (int v = 0, k = 0; v < w->c.nviews; ++v) /* by view, as the textures count them */
+        for (int i = 0; i < look->image_count; ++i)
+            if (w->image_view[i] == v)
+                jp(json, "%s{\"bufferView\":%d,\"mimeType\":\"%s\"}", k++ ? "," : "", v,
+                   look->images[i].mime_type);
+    jp(json, "]");
+}
+
 /* The mesh's binary data and accessors: positions (with min/max, which glTF requires),
  * unit normals, joint indices, weights, triangles and inverse bind matrices. 0 when out of
  * memory. */
@@ -297,7 +444,10 @@ static int write_mesh_data(writer *w)
     free(tmp); /* add_view copied it */
     v = add_view(c, jw, nv * 16, 34962);
     w->mesh_acc[3] = add_accessor(c, v, CT_FLOAT, nv, "VEC4", 0, NULL, NULL);
-    if (nt > 0) {
+    if (w->d->look) {
+        if (!write_look_data(w))
+            return 0;
+    } else if (nt > 0) {
         v = add_view(c, mb_mesh_triangles(m), nt * 12, 34963);
         w->index_acc = add_accessor(c, v, CT_UINT, nt * 3, "SCALAR", 0, NULL, NULL);
     }
@@ -307,6 +457,17 @@ static int write_mesh_data(writer *w)
     return 1;
 }
 
+/* q, or -q (the same rotation) when that is nearer prev: players that slerp without
+ * taking the short way would turn the long way round over the closing key otherwise. */
+static void closing_hemisphere(float q[4], const float prev[4])
+{
+    double dot = 0;
+    for (int k = 0; k < 4; ++k)
+        dot += (double)q[k] * prev[k];
+    for (int k = 0; dot < 0 && k < 4; ++k)
+        q[k] = -q[k];
+}
+
 /* The animation's binary data: one time accessor, then a rotation and a translation track
  * per joint that moves, each with its sampler and channel. Out of memory leaves time_acc
  * at -1 (the caller fails on that). */
@@ -314,15 +475,16 @@ static void write_animation_data(writer *w)
 {
     const int nj = w->nj, frames = w->frames;
     const mb_xform *poses = w->poses, *rest = w->rest;
-    float *t = malloc((size_t)frames * 4 * sizeof(float));
+    const int keys = w->keys; /* key k is frame k % frames: the closing key is frame 0 */
+    float *t = malloc((size_t)keys * 4 * sizeof(float));
     if (!t)
         return;
     double dt = mb_clip_frame_time(w->d->clip);
-    for (int f = 0; f < frames; ++f)
+    for (int f = 0; f < keys; ++f)
         t[f] = (float)(f * dt);
-    float lo = 0.0f, hi = t[frames - 1];
-    int v = add_view(&w->c, t, (size_t)frames * 4, 0);
-    w->time_acc = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, "SCALAR", 1, &lo, &hi);
+    float lo = 0.0f, hi = t[keys - 1];
+    int v = add_view(&w->c, t, (size_t)keys * 4, 0);
+    w->time_acc = add_accessor(&w->c, v, CT_FLOAT, (size_t)keys, "SCALAR", 1, &lo, &hi);
     /* a clip that never leaves the rest pose still gets an animation, the root's
      * rotation held (it is no motion: root_animated stays 0), so that it reads back
      * with its frames */
@@ -335,13 +497,15 @@ static void write_animation_data(writer *w)
             if (!moves && (any || j != 0 || kind != 0))
                 continue;
             w->root_animated |= j == 0 && moves;
-            for (int f = 0; f < frames; ++f) {
-                const mb_xform *x = &poses[(size_t)f * (size_t)nj + (size_t)j];
-                memcpy(&t[(size_t)f * (size_t)comps], kind ? x->pos : x->rot,
-                       (size_t)comps * sizeof(float));
+            for (int f = 0; f < keys; ++f) {
+                const mb_xform *x = &poses[(size_t)(f % frames) * (size_t)nj + (size_t)j];
+                float *key = &t[(size_t)f * (size_t)comps];
+                memcpy(key, kind ? x->pos : x->rot, (size_t)comps * sizeof(float));
+                if (f == frames && !kind) /* the closing key on the previous key's side */
+                    closing_hemisphere(key, key - 4);
             }
-            v = add_view(&w->c, t, (size_t)frames * (size_t)comps * 4, 0);
-            int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)frames, kind ? "VEC3" : "VEC4", 0,
+            v = add_view(&w->c, t, (size_t)keys * (size_t)comps * 4, 0);
+            int a = add_accessor(&w->c, v, CT_FLOAT, (size_t)keys, kind ? "VEC3" : "VEC4", 0,
                                  NULL, NULL);
             jp(&w->samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
                w->anim_channels ? "," : "", w->time_acc, a);
@@ -423,18 +587,43 @@ static void json_scene_and_nodes(writer *w)
     jp(json, "]");
 }
 
-/* The JSON of the mesh, its material and its skin. */
+/* One primitive over the mesh's attributes: triangles from index accessor acc (-1: none,
+ * points), material mat. */
+static void json_primitive(writer *w, int acc, int mat, int first)
+{
+    buf *json = &w->json;
+    jp(json, "%s{\"attributes\":{\"POSITION\":%d,\"NORMAL\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d",
+       first ? "" : ",", w->mesh_acc[0], w->mesh_acc[1], w->mesh_acc[2], w->mesh_acc[3]);
+    if (w->uv_acc >= 0)
+        jp(json, ",\"TEXCOORD_0\":%d", w->uv_acc);
+    jp(json, "}");
+    if (acc >= 0)
+        jp(json, ",\"indices\":%d", acc);
+    jp(json, ",\"mode\":%d,\"material\":%d}", acc >= 0 ? 4 : 0, mat);
+}
+
+/* The JSON of the mesh, its materials (and textures) and its skin. */
 static void json_mesh(writer *w)
 {
     buf *json = &w->json;
-    jp(json, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,"
-       "\"NORMAL\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d}",
-       w->mesh_acc[0], w->mesh_acc[1], w->mesh_acc[2], w->mesh_acc[3]);
-    if (w->index_acc >= 0)
-        jp(json, ",\"indices\":%d", w->index_acc);
-    jp(json, ",\"mode\":%d,\"material\":0}]}]", w->index_acc >= 0 ? 4 : 0);
-    jp(json, ",\"materials\":[{\"name\":\"mblend\",\"pbrMetallicRoughness\":{\"baseColorFactor\":"
-       "[0.8,0.55,0.35,1],\"metallicFactor\":0,\"roughnessFactor\":0.8}}]");
+    const mb_mesh_look *look = w->d->look;
+    jp(json, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[");
+    if (!look) {
+        json_primitive(w, w->index_acc, 0, 1);
+        jp(json, "]}],\"materials\":[{\"name\":\"mblend\",\"pbrMetallicRoughness\":{"
+           "\"baseColorFactor\":[0.8,0.55,0.35,1],\"metallicFactor\":0,\"roughnessFactor\":0.8}}]");
+    } else {
+        int first = 1;
+        for (int m = 0; m < look->material_count; ++m)
+            if (w->material_acc[m] >= 0) {
+                json_primitive(w, w->material_acc[m], w->material_out[m], first);
+                first = 0;
+            }
+        if (first) /* no triangles at all: the points, with the first material */
+            json_primitive(w, -1, 0, 1);
+        jp(json, "]}]");
+        json_look(w);
+    }
     jp(json, ",\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[", w->ibm_acc);
     const int *sj = mb_mesh_skin_joints(w->m);
     for (int e = 0; e < mb_mesh_skin_joint_count(w->m); ++e)
@@ -491,6 +680,9 @@ static void writer_free(writer *w)
     free(w->c.accessors.p);
     free(w->samplers.p);
     free(w->channels.p);
+    free(w->material_acc);
+    free(w->material_out);
+    free(w->image_view);
 }
 
 mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out_len, mb_error *err)
@@ -512,7 +704,8 @@ mb_status mb_gltf_write_mem(const mb_gltf_write_desc *d, void **out, size_t *out
     w.m = d->mesh;
     w.nj = mb_skeleton_joint_count(w.s);
     w.frames = d->clip ? mb_clip_frame_count(d->clip) : 0;
-    w.index_acc = w.ibm_acc = w.time_acc = -1;
+    w.keys = w.frames + (d->loop == MB_LOOP_RUNS_ON && w.frames >= 2);
+    w.index_acc = w.ibm_acc = w.time_acc = w.uv_acc = -1;
     for (int k = 0; k < 4; ++k)
         w.mesh_acc[k] = -1;
     st = load_poses(&w, err);
@@ -555,4 +748,36 @@ mb_status mb_gltf_write_file(const char *path, const mb_gltf_write_desc *d, mb_e
     st = mb_file_write_atomic(path, data, len, err);
     mb_free_(&d->allocator, data);
     return st;
+}
+
+mb_status mb_gltf_loop_kind(const mb_skeleton *s, const mb_clip *c, int cyclic,
+                            mb_loop_kind *out, mb_error *err)
+{
+    mb_error_clear_(err);
+    if (out)
+        *out = MB_LOOP_NONE;
+    if (!s || !c || !out)
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "invalid argument (NULL skeleton, "
+                              "clip or output)");
+    if (mb_clip_joint_count(c) != mb_skeleton_joint_count(s))
+        return mb_error_set_(err, MB_INVALID_ARG, "glTF", "the clip has %d joints, the "
+                              "skeleton %d", mb_clip_joint_count(c), mb_skeleton_joint_count(s));
+    if (cyclic) {
+        *out = MB_LOOP_RUNS_ON;
+        return MB_OK;
+    }
+    if (mb_clip_frame_count(c) < 3) /* no loop to detect (and preparation needs 2) */
+        return MB_OK;
+    mb_prepare_desc pd;
+    memset(&pd, 0, sizeof pd);
+    pd.skeleton = s;
+    pd.clip = c;
+    pd.source = "glTF";
+    mb_prepared_clip *p;
+    mb_status st = mb_clip_prepare(&pd, &p, err);
+    if (st != MB_OK)
+        return st;
+    *out = mb_prepared_clip_info(p)->loop;
+    mb_prepared_clip_destroy(p);
+    return MB_OK;
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -21,6 +22,13 @@ struct mb_scene {
     mb_clip **clips;
     char (*clip_names)[MB_MAX_NAME + 1];
     mb_scene_info info;
+    /* the mesh's look; its arrays and the image bytes are owned here */
+    mb_mesh_look look;
+    float *texcoords;
+    int *triangle_materials;
+    mb_material *materials;
+    mb_image *images;
+    unsigned char **image_bytes;
 };
 
 void mb_scene_destroy(mb_scene *s)
@@ -34,11 +42,22 @@ void mb_scene_destroy(mb_scene *s)
         mb_clip_destroy(s->clips[i]);
     mb_free_(&a, s->clips);
     mb_free_(&a, s->clip_names);
+    for (int i = 0; s->image_bytes && i < s->look.image_count; ++i)
+        mb_free_(&a, s->image_bytes[i]);
+    mb_free_(&a, s->image_bytes);
+    mb_free_(&a, s->images);
+    mb_free_(&a, s->materials);
+    mb_free_(&a, s->texcoords);
+    mb_free_(&a, s->triangle_materials);
     mb_free_(&a, s);
 }
 
 const mb_skeleton *mb_scene_skeleton(const mb_scene *s) { return s ? s->skeleton : NULL; }
 const mb_mesh *mb_scene_mesh(const mb_scene *s) { return s ? s->mesh : NULL; }
+const mb_mesh_look *mb_scene_look(const mb_scene *s)
+{
+    return s && s->mesh && s->materials ? &s->look : NULL;
+}
 int mb_scene_clip_count(const mb_scene *s) { return s ? s->clip_count : 0; }
 const mb_clip *mb_scene_clip(const mb_scene *s, int i)
 {
@@ -123,6 +142,7 @@ typedef struct loader {
     mb_joint_desc *jd; /* the skeleton's joints, created once the clips are read (finish_skeleton) */
     const char *roots_group; /* the node marked as a multi-ROOT group (mb_gltf_patch), or "" */
     mb_scene *scene;
+    const char *path; /* the scene's file (external textures are read beside it), or NULL */
 } loader;
 
 static void *zalloc(const loader *L, size_t n)
@@ -324,6 +344,9 @@ typedef struct mesh_build {
     uint32_t *tri;
     int *skin_joints;
     float (*ibm)[16];
+    float *uv;   /* [vertex][2], glTF's v-down convention */
+    int *tmat;   /* [triangle] assimp material index */
+    int any_uv;  /* some merged mesh had texture coordinates */
 } mesh_build;
 
 static int is_triangle_mesh(const struct aiMesh *m)
@@ -497,7 +520,10 @@ static int mesh_build_alloc(loader *L, const mesh_totals *t, mesh_build *b)
     b->tri = zalloc(L, (size_t)nt * 3 * sizeof(uint32_t));
     b->skin_joints = zalloc(L, (size_t)b->ne_cap * sizeof(int));
     b->ibm = zalloc(L, (size_t)b->ne_cap * sizeof *b->ibm);
-    return b->pos && b->nrm && b->w && b->jt && b->count && b->tri && b->skin_joints && b->ibm;
+    b->uv = zalloc(L, (size_t)nv * 2 * sizeof(float));
+    b->tmat = zalloc(L, (size_t)nt * sizeof(int));
+    return b->pos && b->nrm && b->w && b->jt && b->count && b->tri && b->skin_joints && b->ibm &&
+           b->uv && b->tmat;
 }
 
 static void mesh_build_free(loader *L, mesh_build *b)
@@ -510,6 +536,8 @@ static void mesh_build_free(loader *L, mesh_build *b)
     mb_free_(L->al, b->tri);
     mb_free_(L->al, b->skin_joints);
     mb_free_(L->al, b->ibm);
+    mb_free_(L->al, b->uv);
+    mb_free_(L->al, b->tmat);
 }
 
 /* Skinned mesh m's bones as palette entries (inverse bind, scale folded, see sigma) and
@@ -560,9 +588,15 @@ static mb_status add_vertices(loader *L, mesh_build *b, int i, const struct aiMe
                               const float iwb[16], const double *M, const double *Minv)
 {
     int rigid_entry = -1;
+    const struct aiVector3D *uv = m->mTextureCoords[0];
+    b->any_uv |= uv != NULL;
     for (unsigned v = 0; v < m->mNumVertices; ++v) {
         int gv = base + (int)v;
         float *p = &b->pos[3 * (size_t)gv], *n = &b->nrm[3 * (size_t)gv];
+        if (uv) { /* assimp flips v on import (origin bottom-left); glTF's is top-left */
+            b->uv[2 * (size_t)gv] = (float)uv[v].x;
+            b->uv[2 * (size_t)gv + 1] = (float)(1.0 - (double)uv[v].y);
+        }
         struct aiVector3D zero = {0, 0, 0};
         const struct aiVector3D *nv3 = m->mNormals ? &m->mNormals[v] : &zero;
         if (m->mNumBones > 0 && b->count[gv] > 0 && M) {
@@ -612,6 +646,7 @@ static mb_status add_faces(loader *L, mesh_build *b, const struct aiMesh *m, int
                                       m->mName.data, f);
             b->tri[3 * (size_t)b->nt + (size_t)c] = (uint32_t)base + fc->mIndices[c];
         }
+        b->tmat[b->nt] = (int)m->mMaterialIndex;
         b->nt++;
     }
     return MB_OK;
@@ -750,6 +785,163 @@ static mb_status create_mesh(loader *L, const mesh_build *b, int have_normals,
     return MB_OK;
 }
 
+/* ---------- look: materials, images, texture coordinates ---------- */
+
+/* The MIME type of encoded image bytes glTF can carry (PNG, JPEG), or NULL. */
+static const char *image_mime(const unsigned char *p, size_t n)
+{
+    if (n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0)
+        return "image/png";
+    if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+        return "image/jpeg";
+    return NULL;
+}
+
+#define MB_IMAGE_MAX_BYTES (256u << 20) /* an external texture file read beside the scene */
+
+/* The bytes of texture path (a material's): "*N" or an embedded texture's file name, or a
+ * file beside L->path. A malloc'ed copy in L's allocator (*n bytes), NULL when there is
+ * none or it cannot be read (the material then has no image: a look is not worth failing
+ * the scene for). */
+static unsigned char *texture_bytes(loader *L, const char *path, size_t *n)
+{
+    const struct aiScene *sc = L->sc;
+    const struct aiTexture *t = NULL;
+    if (path[0] == '*') {
+        char *end;
+        long i = strtol(path + 1, &end, 10);
+        if (*end == '\0' && i >= 0 && (unsigned long)i < sc->mNumTextures)
+            t = sc->mTextures[i];
+    }
+    for (unsigned i = 0; !t && i < sc->mNumTextures; ++i)
+        if (sc->mTextures[i]->mFilename.length > 0 && strcmp(sc->mTextures[i]->mFilename.data, path) == 0)
+            t = sc->mTextures[i];
+    if (t) { /* mHeight 0: pcData holds mWidth bytes of an encoded file */
+        if (t->mHeight != 0 || !t->pcData || t->mWidth == 0)
+            return NULL;
+        unsigned char *p = mb_alloc_(L->al, t->mWidth);
+        if (p) {
+            memcpy(p, t->pcData, t->mWidth);
+            *n = t->mWidth;
+        }
+        return p;
+    }
+    if (!L->path || path[0] == '/' || strstr(path, "..") || strchr(path, ':'))
+        return NULL; /* only files beside the scene (or below it) */
+    const char *slash = strrchr(L->path, '/');
+    char full[4096];
+    int len = snprintf(full, sizeof full, "%.*s%s", slash ? (int)(slash - L->path + 1) : 0, L->path, path);
+    FILE *f = len > 0 && (size_t)len < sizeof full ? fopen(full, "rb") : NULL;
+    unsigned char *p = NULL;
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && size <= (long)MB_IMAGE_MAX_BYTES &&
+        fseek(f, 0, SEEK_SET) == 0 && (p = mb_alloc_(L->al, (size_t)size)) != NULL &&
+        fread(p, 1, (size_t)size, f) != (size_t)size) {
+        mb_free_(L->al, p);
+        p = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (p)
+        *n = (size_t)size;
+    return p;
+}
+
+/* glTF's sampler wrap mode for assimp's */
+static int gltf_wrap(enum aiTextureMapMode m)
+{
+    return m == aiTextureMapMode_Clamp ? 33071 : m == aiTextureMapMode_Mirror ? 33648 : 10497;
+}
+
+/* Material i of the scene into S->materials[i]; its base colour texture (else diffuse)
+ * becomes image S->look.image_count when it is a PNG or JPEG. 0 when out of memory. */
+static int read_material(loader *L, unsigned i)
+{
+    mb_scene *S = L->scene;
+    const struct aiMaterial *am = L->sc->mMaterials[i];
+    mb_material *m = &S->materials[i];
+    struct aiString str;
+    struct aiColor4D c = {1, 1, 1, 1};
+    if (aiGetMaterialString(am, AI_MATKEY_NAME, &str) == aiReturn_SUCCESS)
+        snprintf(m->name, sizeof m->name, "%.*s", MB_MAX_NAME, str.data);
+    printable(m->name);
+    if (aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &c) != aiReturn_SUCCESS &&
+        aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &c) != aiReturn_SUCCESS)
+        c = (struct aiColor4D){1, 1, 1, 1};
+    float rgba[4] = {c.r, c.g, c.b, c.a};
+    for (int k = 0; k < 4; ++k) /* glTF factors are 0..1 */
+        m->base_color[k] = isfinite(rgba[k]) ? fminf(fmaxf(rgba[k], 0.0f), 1.0f) : 1.0f;
+    ai_real f = 0;
+    m->metallic = aiGetMaterialFloatArray(am, AI_MATKEY_METALLIC_FACTOR, &f, NULL) == aiReturn_SUCCESS && isfinite(f) ? fminf(fmaxf((float)f, 0.0f), 1.0f) : 0.0f;
+    m->roughness = aiGetMaterialFloatArray(am, AI_MATKEY_ROUGHNESS_FACTOR, &f, NULL) == aiReturn_SUCCESS && isfinite(f) ? fminf(fmaxf((float)f, 0.0f), 1.0f) : 1.0f;
+    int two = 0;
+    m->double_sided = aiGetMaterialIntegerArray(am, AI_MATKEY_TWOSIDED, &two, NULL) == aiReturn_SUCCESS && two;
+    m->base_color_image = -1;
+    m->wrap_s = m->wrap_t = 10497;
+    enum aiTextureMapMode mode[3] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
+    if (aiGetMaterialTexture(am, aiTextureType_BASE_COLOR, 0, &str, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS &&
+        aiGetMaterialTexture(am, aiTextureType_DIFFUSE, 0, &str, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS)
+        return 1;
+    size_t n = 0;
+    unsigned char *bytes = texture_bytes(L, str.data, &n);
+    const char *mime = bytes ? image_mime(bytes, n) : NULL;
+    if (!mime) {
+        mb_free_(L->al, bytes);
+        return 1;
+    }
+    /* the same bytes (one image used by several materials) are kept once */
+    int k = 0;
+    while (k < S->look.image_count && !(S->images[k].size == n && memcmp(S->images[k].data, bytes, n) == 0))
+        ++k;
+    if (k < S->look.image_count) {
+        mb_free_(L->al, bytes);
+    } else {
+        S->image_bytes[k] = bytes;
+        S->images[k] = (mb_image){bytes, n, mime};
+        S->look.image_count++;
+    }
+    m->base_color_image = k;
+    m->wrap_s = gltf_wrap(mode[0]);
+    m->wrap_t = gltf_wrap(mode[1]);
+    return 1;
+}
+
+/* The scene's look (mb_scene_look) from the finished build: texture coordinates,
+ * triangle materials (a material index assimp left out of range becomes 0) and every
+ * material of the scene. */
+static mb_status build_look(loader *L, const mesh_build *b)
+{
+    mb_scene *S = L->scene;
+    const struct aiScene *sc = L->sc;
+    unsigned nm = sc->mNumMaterials ? sc->mNumMaterials : 1;
+    S->materials = zalloc(L, nm * sizeof *S->materials);
+    S->images = zalloc(L, nm * sizeof *S->images);
+    S->image_bytes = zalloc(L, nm * sizeof *S->image_bytes);
+    S->triangle_materials = zalloc(L, (size_t)b->nt * sizeof(int));
+    S->texcoords = b->any_uv ? zalloc(L, (size_t)b->nv * 2 * sizeof(float)) : NULL;
+    if (!S->materials || !S->images || !S->image_bytes || !S->triangle_materials ||
+        (b->any_uv && !S->texcoords))
+        return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    if (S->texcoords)
+        memcpy(S->texcoords, b->uv, (size_t)b->nv * 2 * sizeof(float));
+    for (int t = 0; t < b->nt; ++t)
+        S->triangle_materials[t] = b->tmat[t] >= 0 && (unsigned)b->tmat[t] < nm ? b->tmat[t] : 0;
+    if (sc->mNumMaterials == 0) { /* a default grey */
+        S->materials[0] = (mb_material){"default", {0.8f, 0.8f, 0.8f, 1}, 0, 1, -1, 10497, 10497, 0};
+    }
+    for (unsigned i = 0; i < sc->mNumMaterials; ++i)
+        if (!read_material(L, i))
+            return mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
+    S->look.vertex_count = b->nv;
+    S->look.texcoords = S->texcoords;
+    S->look.triangle_count = b->nt;
+    S->look.triangle_materials = S->triangle_materials;
+    S->look.material_count = (int)nm;
+    S->look.materials = S->materials;
+    S->look.images = S->images;
+    return MB_OK;
+}
+
 /* Every mesh instance of the scene as one mb_mesh on the node skeleton: count, allocate,
  * fill, derive the bind pose, create. No mesh instance: no mesh, MB_OK. */
 static mb_status build_mesh(loader *L)
@@ -779,8 +971,9 @@ static mb_status build_mesh(loader *L)
         mesh_bind = zalloc(L, (size_t)L->nn * sizeof *mesh_bind);
         if (!mesh_bind)
             st = mb_error_set_(L->err, MB_NOMEM, L->source, "out of memory");
-        else if ((st = derive_bind_pose(L, &b, mesh_bind)) == MB_OK)
-            st = create_mesh(L, &b, have_normals, mesh_bind);
+        else if ((st = derive_bind_pose(L, &b, mesh_bind)) == MB_OK &&
+                 (st = create_mesh(L, &b, have_normals, mesh_bind)) == MB_OK)
+            st = build_look(L, &b);
     }
     mb_free_(L->al, mesh_bind);
     mb_free_(L->al, used);
@@ -1303,6 +1496,7 @@ static mb_status import(const void *data, size_t len, const char *path, const ch
     L.err = err;
     L.rate = d->sample_rate;
     L.roots_group = patch.roots_group;
+    L.path = path;
     mb_status st = build_scene(&L, out);
     aiReleaseImport(sc);
     return st;
