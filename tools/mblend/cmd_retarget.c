@@ -115,7 +115,10 @@ static int write_out(const retarget_args *o, const cli_clip *in, int glb)
     if (glb)
         return cli_write_glb(cmd, o->outp, in, in->c, "retarget", in->up_axis, o->scale);
     mb_error err;
-    const mb_bvh_write_desc wd = cli_bvh_desc(in);
+    mb_bvh_write_desc wd = cli_bvh_desc(in);
+    /* a retargeted clip is a new clip, not a re-export: written so that readers that add the
+     * OFFSET to position channels (three.js) and those that replace it agree */
+    wd.portable_offsets = 1;
     if (mb_bvh_write_file(o->outp, in->s, in->c, &wd, &err) != MB_OK) {
         cli_print_error(&err);
         return CLI_EXIT_INPUT;
