@@ -409,10 +409,13 @@ static const blend_impl impls[MB_ISA_COUNT_] = {
 #ifdef MB_BLEND_HAVE_AVX2_
     [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8},
 #endif
+#ifdef MB_BLEND_HAVE_AVX512_
+    [MB_ISA_AVX512_] = {mb_blend_kernel_avx512_, mb_blend_check_avx512_, 16},
+#endif
 };
 
 #define BUILT_                                                                           \
-    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_)
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_ | BUILT_AVX512_)
 #ifdef MB_BLEND_HAVE_SSE2_
 #define BUILT_SSE2_ MB_ISA_BIT_(MB_ISA_SSE2_)
 #else
@@ -422,6 +425,11 @@ static const blend_impl impls[MB_ISA_COUNT_] = {
 #define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
 #else
 #define BUILT_AVX2_ 0u
+#endif
+#ifdef MB_BLEND_HAVE_AVX512_
+#define BUILT_AVX512_ MB_ISA_BIT_(MB_ISA_AVX512_)
+#else
+#define BUILT_AVX512_ 0u
 #endif
 
 /* The kernel for isa, NULL when there is none here; AUTO: never NULL. */

@@ -86,5 +86,10 @@ int mb_blend_check_sse2_(const mb_xform *x, int n);
 int mb_blend_kernel_avx2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_avx2_(const mb_xform *x, int n);
 #endif
+#ifdef MB_CPU_BUILD_AVX512_
+#define MB_BLEND_HAVE_AVX512_ 1
+int mb_blend_kernel_avx512_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_check_avx512_(const mb_xform *x, int n);
+#endif
 
 #endif
