@@ -197,7 +197,7 @@ static void build_m(const joint_in *in, int n, double m[16])
 }
 
 static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, int exact,
-                             int want_gap, double thr, joint_result *res)
+                             int want_gap, int want_angle, double thr, joint_result *res)
 {
     res->gap = -1.0;
     res->low_gap = 0;
@@ -229,7 +229,9 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
     }
     double v[3], e[4];
     if (method == MB_BLEND_NLERP) {
-        tangent_mean(in, n, res->q, v, &res->max_angle);
+        /* the tangent angles only for the max_angle diagnostic: nlerp needs none */
+        if (want_angle)
+            tangent_mean(in, n, res->q, v, &res->max_angle);
         return MB_OK;
     }
     tangent_mean(in, n, ref, v, &res->max_angle);
@@ -323,6 +325,7 @@ typedef struct run_ctx {
     double thr;
     double wsum; /* the layer weights' total (validate_desc) */
     int exact, want_gap;
+    int nlerp; /* MB_BLEND_NLERP: the inputs keep their order (the sum depends on it) */
     mb_blend_kstats_ *stats;
 } run_ctx;
 
@@ -373,7 +376,8 @@ static mb_status scalar_joint(const run_ctx *c, int j)
     for (int i = 0; i < m; ++i)
         in[i].w /= total;
     joint_result r;
-    mb_status st = blend_joint(in, m, d->method, c->exact, c->want_gap, c->thr, &r);
+    mb_status st = blend_joint(in, m, d->method, c->exact, c->want_gap,
+                               diag && diag->max_angle, c->thr, &r);
     if (st != MB_OK)
         return st;
     for (int k = 0; k < 4; ++k)
@@ -399,18 +403,21 @@ typedef struct blend_impl {
     mb_blend_kernel_fn_ kernel;
     mb_blend_check_fn_ check;
     int lanes;
+    mb_blend_kernel_fn_ nlerp;
 } blend_impl;
 
 static const blend_impl impls[MB_ISA_COUNT_] = {
-    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4},
+    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4,
+                         mb_blend_nlerp_generic_},
 #ifdef MB_BLEND_HAVE_SSE2_
-    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4},
+    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4, mb_blend_nlerp_sse2_},
 #endif
 #ifdef MB_BLEND_HAVE_AVX2_
-    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8},
+    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8, mb_blend_nlerp_avx2_},
 #endif
 #ifdef MB_BLEND_HAVE_AVX512_
-    [MB_ISA_AVX512_] = {mb_blend_kernel_avx512_, mb_blend_check_avx512_, 16},
+    [MB_ISA_AVX512_] = {mb_blend_kernel_avx512_, mb_blend_check_avx512_, 16,
+                        mb_blend_nlerp_avx512_},
 #endif
 };
 
@@ -445,6 +452,12 @@ mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes)
     if (out_lanes)
         *out_lanes = k ? k->lanes : 4;
     return k ? k->kernel : NULL;
+}
+
+mb_blend_kernel_fn_ mb_blend_nlerp_kernel_(mb_isa_ isa)
+{
+    const blend_impl *k = impl_for(isa);
+    return k ? k->nlerp : NULL;
 }
 
 mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa)
@@ -527,7 +540,7 @@ static inline mb_status take_layers(const run_ctx *c, mb_blend_check_fn_ check, 
         }
         ++k;
     }
-    if (heaviest != 0) { /* the kernel starts its power iteration from input 0 */
+    if (heaviest != 0 && !c->nlerp) { /* the kernel starts its power iteration from input 0 */
         const mb_xform *ts = src[0];
         const float *tm = msrc[0];
         float tw = wt[0];
@@ -664,6 +677,7 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
     c.exact = exact;
     c.want_gap = want_gap;
+    c.nlerp = d->method == MB_BLEND_NLERP;
     c.stats = stats;
     /* the locals, not c's fields: GCC tested the two ints with one 8-byte load just after
      * their 4-byte stores, which cannot forward (a stall of about 10 cycles per call) */
@@ -671,6 +685,13 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
         if (impl)
             return run_kernel(&c, impl->kernel, impl->lanes, check);
         return MB_INVALID_ARG; /* that ISA is not available here */
+    }
+    /* nlerp on its kernel, unless a diagnostic asks for what only the scalar path gives
+     * (the gap, the tangent angles) */
+    if (c.nlerp && !want_gap && !(d->diag && d->diag->max_angle)) {
+        if (impl)
+            return run_kernel(&c, impl->nlerp, impl->lanes, check);
+        return MB_INVALID_ARG;
     }
     for (int i = 0; i < d->layer_count; ++i)
         if (!values_ok(d->layers[i].pose->joints, d->out.count, check))
