@@ -1373,3 +1373,234 @@ Test(blend, nlerp_matches_an_independent_nlerp_on_antipodal_inputs)
     cr_assert_gt(naive_differs, compared / 2, "the inputs must need the sign fix (%d of %d)", naive_differs,
                  compared);
 }
+
+/* ---------- the nlerp kernels ---------- */
+
+#define NL_MAXJ 300 /* more than one batch of every kernel (16 groups of 16 lanes: 256) */
+
+typedef struct nlerp_case {
+    int n, L;
+    mb_xform x[5][NL_MAXJ];
+    float w[5];
+    float mask[5][NL_MAXJ];
+    int masked;
+} nlerp_case;
+
+/* A random nlerp case: inputs within 100 degrees of a per-joint base, random signs, random
+ * positions; kind 1: some inputs off unit length (a few beyond float's normalisation);
+ * kind 2: near-ties, input 1 orthogonal to input 0 in double (rounded to float, so acc . q
+ * is a few 1e-8 of either sign and float cannot tell the sign the double path takes). */
+static void nlerp_case_make(nlerp_case *c, int n, int L, int kind, int masked)
+{
+    c->n = n;
+    c->L = L;
+    c->masked = masked;
+    for (int i = 0; i < L; ++i) {
+        c->w[i] = i == L - 1 && L > 2 && n % 3 == 0 ? 0.0f : (float)(0.05 + urand());
+        for (int j = 0; j < n; ++j)
+            c->mask[i][j] = urand() < 0.2 ? 0.0f : (float)urand();
+    }
+    for (int j = 0; j < n; ++j) {
+        float base[4];
+        random_quat(base);
+        for (int i = 0; i < L; ++i) {
+            float d[4];
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, urand() * 100.0 * PI / 180.0, d);
+            qmul_ref(base, d, c->x[i][j].rot);
+            float sg = urand() < 0.5 ? -1.0f : 1.0f;
+            for (int k = 0; k < 4; ++k)
+                c->x[i][j].rot[k] *= sg;
+            for (int k = 0; k < 3; ++k)
+                c->x[i][j].pos[k] = (float)(urand() * 10 - 5);
+        }
+        if (kind == 1 && j % 5 == 2)
+            for (int k = 0; k < 4; ++k)
+                c->x[j % L][j].rot[k] *= j % 2 ? 3.0f : (j % 3 ? 1.0f + 3e-5f : 1e-17f);
+        if (kind == 2 && L >= 2) { /* q1 = q0 rotated by 180 degrees about a random axis */
+            const float *q0 = c->x[0][j].rot;
+            float ax[4] = {0, 0, 0, 0};
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, PI, ax);
+            qmul_ref(q0, ax, c->x[1][j].rot);
+        }
+    }
+}
+
+static void nlerp_case_desc(nlerp_case *c, mb_pose *p, mb_blend_layer *l, mb_blend_desc *d,
+                            mb_xform *out)
+{
+    for (int i = 0; i < c->L; ++i) {
+        p[i].joints = c->x[i];
+        p[i].count = c->n;
+        l[i] = (mb_blend_layer){&p[i], c->w[i], c->masked ? c->mask[i] : NULL};
+    }
+    memset(d, 0, sizeof *d);
+    d->layers = l;
+    d->layer_count = c->L;
+    d->method = MB_BLEND_NLERP;
+    d->out.joints = out;
+    d->out.count = c->n;
+}
+
+/* Every nlerp kernel built here against the independent double nlerp (nlerp_ref: layer
+ * order, sign against the running sum) and against the job's scalar double path (which the
+ * max_angle diagnostic selects), component by component, not up to sign; positions against
+ * the weighted mean in double. Tolerances: 1e-6 per rotation component (float rounding of
+ * a sum of up to five unit terms and a normalisation: 3e-7 measured), 2e-5 per position
+ * (values up to 5). Near-ties (kind 2) must be handed to the double path (the kernels'
+ * rejected lanes), which then agrees; the output is bit-identical run to run and when it
+ * aliases an input; the kernels agree with each other within the same 1e-6. */
+Test(blend, nlerp_every_kernel_agrees_with_double)
+{
+    static nlerp_case c;
+    static mb_xform got[NL_MAXJ], want[NL_MAXJ], again[NL_MAXJ], first[NL_MAXJ];
+    static float angle[NL_MAXJ];
+    static const int sizes[] = {1, 3, 7, 16, 17, 33, 64, 255, 257, 300};
+    long tie_rejected = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        int n = sizes[trial % 10], L = 1 + trial % 5, kind = trial % 3, masked = trial % 4 == 1;
+        nlerp_case_make(&c, n, L, kind, masked);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, want);
+        mb_blend_diag dg = {NULL, angle, n, 0}; /* selects the scalar double path */
+        d.diag = &dg;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.diag = NULL;
+        int nk = 0;
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+                continue;
+            mb_blend_kstats_ st = {0};
+            d.out.joints = got;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+            cr_assert_gt(st.groups, 0, "%s: the nlerp kernel ran", mb_isa_name_((mb_isa_)isa));
+            if (kind == 2 && L >= 2)
+                tie_rejected += st.rejected_lanes;
+            for (int j = 0; j < n; ++j) {
+                float qs[5][4];
+                double wj[5], ref[4], pos[3] = {0, 0, 0}, tw = 0;
+                for (int i = 0; i < L; ++i) {
+                    memcpy(qs[i], c.x[i][j].rot, sizeof qs[i]);
+                    wj[i] = (double)c.w[i] * (masked ? c.mask[i][j] : 1.0);
+                    tw += wj[i];
+                    for (int k = 0; k < 3; ++k)
+                        pos[k] += wj[i] * c.x[i][j].pos[k];
+                }
+                if (!(tw > 0)) { /* fully masked: layer 0 unchanged */
+                    cr_assert(memcmp(&got[j], &c.x[0][j], sizeof got[j]) == 0);
+                    continue;
+                }
+                nlerp_ref((const float(*)[4])qs, wj, L, 1, ref);
+                for (int k = 0; k < 4; ++k) {
+                    cr_assert(fabs(got[j].rot[k] - ref[k]) < 1e-6,
+                              "%s trial %d joint %d: rot[%d] %.9g, independent %.9g",
+                              mb_isa_name_((mb_isa_)isa), trial, j, k, got[j].rot[k], ref[k]);
+                    cr_assert(fabsf(got[j].rot[k] - want[j].rot[k]) < 1e-6f,
+                              "%s trial %d joint %d: rot[%d] %.9g, double path %.9g",
+                              mb_isa_name_((mb_isa_)isa), trial, j, k, got[j].rot[k],
+                              want[j].rot[k]);
+                }
+                for (int k = 0; k < 3; ++k)
+                    cr_assert(fabs(got[j].pos[k] - pos[k] / tw) < 2e-5,
+                              "%s trial %d joint %d: pos[%d]", mb_isa_name_((mb_isa_)isa), trial,
+                              j, k);
+            }
+            /* run to run: bit-identical */
+            d.out.joints = again;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(got, again, (size_t)n * sizeof *got) == 0);
+            /* kernels against each other: within the tolerance above */
+            if (nk++ == 0)
+                memcpy(first, got, (size_t)n * sizeof *got);
+            for (int j = 0; j < n; ++j)
+                for (int k = 0; k < 4; ++k)
+                    cr_assert(fabsf(got[j].rot[k] - first[j].rot[k]) < 1e-6f);
+            /* written over its last input: the same bits */
+            static mb_xform alias[NL_MAXJ];
+            memcpy(alias, c.x[L - 1], (size_t)n * sizeof *alias);
+            p[L - 1].joints = alias;
+            d.out.joints = alias;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(alias, got, (size_t)n * sizeof *got) == 0,
+                      "%s trial %d: aliased output differs", mb_isa_name_((mb_isa_)isa), trial);
+            p[L - 1].joints = c.x[L - 1];
+        }
+        cr_assert_gt(nk, 0);
+    }
+    /* the near-ties reached the double path (a kernel that kept them would fail above) */
+    cr_assert_gt(tie_rejected, 100, "near-tie lanes handed back: %ld", tie_rejected);
+}
+
+/* A first layer masked to 0 on a joint: the running sum starts at 0 there, so the next
+ * input's sign must be + (as in the scalar path), not the sign of a -0.0 dot product:
+ * inputs with every component <= 0 make that dot -0.0. Compared component by component. */
+Test(blend, nlerp_masked_first_layer_keeps_the_sign)
+{
+    static const mb_xform a = {{-0.0f, -0.6f, -0.0f, -0.8f}, {1, 2, 3}};
+    static const mb_xform b = {{-0.28f, -0.0f, -0.96f, -0.0f}, {4, 5, 6}};
+    mb_xform xa[20], xb[20], got[20], want[20];
+    float ma[20], mbv[20], angle[20];
+    for (int j = 0; j < 20; ++j) {
+        xa[j] = a;
+        xb[j] = b;
+        ma[j] = j % 2 ? 0.0f : 0.5f;
+        mbv[j] = 1.0f;
+    }
+    mb_pose pa = {xa, 20}, pb = {xb, 20};
+    mb_blend_layer l[2] = {{&pa, 1.0f, ma}, {&pb, 1.0f, mbv}};
+    mb_blend_desc d = {0};
+    d.layers = l;
+    d.layer_count = 2;
+    d.method = MB_BLEND_NLERP;
+    d.out.joints = want;
+    d.out.count = 20;
+    mb_blend_diag dg = {NULL, angle, 20, 0};
+    d.diag = &dg;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.diag = NULL;
+    d.out.joints = got;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+            continue;
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+        for (int j = 0; j < 20; ++j)
+            for (int k = 0; k < 4; ++k)
+                cr_assert(fabsf(got[j].rot[k] - want[j].rot[k]) < 1e-6f,
+                          "%s joint %d rot[%d]: %g, double path %g", mb_isa_name_((mb_isa_)isa),
+                          j, k, got[j].rot[k], want[j].rot[k]);
+        cr_assert(got[1].rot[2] < -0.95f, "%s: input b alone, its sign kept", /* not -b */
+                  mb_isa_name_((mb_isa_)isa));
+    }
+}
+
+/* Bad values anywhere in a long nlerp job (before, inside and after the staged joints):
+ * MB_NUMERIC from every kernel, the output untouched. */
+Test(blend, nlerp_validates_before_writing)
+{
+    static nlerp_case c;
+    static mb_xform out[NL_MAXJ], before[NL_MAXJ];
+    const int bad_at[3] = {5, 255, 290};
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+            continue;
+        for (int t = 0; t < 6; ++t) {
+            nlerp_case_make(&c, NL_MAXJ, 3, 0, t % 2);
+            c.w[2] = 0.5f;
+            float *v = t < 3 ? &c.x[t % 3][bad_at[t]].rot[t % 4] : &c.x[1][bad_at[t - 3]].pos[1];
+            *v = t % 2 ? INFINITY : NAN;
+            mb_pose p[5];
+            mb_blend_layer l[5];
+            mb_blend_desc d;
+            nlerp_case_desc(&c, p, l, &d, out);
+            for (int j = 0; j < NL_MAXJ; ++j)
+                for (int k = 0; k < 4; ++k)
+                    out[j].rot[k] = (float)j;
+            memcpy(before, out, sizeof out);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_NUMERIC, "%s case %d",
+                         mb_isa_name_((mb_isa_)isa), t);
+            cr_assert(memcmp(before, out, sizeof out) == 0, "%s case %d: output written",
+                      mb_isa_name_((mb_isa_)isa), t);
+        }
+    }
+}
