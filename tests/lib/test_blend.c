@@ -1604,3 +1604,140 @@ Test(blend, nlerp_validates_before_writing)
         }
     }
 }
+
+/* ---------- the prepared job (mb_blend_job_init, mb_blend_job_run) ---------- */
+
+/* A prepared job gives mb_blend_run's output bit for bit, frame after frame: every method,
+ * masks or not, diagnostics or not, weights from init (NULL) or new each frame (a
+ * cross-fade sweep, one layer's weight 0 at the ends), pose values changed between runs,
+ * and the caller's layer table changed after init (the job keeps its own copy). */
+Test(blend, job_run_equals_blend_run_bitwise)
+{
+    static nlerp_case c;
+    static mb_xform got[NL_MAXJ], want[NL_MAXJ];
+    static float ang_g[NL_MAXJ], ang_w[NL_MAXJ], gap_g[NL_MAXJ], gap_w[NL_MAXJ];
+    static const int sizes[] = {1, 9, 64, 257};
+    for (int trial = 0; trial < 24; ++trial) {
+        int n = sizes[trial % 4], L = 2 + trial % 3, masked = trial % 5 == 1;
+        mb_blend_method m = trial % 3 == 0 ? MB_BLEND_NLERP : MB_BLEND_LOGEXP;
+        if (trial == 7)
+            m = MB_BLEND_KARCHER;
+        nlerp_case_make(&c, n, L, 0, masked);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, got);
+        d.method = m;
+        mb_blend_diag dg = {trial % 6 == 4 ? gap_g : NULL, ang_g, n, 0};
+        mb_blend_diag dw = {dg.eigen_gap ? gap_w : NULL, ang_w, n, 0};
+        int with_diag = trial % 4 == 2 || trial % 6 == 4;
+        d.diag = with_diag ? &dg : NULL;
+        mb_blend_job job;
+        cr_assert_eq(mb_blend_job_init(&d, &job), MB_OK);
+        float w0[5];
+        memcpy(w0, c.w, sizeof w0);
+        for (int i = 0; i < L; ++i) /* the caller's table changes: the job has its copy */
+            l[i].weight = 123.0f;
+        for (int frame = 0; frame < 4; ++frame) {
+            float fw[5];
+            const float *wp = frame == 0 ? NULL : fw;
+            for (int i = 0; i < L; ++i)
+                fw[i] = i == 0 ? 1.0f - frame / 3.0f : (float)(frame / 3.0) * w0[i];
+            cr_assert_eq(mb_blend_job_run(&job, wp), MB_OK, "trial %d frame %d", trial, frame);
+            for (int i = 0; i < L; ++i)
+                l[i].weight = wp ? wp[i] : w0[i];
+            d.out.joints = want;
+            d.diag = with_diag ? &dw : NULL;
+            cr_assert_eq(mb_blend_run(&d), MB_OK);
+            d.out.joints = got;
+            d.diag = with_diag ? &dg : NULL;
+            cr_assert(memcmp(got, want, (size_t)n * sizeof *got) == 0,
+                      "trial %d frame %d (%s, %d joints): job and mb_blend_run differ", trial,
+                      frame, mb_blend_method_name(m), n);
+            if (with_diag) {
+                cr_assert(memcmp(ang_g, ang_w, (size_t)n * sizeof *ang_g) == 0);
+                cr_assert_eq(dg.low_gap_joints, dw.low_gap_joints);
+                if (dg.eigen_gap)
+                    cr_assert(memcmp(gap_g, gap_w, (size_t)n * sizeof *gap_g) == 0);
+            }
+            for (int i = 0; i < L; ++i) /* next frame: new pose values in the same buffers */
+                for (int j = 0; j < n; ++j)
+                    c.x[i][j].pos[j % 3] += 0.25f;
+            for (int i = 0; i < L; ++i)
+                l[i].weight = 123.0f;
+        }
+    }
+}
+
+/* Invalid layer sets are refused at init with mb_blend_run's status, and nothing is
+ * written (the job, out); invalid per-run weights and pose values are refused at run with
+ * the output untouched; a zeroed job is refused. */
+Test(blend, job_init_rejects_invalid_layer_sets)
+{
+    static nlerp_case c;
+    static mb_xform out[NL_MAXJ], before[NL_MAXJ];
+    float short_angle[4];
+    nlerp_case_make(&c, 40, 3, 0, 1);
+    for (int cs = 0; cs < 13; ++cs) {
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, out);
+        d.method = MB_BLEND_LOGEXP;
+        mb_pose short_pose = {c.x[1], 39};
+        float nan_mask[40];
+        memcpy(nan_mask, c.mask[2], sizeof nan_mask);
+        nan_mask[39] = NAN;
+        mb_blend_diag short_diag = {NULL, short_angle, 4, 0};
+        mb_blend_desc *dp = &d;
+        mb_status expect = MB_INVALID_ARG;
+        switch (cs) {
+        case 0: dp = NULL; break;
+        case 1: d.layer_count = 0; break;
+        case 2: d.layer_count = MB_BLEND_MAX_LAYERS + 1; break;
+        case 3: l[1].pose = &short_pose; break;
+        case 4: l[2].pose = NULL; break;
+        case 5: l[0].weight = -1.0f; break;
+        case 6: l[1].weight = NAN; break;
+        case 7: l[0].weight = l[1].weight = l[2].weight = 0.0f; break;
+        case 8: l[2].joint_weights = nan_mask; break;
+        case 9: d.method = (mb_blend_method)7; break;
+        case 10: d.solver = (mb_eigen_solver)9; break;
+        case 11: d.gap_threshold = 1.0f; break;
+        default: d.diag = &short_diag; expect = MB_TOO_SMALL; break;
+        }
+        mb_blend_job job, job_before;
+        memset(&job, 0xA5, sizeof job);
+        memcpy(&job_before, &job, sizeof job);
+        memcpy(before, out, sizeof out);
+        cr_assert_eq(mb_blend_job_init(dp, &job), expect, "case %d", cs);
+        if (dp)
+            cr_assert_eq(mb_blend_run(dp), expect, "case %d: the same as mb_blend_run", cs);
+        cr_assert(memcmp(&job, &job_before, sizeof job) == 0, "case %d: job written", cs);
+        cr_assert(memcmp(out, before, sizeof out) == 0, "case %d: output written", cs);
+    }
+    /* a valid job: bad weights or values at run time */
+    mb_pose p[5];
+    mb_blend_layer l[5];
+    mb_blend_desc d;
+    nlerp_case_desc(&c, p, l, &d, out);
+    mb_blend_job job;
+    cr_assert_eq(mb_blend_job_init(&d, &job), MB_OK);
+    cr_assert_eq(mb_blend_job_init(&d, NULL), MB_INVALID_ARG);
+    memcpy(before, out, sizeof out);
+    const float bad_w[4][3] = {{-1, 1, 1}, {NAN, 1, 1}, {INFINITY, 1, 1}, {0, 0, 0}};
+    for (int t = 0; t < 4; ++t) {
+        cr_assert_eq(mb_blend_job_run(&job, bad_w[t]), MB_INVALID_ARG, "weights %d", t);
+        cr_assert(memcmp(out, before, sizeof out) == 0);
+    }
+    float keep = c.x[2][33].rot[1];
+    c.x[2][33].rot[1] = NAN;
+    cr_assert_eq(mb_blend_job_run(&job, NULL), MB_NUMERIC);
+    cr_assert(memcmp(out, before, sizeof out) == 0);
+    c.x[2][33].rot[1] = keep;
+    cr_assert_eq(mb_blend_job_run(&job, NULL), MB_OK);
+    mb_blend_job zero;
+    memset(&zero, 0, sizeof zero);
+    cr_assert_eq(mb_blend_job_run(&zero, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_blend_job_run(NULL, NULL), MB_INVALID_ARG);
+}

@@ -88,6 +88,36 @@ typedef struct mb_blend_desc {
  * in the last float bits). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
 
+/* A blend job validated once and run per frame without the per-call checks of mb_blend_run
+ * (counts, pointers, method, solver, threshold, mask values, diag sizes) nor its kernel
+ * choice: for a game that blends the same layer set every frame. Plain data the caller owns
+ * (no allocation, nothing to destroy; copies are independent jobs); the fields are private.
+ * It keeps the desc's pointers: the layers' poses and masks, out and diag must outlive it.
+ * Between runs the caller may change the values in the poses (sampled each frame) and pass
+ * new layer weights; anything else (which poses, the mask values, out, diag, method) needs
+ * a new mb_blend_job_init. The layer table itself is copied: desc->layers need not outlive
+ * the job. */
+typedef struct mb_blend_job {
+    mb_blend_layer layers_[MB_BLEND_MAX_LAYERS]; /* private: the desc's layers */
+    mb_blend_desc desc_;                         /* private: the desc (layers set per run) */
+    int isa_;                                    /* private: the kernel chosen at init */
+} mb_blend_job;
+
+/* Validates desc as mb_blend_run does everything but the pose values, and fills *out: the
+ * same statuses as mb_blend_run for the same argument errors (a zero weight total too:
+ * the weights at init must be valid, and are the job's weights where a run passes none).
+ * Nothing is written to out on error. Calls mb_blend_prepare for the jobs that may reach
+ * the exact solver (every method but MB_BLEND_NLERP, and diag->eigen_gap), since init runs
+ * at load time. */
+MB_API mb_status mb_blend_job_init(const mb_blend_desc *desc, mb_blend_job *out);
+
+/* Runs the job: exactly mb_blend_run on the job's desc with the layer weights replaced by
+ * weights[0 .. layer_count) (NULL: the weights given at init), bit for bit. Validates the
+ * weights (MB_INVALID_ARG for a negative, NaN or infinite weight or a zero total) and the
+ * pose values (MB_NUMERIC) before writing, as mb_blend_run; MB_INVALID_ARG for a job that
+ * was never initialised (zeroed). Threads: as mb_blend_run (the job is read only). */
+MB_API mb_status mb_blend_job_run(const mb_blend_job *job, const float *weights);
+
 /* Lets the exact solver's library set up now what it sets up on first use: OpenBLAS, under
  * LAPACKE, maps its work buffers (128 MB of address space per thread that has run it, once
  * per process) inside the first call that reaches LAPACKE: MB_EIGEN_LAPACKE, diag->eigen_gap,

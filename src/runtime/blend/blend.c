@@ -278,8 +278,25 @@ static int values_ok(const mb_xform *x, int n, mb_blend_check_fn_ check)
     return n <= 0 || (check && check(x, n)) || pose_values_exact_ok(x, n);
 }
 
+/* The weights' part of validation: every layer weight finite and >= 0, their total (in
+ * double, to *total_out) > 0. */
+static mb_status validate_weights(const mb_blend_layer *layers, int k, double *total_out)
+{
+    double total = 0.0;
+    for (int i = 0; i < k; ++i) {
+        if (!isfinite(layers[i].weight) || layers[i].weight < 0.0f)
+            return MB_INVALID_ARG;
+        total += layers[i].weight;
+    }
+    if (!(total > 0.0))
+        return MB_INVALID_ARG;
+    *total_out = total;
+    return MB_OK;
+}
+
 /* Everything but the pose values (the SIMD path checks those as it reads them); *total
- * receives the sum of the layer weights, in double. */
+ * receives the sum of the layer weights, in double. The order of the checks is the
+ * contract's: argument errors (weights included) before MB_TOO_SMALL for the diag. */
 static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
 {
     if (!d || !d->layers || !d->out.joints)
@@ -294,14 +311,10 @@ static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
     int n = d->out.count;
     if (n < 1)
         return MB_INVALID_ARG;
-    double total = 0.0;
     for (int i = 0; i < d->layer_count; ++i) {
         const mb_blend_layer *l = &d->layers[i];
         if (!l->pose || !l->pose->joints || l->pose->count != n)
             return MB_INVALID_ARG;
-        if (!isfinite(l->weight) || l->weight < 0.0f)
-            return MB_INVALID_ARG;
-        total += l->weight;
         if (l->joint_weights) {
             int bad = 0; /* a branch-free reduction the compiler vectorises */
             for (int j = 0; j < n; ++j)
@@ -310,9 +323,9 @@ static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
                 return MB_INVALID_ARG;
         }
     }
-    if (!(total > 0.0))
-        return MB_INVALID_ARG;
-    *total_out = total;
+    mb_status st = validate_weights(d->layers, d->layer_count, total_out);
+    if (st != MB_OK)
+        return st;
     if (d->diag && (d->diag->eigen_gap || d->diag->max_angle) && d->diag->count < n)
         return MB_TOO_SMALL;
     return MB_OK;
@@ -664,13 +677,13 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     return MB_OK;
 }
 
-mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
+/* The job once its desc is known valid (wsum: the layer weights' total) with the kernels of
+ * impl (NULL: that ISA has no kernel here). */
+static mb_status run_valid(const mb_blend_desc *d, double wsum, const blend_impl *impl,
+                           mb_blend_kstats_ *stats)
 {
     run_ctx c;
-    mb_status st = validate_desc(d, &c.wsum);
-    if (st != MB_OK)
-        return st;
-    const blend_impl *impl = impl_for(isa); /* NULL: that ISA has no kernel here */
+    c.wsum = wsum;
     mb_blend_check_fn_ check = impl ? impl->check : NULL;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : MB_BLEND_GAP_THRESHOLD;
@@ -699,11 +712,63 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
     if (d->diag)
         d->diag->low_gap_joints = 0;
     for (int j = 0; j < d->out.count; ++j) {
-        st = scalar_joint(&c, j);
+        mb_status st = scalar_joint(&c, j);
         if (st != MB_OK)
             return st;
     }
     return MB_OK;
+}
+
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
+{
+    double wsum;
+    mb_status st = validate_desc(d, &wsum);
+    if (st != MB_OK)
+        return st;
+    return run_valid(d, wsum, impl_for(isa), stats);
+}
+
+/* ---------- the prepared job ---------- */
+
+mb_status mb_blend_job_init(const mb_blend_desc *desc, mb_blend_job *out)
+{
+    double wsum;
+    if (!out)
+        return MB_INVALID_ARG;
+    mb_status st = validate_desc(desc, &wsum);
+    if (st != MB_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    memcpy(out->layers_, desc->layers, (size_t)desc->layer_count * sizeof *desc->layers);
+    out->desc_ = *desc;
+    out->desc_.layers = NULL; /* set per run: the job stays a plain copyable value */
+    out->isa_ = (int)mb_isa_select_(MB_ISA_AUTO_, BUILT_);
+    /* OpenBLAS's set-up now, at load time, for the jobs that may reach LAPACKE */
+    if (desc->method != MB_BLEND_NLERP || (desc->diag && desc->diag->eigen_gap))
+        mb_blend_prepare();
+    return MB_OK;
+}
+
+mb_status mb_blend_job_run(const mb_blend_job *job, const float *weights)
+{
+    if (!job || !job->desc_.out.joints || (unsigned)job->isa_ >= (unsigned)MB_ISA_COUNT_)
+        return MB_INVALID_ARG; /* never initialised (or zeroed) */
+    const int k = job->desc_.layer_count;
+    mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
+    const mb_blend_layer *lp = job->layers_;
+    if (weights) {
+        memcpy(layers, job->layers_, (size_t)k * sizeof *layers);
+        for (int i = 0; i < k; ++i)
+            layers[i].weight = weights[i];
+        lp = layers;
+    }
+    double wsum;
+    mb_status st = validate_weights(lp, k, &wsum);
+    if (st != MB_OK)
+        return st;
+    mb_blend_desc d = job->desc_;
+    d.layers = lp;
+    return run_valid(&d, wsum, &impls[job->isa_], NULL);
 }
 
 void mb_blend_prepare(void)
