@@ -349,7 +349,9 @@ enum {
     T_BASE_AVX2,
     T_SCALAR,
     T_NLERP,
+    T_NLERP_JOB,
     T_LOGEXP,
+    T_LOGEXP_JOB,
     T_LOGEXP_AVX2,
     T_LOGEXP_SSE2,
     T_LOGEXP_STEP,
@@ -366,7 +368,30 @@ typedef struct bench_ctx {
     mb_blend_check_fn_ check;
     int lanes;
     int ok;
+    mb_blend_job *job[2]; /* prepared jobs per frame: [0] logexp, [1] nlerp */
 } bench_ctx;
+
+/* The prepared jobs of a set, one per frame (each frame's poses are other buffers). */
+static void make_jobs(bench_ctx *c)
+{
+    set *s = c->s;
+    for (int m = 0; m < 2; ++m) {
+        c->job[m] = xalloc(sizeof(mb_blend_job) * FRAMES);
+        for (int f = 0; f < FRAMES; ++f) {
+            mb_blend_layer layers[MAXK];
+            for (int i = 0; i < s->k; ++i)
+                layers[i] = (mb_blend_layer){&s->pose[f][i], s->w[f][i], NULL};
+            mb_blend_desc d = {0};
+            d.layers = layers;
+            d.layer_count = s->k;
+            d.method = m ? MB_BLEND_NLERP : MB_BLEND_LOGEXP;
+            d.out.joints = c->out;
+            d.out.count = s->nj;
+            if (mb_blend_job_init(&d, &c->job[m][f]) != MB_OK)
+                c->ok = 0;
+        }
+    }
+}
 
 static void run_blend(bench_ctx *c, int f, mb_eigen_solver solver, mb_isa_ isa,
                       mb_blend_kstats_ *stats, mb_blend_method method, mb_blend_diag *diag)
@@ -439,6 +464,11 @@ static void run_one(bench_ctx *c, int what, int f)
     case T_NLERP:
         run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_NLERP, NULL);
         break;
+    case T_NLERP_JOB: /* the weights passed per run, as a game does */
+    case T_LOGEXP_JOB:
+        if (mb_blend_job_run(&c->job[what == T_NLERP_JOB][f], s->w[f]) != MB_OK)
+            c->ok = 0;
+        break;
     case T_LOGEXP:
         run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_LOGEXP, NULL);
         break;
@@ -492,7 +522,8 @@ int main(int argc, char **argv)
     int runs = 15, quick = 0, only_dist = -1, only_k = 0, only_j = 0, loop_what = -1;
     long loop_n = 0;
     static const char *const loop_names[T_COUNT] = {
-        "base", "base-avx2", "base-scalar", "nlerp", "logexp", "logexp-avx2", "logexp-sse2",
+        "base", "base-avx2", "base-scalar", "nlerp", "nlerp-job", "logexp", "logexp-job",
+        "logexp-avx2", "logexp-sse2",
         "step", "check", "lapacke"};
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--runs") == 0 && a + 1 < argc)
@@ -540,11 +571,11 @@ int main(int argc, char **argv)
            lanes, runs, load);
     printf("cells: best/median ns per joint, then the ratio to the SSE2 baseline (median over "
            "runs of run time / the same run's baseline time); nlerp also to base-scalar\n\n");
-    printf("%-9s K   J | %11s | %17s | %17s | %23s | %17s %17s %17s %17s | %11s | %21s | %6s "
-           "%5s %8s %8s\n",
-           "inputs", "base", "base-avx2", "base-scalar", "nlerp (x base, x scalar)", "logexp",
-           "logexp-avx2", "logexp-sse2", "log/exp step", "check", "lapacke", "scalar", "iters",
-           "maxdiff", "nlerpdif");
+    printf("%-9s K   J | %11s | %17s | %17s | %23s %17s | %17s %17s %17s %17s %17s | %11s | "
+           "%21s | %6s %5s %8s %8s\n",
+           "inputs", "base", "base-avx2", "base-scalar", "nlerp (x base, x scalar)", "nlerp-job",
+           "logexp", "logexp-job", "logexp-avx2", "logexp-sse2", "log/exp step", "check",
+           "lapacke", "scalar", "iters", "maxdiff", "nlerpdif");
 
     int status = 0;
     const int ks[3] = {2, 4, 8}, js[2] = {64, 256};
@@ -560,7 +591,8 @@ int main(int argc, char **argv)
                 make_set(&s, ks[ki], js[ji], max_angle, lanes);
                 bench_ctx c = {&s, xalloc(sizeof(soa4) * (size_t)(s.nj / 4)),
                                xalloc(sizeof(mb_xform) * (size_t)s.nj), kernel,
-                               mb_blend_checker_(MB_ISA_AUTO_), lanes, 1};
+                               mb_blend_checker_(MB_ISA_AUTO_), lanes, 1, {NULL, NULL}};
+                make_jobs(&c);
                 if (loop_what >= 0) {
                     for (long n = 0; n < loop_n; ++n)
                         run_one(&c, loop_what, (int)(n % FRAMES));
@@ -568,6 +600,8 @@ int main(int argc, char **argv)
                         status = 1;
                     free(c.soa_out);
                     free(c.out);
+                    free(c.job[0]);
+                    free(c.job[1]);
                     free_set(&s);
                     continue;
                 }
@@ -661,11 +695,11 @@ int main(int argc, char **argv)
                              t[T_NLERP].best, t[T_NLERP].median, ratio[T_NLERP],
                              bench_median(rr, runs));
                 }
-                printf("%-9s %d %3d | %11s | %17s | %17s | %23s | %17s %17s %17s %17s | %11s | "
-                       "%21s | %5.1f%% %5.2f %8.2g %8.2g\n",
+                printf("%-9s %d %3d | %11s | %17s | %17s | %23s %17s | %17s %17s %17s %17s %17s | "
+                       "%11s | %21s | %5.1f%% %5.2f %8.2g %8.2g\n",
                        dist == 0 ? "clustered" : "spread", s.k, s.nj, cell[T_BASE],
-                       cell[T_BASE_AVX2], cell[T_SCALAR], cell[T_NLERP], cell[T_LOGEXP],
-                       cell[T_LOGEXP_AVX2], cell[T_LOGEXP_SSE2], cell[T_LOGEXP_STEP],
+                       cell[T_BASE_AVX2], cell[T_SCALAR], cell[T_NLERP], cell[T_NLERP_JOB],
+                       cell[T_LOGEXP], cell[T_LOGEXP_JOB], cell[T_LOGEXP_AVX2], cell[T_LOGEXP_SSE2], cell[T_LOGEXP_STEP],
                        cell[T_CHECK], cell[T_LAPACKE], 100 * scalar_share, iters,
                        max_diff * 180 / PI, nlerp_diff * 180 / PI);
                 fflush(stdout);
@@ -673,12 +707,15 @@ int main(int argc, char **argv)
                     status = 1;
                 free(c.soa_out);
                 free(c.out);
+                free(c.job[0]);
+                free(c.job[1]);
                 free_set(&s);
             }
     }
     printf("\nbase: ozz-style nlerp, SSE2 (base-avx2: the same loop compiled for AVX2); "
            "base-scalar: a plain scalar float nlerp loop over the AoS poses; nlerp: mb_blend_run "
-           "with MB_BLEND_NLERP; logexp: "
+           "with MB_BLEND_NLERP; nlerp-job, logexp-job: the same through a prepared job "
+           "(mb_blend_job_run, weights passed per run); logexp: "
            "mb_blend_run, default method and solver; logexp-avx2, logexp-sse2: the same with "
            "that kernel forced; log/exp step: the kernel with the references given; check: the value "
            "pre-check mb_blend_run runs before writing on joints past the first 256 and on "
