@@ -10,8 +10,8 @@
  * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
  * the fast solver hands such joints to the exact path, so both modes agree there.
  *
- * Threads: mb_blend_run and mb_blend_rotations_run (offline/blend_rotations.h) keep no state between calls and touch
- * only their desc's buffers, so any number of threads may run them at once on distinct
+ * Threads: mb_blend_run, mb_blend_job_run and mb_blend_rotations_run
+ * (offline/blend_rotations.h) keep no state between calls and touch only their desc's buffers, so any number of threads may run them at once on distinct
  * outputs (inputs may be shared read-only). The SIMD kernel is chosen once per process
  * (src/base/cpu.c) and the exact path's LAPACKE calls are reentrant; call mb_blend_prepare
  * once before starting threads so OpenBLAS's one-time set-up does not happen inside a
@@ -34,7 +34,10 @@ typedef enum mb_blend_method {
     MB_BLEND_LOGEXP = 0, /* the method above (default) */
     MB_BLEND_NLERP,      /* running weighted sum, each input's sign fixed against the
                             accumulator, then normalised: what most engines ship; depends
-                            on input order and sign when inputs are far apart */
+                            on input order and sign when inputs are far apart. Runs on the
+                            SIMD kernels (no reference, no log/exp) unless a diagnostic is
+                            asked for: diag->max_angle (the tangent angles) and
+                            diag->eigen_gap take the scalar double path */
     MB_BLEND_KARCHER     /* iterated geodesic (Karcher) mean: logexp repeated from its own
                             result until the tangent mean vanishes (< 1e-7 rad, <= 32 steps) */
 } mb_blend_method;
@@ -84,8 +87,9 @@ typedef struct mb_blend_desc {
  * as they were). Weights are normalised per joint; a
  * joint whose masked weights are all zero takes layer 0's transform unchanged.
  * Deterministic: the same inputs in the same order give bit-identical output on one
- * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ
- * in the last float bits). Output quaternions are unit to about 3e-7. */
+ * machine (the SIMD kernel is picked at run time, so AVX-512, AVX2 and SSE2 machines may
+ * differ in the last float bits: within 1e-6 per component for nlerp, 1e-5 rad for logexp
+ * as the tests check). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
 
 /* A blend job validated once and run per frame without the per-call checks of mb_blend_run

@@ -3,15 +3,18 @@
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
  * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
  * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
- * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C: the scheme
- * of src/base/cpu_internal.h). The kernel validates the values it reads, so the first
- * STAGE_JOINTS joints are blended into a stack buffer and copied to the output only once
- * the whole job is known to be valid (see run_kernel). Joints it cannot certify, the other
- * methods, the exact solver and the gap diagnostics take the scalar double-precision path
- * below, whose reference comes from a certified double power iteration or, where the bound
- * says the relative gap may be below the threshold, from LAPACKE. Nothing allocates; the
- * SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB stage, the kernel's
- * copy of the layer table). */
+ * AVX-512 or AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C:
+ * the scheme of src/base/cpu_internal.h). MB_BLEND_NLERP without diagnostics runs the
+ * nlerp kernel of the same file on the same machinery (staging, validation, rejected
+ * lanes). The kernels validate the values they read, so the first STAGE_JOINTS joints are
+ * blended into a stack buffer and copied to the output only once the whole job is known to
+ * be valid (see run_kernel). Joints a kernel cannot certify, Karcher, nlerp with
+ * diagnostics, the exact solver and the gap diagnostics take the scalar double-precision
+ * path below, whose reference comes from a certified double power iteration or, where the
+ * bound says the relative gap may be below the threshold, from LAPACKE. Nothing
+ * allocates; the SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB
+ * stage, the kernel's copy of the layer table). A prepared job (mb_blend_job_init) is the
+ * desc validated once; its runs check the weights and go straight to run_valid. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
