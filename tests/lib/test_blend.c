@@ -1741,3 +1741,59 @@ Test(blend, job_init_rejects_invalid_layer_sets)
     cr_assert_eq(mb_blend_job_run(&zero, NULL), MB_INVALID_ARG);
     cr_assert_eq(mb_blend_job_run(NULL, NULL), MB_INVALID_ARG);
 }
+
+/* Two inputs nearly a half turn apart (|q1 . q2| from 1e-6 to 0.05) with weights close to
+ * each other (relative gaps from 2e-3 to 0.3): the closed form keeps every lane whose gap is at least
+ * twice the threshold (2e-3), where its reference must stay on the arc between the two
+ * (float's D by the cancelling form 1 - 4 w1 w2 (1 - c^2) and sqrt(D) - |w1 - w2| by a
+ * subtraction put it past the end, and the blend 3.1 rad off; either of the kernel's two
+ * forms alone keeps it on the arc). Every kernel against LAPACKE (1e-5 rad, as the other kernel
+ * tests), and the kernels keep the lanes (fewer than a tenth go to the double path). */
+Test(blend, two_inputs_near_a_half_turn_with_close_weights)
+{
+    enum { N = 640 };
+    static mb_xform a[N], b[N], got[N], want[N];
+    static float mask_a[N], mask_b[N];
+    for (int j = 0; j < N; ++j) {
+        random_quat(a[j].rot);
+        float d[4];
+        /* cos of half the rotation between them, log-uniform in [1e-6, 0.05], either sign */
+        double c = (urand() < 0.5 ? -1 : 1) * 1e-6 * pow(5e4, urand());
+        axis_angle(urand() - .5, urand() - .5, urand() - .5, 2.0 * acos(c), d);
+        qmul_ref(a[j].rot, d, b[j].rot);
+        for (int k = 0; k < 3; ++k) {
+            a[j].pos[k] = (float)urand();
+            b[j].pos[k] = (float)urand();
+        }
+        double w = 0.5 + 0.5 * 1e-3 * pow(200.0, urand()); /* w1 - w2 log-uniform, 1e-3..0.2 */
+        mask_a[j] = (float)w;
+        mask_b[j] = (float)(1.0 - w);
+    }
+    mb_pose pa = {a, N}, pb = {b, N};
+    mb_blend_layer l[2] = {{&pa, 1.0f, mask_a}, {&pb, 1.0f, mask_b}};
+    mb_blend_desc d = {0};
+    d.layers = l;
+    d.layer_count = 2;
+    d.out.count = N;
+    d.out.joints = want;
+    d.solver = MB_EIGEN_LAPACKE;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.solver = MB_EIGEN_AUTO;
+    d.out.joints = got;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+            continue;
+        mb_blend_kstats_ st = {0};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+        double worst = 0;
+        for (int j = 0; j < N; ++j) {
+            double e = qangle(got[j].rot, want[j].rot);
+            worst = e > worst ? e : worst;
+        }
+        cr_log_info("%s: worst %.2g rad, %ld of %d joints to the double path",
+                    mb_isa_name_((mb_isa_)isa), worst, st.rejected_lanes, N);
+        cr_assert(worst < 1e-5, "%s: %g rad", mb_isa_name_((mb_isa_)isa), worst);
+        cr_assert_lt(st.rejected_lanes, N / 10, "%s: %ld lanes rejected",
+                     mb_isa_name_((mb_isa_)isa), st.rejected_lanes);
+    }
+}

@@ -425,6 +425,7 @@ static void run_step(bench_ctx *c, int f)
     b.dst = c->out;
     b.ref = s->ref[f];
     b.min_gap = 0.25f;
+    b.min_gap2 = 0.25f;
     b.tol = 2e-6f;
     for (int i = 0; i < s->k; ++i)
         src[i] = s->aos[f][i];

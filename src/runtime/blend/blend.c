@@ -31,6 +31,9 @@
  * 1e-6 rad; below it the double path decides. */
 #define KERNEL_MIN_GAP 0.25f
 #define KERNEL_TOL 2e-6f
+/* Two inputs (closed form): the kernel keeps a lane whose gap is at least twice the user's
+ * threshold and at least this, where float computes the gap to 5% (blend_kernel.inc, B). */
+#define KERNEL_MIN_GAP2 2e-3f
 /* Joints the SIMD path blends into a stack buffer while it validates them (7 KB). */
 #define STAGE_JOINTS 256
 
@@ -635,6 +638,9 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     b.max_angle = d->diag ? d->diag->max_angle : NULL;
     b.ref = NULL;
     b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
+    b.min_gap2 = 2.0f * (float)c->thr > KERNEL_MIN_GAP2 ? 2.0f * (float)c->thr : KERNEL_MIN_GAP2;
+    if (b.min_gap2 > b.min_gap)
+        b.min_gap2 = b.min_gap;
     b.tol = KERNEL_TOL;
 
     /* the staged joints */

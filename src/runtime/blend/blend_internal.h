@@ -36,6 +36,10 @@ typedef struct mb_blend_batch_ {
      * NULL: solve for them. */
     const float *ref;
     float min_gap; /* accept a lane only if its relative-gap bound is >= this */
+    /* two inputs: accept a lane whose exact relative gap (closed form) is >= this (<= min_gap:
+     * any reference on the great circle of the two inputs gives the same blend, so only the
+     * user's threshold, with a margin for float, matters there) */
+    float min_gap2;
     float tol;     /* and its eigenvector's angle bound |r| / (rho - lambda2 bound) <= this */
     /* out: bit l of rej[g] = joint j0 + g * W + l was not written; rej_any = the OR of them */
     unsigned rej[MB_BLEND_BATCH_MAX_GROUPS];
