@@ -11,8 +11,9 @@
  * the fast solver hands such joints to the exact path, so both modes agree there.
  *
  * Threads: mb_blend_run, mb_blend_job_run and mb_blend_rotations_run
- * (offline/blend_rotations.h) keep no state between calls and touch only their desc's buffers, so any number of threads may run them at once on distinct
- * outputs (inputs may be shared read-only). The SIMD kernel is chosen once per process
+ * (offline/blend_rotations.h) keep no state between calls and touch only their desc's
+ * buffers, so any number of threads may run them at once on distinct outputs (inputs may
+ * be shared read-only). The SIMD kernel is chosen once per process
  * (src/base/cpu.c) and the exact path's LAPACKE calls are reentrant; call mb_blend_prepare
  * once before starting threads so OpenBLAS's one-time set-up does not happen inside a
  * frame. */
