@@ -1373,3 +1373,470 @@ Test(blend, nlerp_matches_an_independent_nlerp_on_antipodal_inputs)
     cr_assert_gt(naive_differs, compared / 2, "the inputs must need the sign fix (%d of %d)", naive_differs,
                  compared);
 }
+
+/* ---------- the nlerp kernels ---------- */
+
+#define NL_MAXJ 300 /* more than one batch of every kernel (16 groups of 16 lanes: 256) */
+
+typedef struct nlerp_case {
+    int n, L;
+    mb_xform x[5][NL_MAXJ];
+    float w[5];
+    float mask[5][NL_MAXJ];
+    int masked;
+} nlerp_case;
+
+/* A random nlerp case: inputs within 100 degrees of a per-joint base, random signs, random
+ * positions; kind 1: some inputs off unit length (a few beyond float's normalisation);
+ * kind 2: near-ties, input 1 orthogonal to input 0 in double (rounded to float, so acc . q
+ * is a few 1e-8 of either sign and float cannot tell the sign the double path takes). */
+static void nlerp_case_make(nlerp_case *c, int n, int L, int kind, int masked)
+{
+    c->n = n;
+    c->L = L;
+    c->masked = masked;
+    for (int i = 0; i < L; ++i) {
+        c->w[i] = i == L - 1 && L > 2 && n % 3 == 0 ? 0.0f : (float)(0.05 + urand());
+        for (int j = 0; j < n; ++j)
+            c->mask[i][j] = urand() < 0.2 ? 0.0f : (float)urand();
+    }
+    for (int j = 0; j < n; ++j) {
+        float base[4];
+        random_quat(base);
+        for (int i = 0; i < L; ++i) {
+            float d[4];
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, urand() * 100.0 * PI / 180.0, d);
+            qmul_ref(base, d, c->x[i][j].rot);
+            float sg = urand() < 0.5 ? -1.0f : 1.0f;
+            for (int k = 0; k < 4; ++k)
+                c->x[i][j].rot[k] *= sg;
+            for (int k = 0; k < 3; ++k)
+                c->x[i][j].pos[k] = (float)(urand() * 10 - 5);
+        }
+        if (kind == 1 && j % 5 == 2)
+            for (int k = 0; k < 4; ++k)
+                c->x[j % L][j].rot[k] *= j % 2 ? 3.0f : (j % 3 ? 1.0f + 3e-5f : 1e-17f);
+        if (kind == 2 && L >= 2) { /* q1 = q0 rotated by 180 degrees about a random axis */
+            const float *q0 = c->x[0][j].rot;
+            float ax[4] = {0, 0, 0, 0};
+            axis_angle(urand() - .5, urand() - .5, urand() - .5, PI, ax);
+            qmul_ref(q0, ax, c->x[1][j].rot);
+        }
+    }
+}
+
+static void nlerp_case_desc(nlerp_case *c, mb_pose *p, mb_blend_layer *l, mb_blend_desc *d,
+                            mb_xform *out)
+{
+    for (int i = 0; i < c->L; ++i) {
+        p[i].joints = c->x[i];
+        p[i].count = c->n;
+        l[i] = (mb_blend_layer){&p[i], c->w[i], c->masked ? c->mask[i] : NULL};
+    }
+    memset(d, 0, sizeof *d);
+    d->layers = l;
+    d->layer_count = c->L;
+    d->method = MB_BLEND_NLERP;
+    d->out.joints = out;
+    d->out.count = c->n;
+}
+
+/* Every nlerp kernel built here against the independent double nlerp (nlerp_ref: layer
+ * order, sign against the running sum) and against the job's scalar double path (which the
+ * max_angle diagnostic selects), component by component, not up to sign; positions against
+ * the weighted mean in double. Tolerances: 1e-6 per rotation component (float rounding of
+ * a sum of up to five unit terms and a normalisation: 3e-7 measured), 2e-5 per position
+ * (values up to 5). Near-ties (kind 2) must be handed to the double path (the kernels'
+ * rejected lanes), which then agrees; the output is bit-identical run to run and when it
+ * aliases an input; the kernels agree with each other within the same 1e-6. */
+Test(blend, nlerp_every_kernel_agrees_with_double)
+{
+    static nlerp_case c;
+    static mb_xform got[NL_MAXJ], want[NL_MAXJ], again[NL_MAXJ], first[NL_MAXJ];
+    static float angle[NL_MAXJ];
+    static const int sizes[] = {1, 3, 7, 16, 17, 33, 64, 255, 257, 300};
+    long tie_rejected = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        int n = sizes[trial % 10], L = 1 + trial % 5, kind = trial % 3, masked = trial % 4 == 1;
+        nlerp_case_make(&c, n, L, kind, masked);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, want);
+        mb_blend_diag dg = {NULL, angle, n, 0}; /* selects the scalar double path */
+        d.diag = &dg;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.diag = NULL;
+        int nk = 0;
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+                continue;
+            mb_blend_kstats_ st = {0};
+            d.out.joints = got;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+            cr_assert_gt(st.groups, 0, "%s: the nlerp kernel ran", mb_isa_name_((mb_isa_)isa));
+            if (kind == 2 && L >= 2)
+                tie_rejected += st.rejected_lanes;
+            for (int j = 0; j < n; ++j) {
+                float qs[5][4];
+                double wj[5], ref[4], pos[3] = {0, 0, 0}, tw = 0;
+                for (int i = 0; i < L; ++i) {
+                    memcpy(qs[i], c.x[i][j].rot, sizeof qs[i]);
+                    wj[i] = (double)c.w[i] * (masked ? c.mask[i][j] : 1.0);
+                    tw += wj[i];
+                    for (int k = 0; k < 3; ++k)
+                        pos[k] += wj[i] * c.x[i][j].pos[k];
+                }
+                if (!(tw > 0)) { /* fully masked: layer 0 unchanged */
+                    cr_assert(memcmp(&got[j], &c.x[0][j], sizeof got[j]) == 0);
+                    continue;
+                }
+                nlerp_ref((const float(*)[4])qs, wj, L, 1, ref);
+                for (int k = 0; k < 4; ++k) {
+                    cr_assert(fabs(got[j].rot[k] - ref[k]) < 1e-6,
+                              "%s trial %d joint %d: rot[%d] %.9g, independent %.9g",
+                              mb_isa_name_((mb_isa_)isa), trial, j, k, got[j].rot[k], ref[k]);
+                    cr_assert(fabsf(got[j].rot[k] - want[j].rot[k]) < 1e-6f,
+                              "%s trial %d joint %d: rot[%d] %.9g, double path %.9g",
+                              mb_isa_name_((mb_isa_)isa), trial, j, k, got[j].rot[k],
+                              want[j].rot[k]);
+                }
+                for (int k = 0; k < 3; ++k)
+                    cr_assert(fabs(got[j].pos[k] - pos[k] / tw) < 2e-5,
+                              "%s trial %d joint %d: pos[%d]", mb_isa_name_((mb_isa_)isa), trial,
+                              j, k);
+            }
+            /* run to run: bit-identical */
+            d.out.joints = again;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(got, again, (size_t)n * sizeof *got) == 0);
+            /* kernels against each other: within the tolerance above */
+            if (nk++ == 0)
+                memcpy(first, got, (size_t)n * sizeof *got);
+            for (int j = 0; j < n; ++j)
+                for (int k = 0; k < 4; ++k)
+                    cr_assert(fabsf(got[j].rot[k] - first[j].rot[k]) < 1e-6f);
+            /* written over its last input: the same bits */
+            static mb_xform alias[NL_MAXJ];
+            memcpy(alias, c.x[L - 1], (size_t)n * sizeof *alias);
+            p[L - 1].joints = alias;
+            d.out.joints = alias;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(alias, got, (size_t)n * sizeof *got) == 0,
+                      "%s trial %d: aliased output differs", mb_isa_name_((mb_isa_)isa), trial);
+            p[L - 1].joints = c.x[L - 1];
+        }
+        cr_assert_gt(nk, 0);
+    }
+    /* the near-ties reached the double path (a kernel that kept them would fail above) */
+    cr_assert_gt(tie_rejected, 100, "near-tie lanes handed back: %ld", tie_rejected);
+}
+
+/* A first layer masked to 0 on a joint: the running sum starts at 0 there, so the next
+ * input's sign must be + (as in the scalar path), not the sign of a -0.0 dot product:
+ * inputs with every component <= 0 make that dot -0.0. Compared component by component. */
+Test(blend, nlerp_masked_first_layer_keeps_the_sign)
+{
+    static const mb_xform a = {{-0.0f, -0.6f, -0.0f, -0.8f}, {1, 2, 3}};
+    static const mb_xform b = {{-0.28f, -0.0f, -0.96f, -0.0f}, {4, 5, 6}};
+    mb_xform xa[20], xb[20], got[20], want[20];
+    float ma[20], mbv[20], angle[20];
+    for (int j = 0; j < 20; ++j) {
+        xa[j] = a;
+        xb[j] = b;
+        ma[j] = j % 2 ? 0.0f : 0.5f;
+        mbv[j] = 1.0f;
+    }
+    mb_pose pa = {xa, 20}, pb = {xb, 20};
+    mb_blend_layer l[2] = {{&pa, 1.0f, ma}, {&pb, 1.0f, mbv}};
+    mb_blend_desc d = {0};
+    d.layers = l;
+    d.layer_count = 2;
+    d.method = MB_BLEND_NLERP;
+    d.out.joints = want;
+    d.out.count = 20;
+    mb_blend_diag dg = {NULL, angle, 20, 0};
+    d.diag = &dg;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.diag = NULL;
+    d.out.joints = got;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+            continue;
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+        for (int j = 0; j < 20; ++j)
+            for (int k = 0; k < 4; ++k)
+                cr_assert(fabsf(got[j].rot[k] - want[j].rot[k]) < 1e-6f,
+                          "%s joint %d rot[%d]: %g, double path %g", mb_isa_name_((mb_isa_)isa),
+                          j, k, got[j].rot[k], want[j].rot[k]);
+        cr_assert(got[1].rot[2] < -0.95f, "%s: input b alone, its sign kept", /* not -b */
+                  mb_isa_name_((mb_isa_)isa));
+    }
+}
+
+/* Bad values anywhere in a long nlerp job (before, inside and after the staged joints):
+ * MB_NUMERIC from every kernel, the output untouched. */
+Test(blend, nlerp_validates_before_writing)
+{
+    static nlerp_case c;
+    static mb_xform out[NL_MAXJ], before[NL_MAXJ];
+    const int bad_at[3] = {5, 255, 290};
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_nlerp_kernel_((mb_isa_)isa))
+            continue;
+        for (int t = 0; t < 6; ++t) {
+            nlerp_case_make(&c, NL_MAXJ, 3, 0, t % 2);
+            c.w[2] = 0.5f;
+            float *v = t < 3 ? &c.x[t % 3][bad_at[t]].rot[t % 4] : &c.x[1][bad_at[t - 3]].pos[1];
+            *v = t % 2 ? INFINITY : NAN;
+            mb_pose p[5];
+            mb_blend_layer l[5];
+            mb_blend_desc d;
+            nlerp_case_desc(&c, p, l, &d, out);
+            for (int j = 0; j < NL_MAXJ; ++j)
+                for (int k = 0; k < 4; ++k)
+                    out[j].rot[k] = (float)j;
+            memcpy(before, out, sizeof out);
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_NUMERIC, "%s case %d",
+                         mb_isa_name_((mb_isa_)isa), t);
+            cr_assert(memcmp(before, out, sizeof out) == 0, "%s case %d: output written",
+                      mb_isa_name_((mb_isa_)isa), t);
+        }
+    }
+}
+
+/* ---------- the prepared job (mb_blend_job_init, mb_blend_job_run) ---------- */
+
+/* A prepared job gives mb_blend_run's output bit for bit, frame after frame: every method,
+ * masks or not, diagnostics or not, weights from init (NULL) or new each frame (a
+ * cross-fade sweep, one layer's weight 0 at the ends), pose values changed between runs,
+ * and the caller's layer table changed after init (the job keeps its own copy). */
+Test(blend, job_run_equals_blend_run_bitwise)
+{
+    static nlerp_case c;
+    static mb_xform got[NL_MAXJ], want[NL_MAXJ];
+    static float ang_g[NL_MAXJ], ang_w[NL_MAXJ], gap_g[NL_MAXJ], gap_w[NL_MAXJ];
+    static const int sizes[] = {1, 9, 64, 257};
+    for (int trial = 0; trial < 24; ++trial) {
+        int n = sizes[trial % 4], L = 2 + trial % 3, masked = trial % 5 == 1;
+        mb_blend_method m = trial % 3 == 0 ? MB_BLEND_NLERP : MB_BLEND_LOGEXP;
+        if (trial == 7)
+            m = MB_BLEND_KARCHER;
+        nlerp_case_make(&c, n, L, 0, masked);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, got);
+        d.method = m;
+        mb_blend_diag dg = {trial % 6 == 4 ? gap_g : NULL, ang_g, n, 0};
+        mb_blend_diag dw = {dg.eigen_gap ? gap_w : NULL, ang_w, n, 0};
+        int with_diag = trial % 4 == 2 || trial % 6 == 4;
+        d.diag = with_diag ? &dg : NULL;
+        mb_blend_job job;
+        cr_assert_eq(mb_blend_job_init(&d, &job), MB_OK);
+        float w0[5];
+        memcpy(w0, c.w, sizeof w0);
+        for (int i = 0; i < L; ++i) /* the caller's table changes: the job has its copy */
+            l[i].weight = 123.0f;
+        for (int frame = 0; frame < 4; ++frame) {
+            float fw[5];
+            const float *wp = frame == 0 ? NULL : fw;
+            for (int i = 0; i < L; ++i)
+                fw[i] = i == 0 ? 1.0f - frame / 3.0f : (float)(frame / 3.0) * w0[i];
+            cr_assert_eq(mb_blend_job_run(&job, wp), MB_OK, "trial %d frame %d", trial, frame);
+            for (int i = 0; i < L; ++i)
+                l[i].weight = wp ? wp[i] : w0[i];
+            d.out.joints = want;
+            d.diag = with_diag ? &dw : NULL;
+            cr_assert_eq(mb_blend_run(&d), MB_OK);
+            d.out.joints = got;
+            d.diag = with_diag ? &dg : NULL;
+            cr_assert(memcmp(got, want, (size_t)n * sizeof *got) == 0,
+                      "trial %d frame %d (%s, %d joints): job and mb_blend_run differ", trial,
+                      frame, mb_blend_method_name(m), n);
+            if (with_diag) {
+                cr_assert(memcmp(ang_g, ang_w, (size_t)n * sizeof *ang_g) == 0);
+                cr_assert_eq(dg.low_gap_joints, dw.low_gap_joints);
+                if (dg.eigen_gap)
+                    cr_assert(memcmp(gap_g, gap_w, (size_t)n * sizeof *gap_g) == 0);
+            }
+            for (int i = 0; i < L; ++i) /* next frame: new pose values in the same buffers */
+                for (int j = 0; j < n; ++j)
+                    c.x[i][j].pos[j % 3] += 0.25f;
+            for (int i = 0; i < L; ++i)
+                l[i].weight = 123.0f;
+        }
+    }
+}
+
+/* Invalid layer sets are refused at init with mb_blend_run's status, and nothing is
+ * written (the job, out); invalid per-run weights and pose values are refused at run with
+ * the output untouched; a zeroed job is refused. */
+Test(blend, job_init_rejects_invalid_layer_sets)
+{
+    static nlerp_case c;
+    static mb_xform out[NL_MAXJ], before[NL_MAXJ];
+    float short_angle[4];
+    nlerp_case_make(&c, 40, 3, 0, 1);
+    for (int cs = 0; cs < 13; ++cs) {
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, out);
+        d.method = MB_BLEND_LOGEXP;
+        mb_pose short_pose = {c.x[1], 39};
+        float nan_mask[40];
+        memcpy(nan_mask, c.mask[2], sizeof nan_mask);
+        nan_mask[39] = NAN;
+        mb_blend_diag short_diag = {NULL, short_angle, 4, 0};
+        mb_blend_desc *dp = &d;
+        mb_status expect = MB_INVALID_ARG;
+        switch (cs) {
+        case 0: dp = NULL; break;
+        case 1: d.layer_count = 0; break;
+        case 2: d.layer_count = MB_BLEND_MAX_LAYERS + 1; break;
+        case 3: l[1].pose = &short_pose; break;
+        case 4: l[2].pose = NULL; break;
+        case 5: l[0].weight = -1.0f; break;
+        case 6: l[1].weight = NAN; break;
+        case 7: l[0].weight = l[1].weight = l[2].weight = 0.0f; break;
+        case 8: l[2].joint_weights = nan_mask; break;
+        case 9: d.method = (mb_blend_method)7; break;
+        case 10: d.solver = (mb_eigen_solver)9; break;
+        case 11: d.gap_threshold = 1.0f; break;
+        default: d.diag = &short_diag; expect = MB_TOO_SMALL; break;
+        }
+        mb_blend_job job, job_before;
+        memset(&job, 0xA5, sizeof job);
+        memcpy(&job_before, &job, sizeof job);
+        memcpy(before, out, sizeof out);
+        cr_assert_eq(mb_blend_job_init(dp, &job), expect, "case %d", cs);
+        if (dp)
+            cr_assert_eq(mb_blend_run(dp), expect, "case %d: the same as mb_blend_run", cs);
+        cr_assert(memcmp(&job, &job_before, sizeof job) == 0, "case %d: job written", cs);
+        cr_assert(memcmp(out, before, sizeof out) == 0, "case %d: output written", cs);
+    }
+    /* a valid job: bad weights or values at run time */
+    mb_pose p[5];
+    mb_blend_layer l[5];
+    mb_blend_desc d;
+    nlerp_case_desc(&c, p, l, &d, out);
+    mb_blend_job job;
+    cr_assert_eq(mb_blend_job_init(&d, &job), MB_OK);
+    cr_assert_eq(mb_blend_job_init(&d, NULL), MB_INVALID_ARG);
+    memcpy(before, out, sizeof out);
+    const float bad_w[4][3] = {{-1, 1, 1}, {NAN, 1, 1}, {INFINITY, 1, 1}, {0, 0, 0}};
+    for (int t = 0; t < 4; ++t) {
+        cr_assert_eq(mb_blend_job_run(&job, bad_w[t]), MB_INVALID_ARG, "weights %d", t);
+        cr_assert(memcmp(out, before, sizeof out) == 0);
+    }
+    float keep = c.x[2][33].rot[1];
+    c.x[2][33].rot[1] = NAN;
+    cr_assert_eq(mb_blend_job_run(&job, NULL), MB_NUMERIC);
+    cr_assert(memcmp(out, before, sizeof out) == 0);
+    c.x[2][33].rot[1] = keep;
+    cr_assert_eq(mb_blend_job_run(&job, NULL), MB_OK);
+    mb_blend_job zero;
+    memset(&zero, 0, sizeof zero);
+    cr_assert_eq(mb_blend_job_run(&zero, NULL), MB_INVALID_ARG);
+    cr_assert_eq(mb_blend_job_run(NULL, NULL), MB_INVALID_ARG);
+}
+
+/* Two inputs nearly a half turn apart (|q1 . q2| from 1e-6 to 0.05) with weights close to
+ * each other (relative gaps from 2e-3 to 0.3): the closed form keeps every lane whose gap is at least
+ * twice the threshold (2e-3), where its reference must stay on the arc between the two
+ * (float's D by the cancelling form 1 - 4 w1 w2 (1 - c^2) and sqrt(D) - |w1 - w2| by a
+ * subtraction put it past the end, and the blend 3.1 rad off; either of the kernel's two
+ * forms alone keeps it on the arc). Every kernel against LAPACKE (1e-5 rad, as the other kernel
+ * tests), and the kernels keep the lanes (fewer than a tenth go to the double path). */
+Test(blend, two_inputs_near_a_half_turn_with_close_weights)
+{
+    enum { N = 640 };
+    static mb_xform a[N], b[N], got[N], want[N];
+    static float mask_a[N], mask_b[N];
+    for (int j = 0; j < N; ++j) {
+        random_quat(a[j].rot);
+        float d[4];
+        /* cos of half the rotation between them, log-uniform in [1e-6, 0.05], either sign */
+        double c = (urand() < 0.5 ? -1 : 1) * 1e-6 * pow(5e4, urand());
+        axis_angle(urand() - .5, urand() - .5, urand() - .5, 2.0 * acos(c), d);
+        qmul_ref(a[j].rot, d, b[j].rot);
+        for (int k = 0; k < 3; ++k) {
+            a[j].pos[k] = (float)urand();
+            b[j].pos[k] = (float)urand();
+        }
+        double w = 0.5 + 0.5 * 1e-3 * pow(200.0, urand()); /* w1 - w2 log-uniform, 1e-3..0.2 */
+        mask_a[j] = (float)w;
+        mask_b[j] = (float)(1.0 - w);
+    }
+    mb_pose pa = {a, N}, pb = {b, N};
+    mb_blend_layer l[2] = {{&pa, 1.0f, mask_a}, {&pb, 1.0f, mask_b}};
+    mb_blend_desc d = {0};
+    d.layers = l;
+    d.layer_count = 2;
+    d.out.count = N;
+    d.out.joints = want;
+    d.solver = MB_EIGEN_LAPACKE;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.solver = MB_EIGEN_AUTO;
+    d.out.joints = got;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+            continue;
+        mb_blend_kstats_ st = {0};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+        double worst = 0;
+        for (int j = 0; j < N; ++j) {
+            double e = qangle(got[j].rot, want[j].rot);
+            worst = e > worst ? e : worst;
+        }
+        cr_log_info("%s: worst %.2g rad, %ld of %d joints to the double path",
+                    mb_isa_name_((mb_isa_)isa), worst, st.rejected_lanes, N);
+        cr_assert(worst < 1e-5, "%s: %g rad", mb_isa_name_((mb_isa_)isa), worst);
+        cr_assert_lt(st.rejected_lanes, N / 10, "%s: %ld lanes rejected",
+                     mb_isa_name_((mb_isa_)isa), st.rejected_lanes);
+    }
+}
+
+/* The logexp kernels: bit-identical run to run (the same inputs, the same bits), and within
+ * 1e-6 rad of each other (each is within about 3e-7 rad of the exact blend for a given
+ * reference and its reference within the 2e-6 certified tol; measured: 3.4e-7 at most here),
+ * on clustered and spread inputs of 2 to 8 layers over partial groups. (Against LAPACKE:
+ * every_kernel_agrees_with_lapacke, 1e-5 rad.) */
+Test(blend, logexp_kernels_deterministic_and_within_1e_6_of_each_other)
+{
+    static nlerp_case c;
+    static mb_xform first[NL_MAXJ], got[NL_MAXJ], again[NL_MAXJ];
+    double worst = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        int n = trial % 2 ? 300 : 37, L = 2 + trial % 5;
+        nlerp_case_make(&c, n, L > 5 ? 5 : L, 0, trial % 3 == 2);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, got);
+        d.method = MB_BLEND_LOGEXP;
+        int nk = 0;
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+                continue;
+            d.out.joints = got;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            d.out.joints = again;
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, NULL), MB_OK);
+            cr_assert(memcmp(got, again, (size_t)n * sizeof *got) == 0, "%s trial %d",
+                      mb_isa_name_((mb_isa_)isa), trial);
+            if (nk++ == 0) {
+                memcpy(first, got, (size_t)n * sizeof *got);
+                continue;
+            }
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(got[j].rot, first[j].rot);
+                worst = e > worst ? e : worst;
+                cr_assert(e < 1e-6, "%s trial %d joint %d: %g rad from the generic kernel",
+                          mb_isa_name_((mb_isa_)isa), trial, j, e);
+            }
+        }
+    }
+    cr_log_info("logexp kernels: at most %.2g rad apart", worst);
+}

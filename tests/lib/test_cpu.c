@@ -78,6 +78,17 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
                   mb_euler_sincos_kernel_(MB_ISA_GENERIC_));
     }
 #endif
+#ifdef MB_CPU_BUILD_AVX512_
+    /* the blend job has an AVX-512 kernel of 16 lanes wherever the CPU runs AVX-512 */
+    int avx512 = probe(MB_ISA_AVX512_);
+    int lanes512 = 0;
+    cr_assert_eq(mb_blend_kernel_(MB_ISA_AVX512_, &lanes512) != NULL, avx512);
+    if (avx512) {
+        cr_assert_eq(lanes512, 16);
+        cr_assert(mb_blend_kernel_(MB_ISA_AVX512_, NULL) != mb_blend_kernel_(MB_ISA_AVX2_, NULL));
+        cr_assert_not_null(mb_blend_checker_(MB_ISA_AVX512_));
+    }
+#endif
     /* an ISA out of range is nobody's */
     cr_assert_null(mb_blend_kernel_(MB_ISA_COUNT_, NULL));
     cr_assert_null(mb_skin_kernel_(MB_ISA_COUNT_));

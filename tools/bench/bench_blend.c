@@ -300,13 +300,65 @@ ozz_blend_avx2(const soa4 *const *restrict in, const float *restrict w, int k, i
 }
 #endif
 
+/* A plain scalar float nlerp over the AoS poses mb_blend_run reads (7 floats a joint),
+ * joint by joint: the loop a game without a blend library writes, the same arithmetic as
+ * the baseline above (running sum with the sign fixed against it, 1 / sqrt). A stand-in for
+ * ozz-animation's BlendingJob where ozz is not built (ozz's also blends scales and runs
+ * its SoA passes per layer). */
+__attribute__((noinline)) static void nlerp_scalar(const mb_xform *const *restrict in,
+                                                   const float *restrict w, int k, int nj,
+                                                   mb_xform *restrict out)
+{
+    for (int j = 0; j < nj; ++j) {
+        const mb_xform *a = &in[0][j];
+        float q0 = a->rot[0] * w[0], q1 = a->rot[1] * w[0], q2 = a->rot[2] * w[0],
+              q3 = a->rot[3] * w[0];
+        float p0 = a->pos[0] * w[0], p1 = a->pos[1] * w[0], p2 = a->pos[2] * w[0];
+        for (int i = 1; i < k; ++i) {
+            const mb_xform *b = &in[i][j];
+            float d = q0 * b->rot[0] + q1 * b->rot[1] + q2 * b->rot[2] + q3 * b->rot[3];
+            float s = d < 0.0f ? -w[i] : w[i];
+            q0 += s * b->rot[0];
+            q1 += s * b->rot[1];
+            q2 += s * b->rot[2];
+            q3 += s * b->rot[3];
+            p0 += w[i] * b->pos[0];
+            p1 += w[i] * b->pos[1];
+            p2 += w[i] * b->pos[2];
+        }
+        float r = 1.0f / sqrtf(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3);
+        mb_xform *o = &out[j];
+        o->rot[0] = q0 * r;
+        o->rot[1] = q1 * r;
+        o->rot[2] = q2 * r;
+        o->rot[3] = q3 * r;
+        o->pos[0] = p0;
+        o->pos[1] = p1;
+        o->pos[2] = p2;
+    }
+}
+
 /* ---------- timing ---------- */
 
 typedef struct timing {
     double best, median; /* ns per joint */
 } timing;
 
-enum { T_BASE, T_BASE_AVX2, T_LOGEXP, T_LOGEXP_SSE2, T_LOGEXP_STEP, T_CHECK, T_LAPACKE, T_COUNT };
+enum {
+    T_BASE,
+    T_BASE_AVX2,
+    T_SCALAR,
+    T_NLERP,
+    T_NLERP_JOB,
+    T_LOGEXP,
+    T_LOGEXP_JOB,
+    T_LOGEXP_AVX2,
+    T_LOGEXP_SSE2,
+    T_LOGEXP_STEP,
+    T_CHECK,
+    T_LAPACKE,
+    T_COUNT
+};
 
 typedef struct bench_ctx {
     set *s;
@@ -316,10 +368,33 @@ typedef struct bench_ctx {
     mb_blend_check_fn_ check;
     int lanes;
     int ok;
+    mb_blend_job *job[2]; /* prepared jobs per frame: [0] logexp, [1] nlerp */
 } bench_ctx;
 
+/* The prepared jobs of a set, one per frame (each frame's poses are other buffers). */
+static void make_jobs(bench_ctx *c)
+{
+    set *s = c->s;
+    for (int m = 0; m < 2; ++m) {
+        c->job[m] = xalloc(sizeof(mb_blend_job) * FRAMES);
+        for (int f = 0; f < FRAMES; ++f) {
+            mb_blend_layer layers[MAXK];
+            for (int i = 0; i < s->k; ++i)
+                layers[i] = (mb_blend_layer){&s->pose[f][i], s->w[f][i], NULL};
+            mb_blend_desc d = {0};
+            d.layers = layers;
+            d.layer_count = s->k;
+            d.method = m ? MB_BLEND_NLERP : MB_BLEND_LOGEXP;
+            d.out.joints = c->out;
+            d.out.count = s->nj;
+            if (mb_blend_job_init(&d, &c->job[m][f]) != MB_OK)
+                c->ok = 0;
+        }
+    }
+}
+
 static void run_blend(bench_ctx *c, int f, mb_eigen_solver solver, mb_isa_ isa,
-                      mb_blend_kstats_ *stats)
+                      mb_blend_kstats_ *stats, mb_blend_method method, mb_blend_diag *diag)
 {
     set *s = c->s;
     mb_blend_layer layers[MAXK];
@@ -329,6 +404,8 @@ static void run_blend(bench_ctx *c, int f, mb_eigen_solver solver, mb_isa_ isa,
     d.layers = layers;
     d.layer_count = s->k;
     d.solver = solver;
+    d.method = method;
+    d.diag = diag;
     d.out.joints = c->out;
     d.out.count = s->nj;
     if (mb_blend_run_isa_(&d, isa, stats) != MB_OK)
@@ -348,6 +425,7 @@ static void run_step(bench_ctx *c, int f)
     b.dst = c->out;
     b.ref = s->ref[f];
     b.min_gap = 0.25f;
+    b.min_gap2 = 0.25f;
     b.tol = 2e-6f;
     for (int i = 0; i < s->k; ++i)
         src[i] = s->aos[f][i];
@@ -377,11 +455,29 @@ static void run_one(bench_ctx *c, int what, int f)
         ozz_blend_avx2(in, s->w[f], s->k, s->nj / 4, c->soa_out);
 #endif
         break;
+    case T_SCALAR: {
+        const mb_xform *src[MAXK];
+        for (int i = 0; i < s->k; ++i)
+            src[i] = s->aos[f][i];
+        nlerp_scalar(src, s->w[f], s->k, s->nj, c->out);
+        break;
+    }
+    case T_NLERP:
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_NLERP, NULL);
+        break;
+    case T_NLERP_JOB: /* the weights passed per run, as a game does */
+    case T_LOGEXP_JOB:
+        if (mb_blend_job_run(&c->job[what == T_NLERP_JOB][f], s->w[f]) != MB_OK)
+            c->ok = 0;
+        break;
     case T_LOGEXP:
-        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL);
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_LOGEXP, NULL);
+        break;
+    case T_LOGEXP_AVX2:
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_AVX2_, NULL, MB_BLEND_LOGEXP, NULL);
         break;
     case T_LOGEXP_SSE2:
-        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_SSE2_, NULL);
+        run_blend(c, f, MB_EIGEN_AUTO, MB_ISA_SSE2_, NULL, MB_BLEND_LOGEXP, NULL);
         break;
     case T_LOGEXP_STEP:
         run_step(c, f);
@@ -392,7 +488,7 @@ static void run_one(bench_ctx *c, int what, int f)
                 c->ok = 0;
         break;
     case T_LAPACKE:
-        run_blend(c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL);
+        run_blend(c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL, MB_BLEND_LOGEXP, NULL);
         break;
     default:
         break;
@@ -426,8 +522,10 @@ int main(int argc, char **argv)
 {
     int runs = 15, quick = 0, only_dist = -1, only_k = 0, only_j = 0, loop_what = -1;
     long loop_n = 0;
-    static const char *const loop_names[T_COUNT] = {"base", "base-avx2", "logexp", "logexp-sse2",
-                                                    "step", "check", "lapacke"};
+    static const char *const loop_names[T_COUNT] = {
+        "base", "base-avx2", "base-scalar", "nlerp", "nlerp-job", "logexp", "logexp-job",
+        "logexp-avx2", "logexp-sse2",
+        "step", "check", "lapacke"};
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--runs") == 0 && a + 1 < argc)
             runs = atoi(argv[++a]);
@@ -473,10 +571,12 @@ int main(int argc, char **argv)
            mb_isa_name_(mb_cpu_auto_isa_()),
            lanes, runs, load);
     printf("cells: best/median ns per joint, then the ratio to the SSE2 baseline (median over "
-           "runs of run time / the same run's baseline time)\n\n");
-    printf("%-9s K   J | %11s | %17s | %17s %19s %17s | %11s | %21s | %6s %5s %8s\n", "inputs",
-           "base", "base-avx2", "logexp", "logexp-sse2", "log/exp step", "check", "lapacke",
-           "scalar", "iters", "maxdiff");
+           "runs of run time / the same run's baseline time); nlerp also to base-scalar\n\n");
+    printf("%-9s K   J | %11s | %17s | %17s | %23s %17s | %17s %17s %17s %17s %17s | %11s | "
+           "%21s | %6s %5s %8s %8s\n",
+           "inputs", "base", "base-avx2", "base-scalar", "nlerp (x base, x scalar)", "nlerp-job",
+           "logexp", "logexp-job", "logexp-avx2", "logexp-sse2", "log/exp step", "check",
+           "lapacke", "scalar", "iters", "maxdiff", "nlerpdif");
 
     int status = 0;
     const int ks[3] = {2, 4, 8}, js[2] = {64, 256};
@@ -492,7 +592,8 @@ int main(int argc, char **argv)
                 make_set(&s, ks[ki], js[ji], max_angle, lanes);
                 bench_ctx c = {&s, xalloc(sizeof(soa4) * (size_t)(s.nj / 4)),
                                xalloc(sizeof(mb_xform) * (size_t)s.nj), kernel,
-                               mb_blend_checker_(MB_ISA_AUTO_), lanes, 1};
+                               mb_blend_checker_(MB_ISA_AUTO_), lanes, 1, {NULL, NULL}};
+                make_jobs(&c);
                 if (loop_what >= 0) {
                     for (long n = 0; n < loop_n; ++n)
                         run_one(&c, loop_what, (int)(n % FRAMES));
@@ -500,24 +601,41 @@ int main(int argc, char **argv)
                         status = 1;
                     free(c.soa_out);
                     free(c.out);
+                    free(c.job[0]);
+                    free(c.job[1]);
                     free_set(&s);
                     continue;
                 }
                 /* accuracy against the exact path, and the kernel's statistics */
                 mb_xform *exact = xalloc(sizeof(mb_xform) * (size_t)s.nj);
-                double max_diff = 0;
+                double max_diff = 0, nlerp_diff = 0;
+                float *angles = xalloc(sizeof(float) * (size_t)s.nj);
                 mb_blend_kstats_ ks_ = {0};
                 for (int f = 0; f < FRAMES; ++f) {
-                    run_blend(&c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, &ks_);
+                    run_blend(&c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, &ks_, MB_BLEND_LOGEXP, NULL);
                     memcpy(exact, c.out, sizeof(mb_xform) * (size_t)s.nj);
-                    run_blend(&c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL);
+                    run_blend(&c, f, MB_EIGEN_LAPACKE, MB_ISA_AUTO_, NULL, MB_BLEND_LOGEXP, NULL);
                     for (int j = 0; j < s.nj; ++j) {
                         double e = angle_between(exact[j].rot, c.out[j].rot);
                         if (e > max_diff)
                             max_diff = e;
                     }
+                    /* nlerp: the kernel against the scalar double path (which a max_angle
+                     * diagnostic selects) */
+                    run_blend(&c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_NLERP, NULL);
+                    memcpy(exact, c.out, sizeof(mb_xform) * (size_t)s.nj);
+                    mb_blend_diag dg = {0};
+                    dg.max_angle = angles;
+                    dg.count = s.nj;
+                    run_blend(&c, f, MB_EIGEN_AUTO, MB_ISA_AUTO_, NULL, MB_BLEND_NLERP, &dg);
+                    for (int j = 0; j < s.nj; ++j) {
+                        double e = angle_between(exact[j].rot, c.out[j].rot);
+                        if (e > nlerp_diff)
+                            nlerp_diff = e;
+                    }
                 }
                 free(exact);
+                free(angles);
                 double joints_run = (double)FRAMES * s.nj;
                 double scalar_share = ks_.rejected_lanes / joints_run;
                 double iters = ks_.groups ? (double)ks_.iterations / ks_.groups : 0;
@@ -528,6 +646,7 @@ int main(int argc, char **argv)
                 double target = quick ? 0.002 : 0.01;
                 for (int w = 0; w < T_COUNT; ++w) {
                     int skip = (w == T_BASE_AVX2 && !have_avx2) ||
+                               (w == T_LOGEXP_AVX2 && (!have_avx2 || lanes == 8)) ||
                                (w == T_LOGEXP_SSE2 && !have_sse2);
 #ifndef HAVE_OZZ_AVX2
                     skip |= w == T_BASE_AVX2;
@@ -559,7 +678,7 @@ int main(int argc, char **argv)
                         rr[r] = samples[w][r] / samples[T_BASE][r];
                     ratio[w] = calls[w] ? bench_median(rr, runs) : NAN;
                 }
-                char cell[T_COUNT][40];
+                char cell[T_COUNT][48];
                 for (int w = 0; w < T_COUNT; ++w) {
                     if (!calls[w])
                         snprintf(cell[w], sizeof cell[w], "-");
@@ -569,29 +688,44 @@ int main(int argc, char **argv)
                         snprintf(cell[w], sizeof cell[w], "%.2f/%.2f %5.2fx", t[w].best,
                                  t[w].median, ratio[w]);
                 }
-                printf("%-9s %d %3d | %11s | %17s | %17s %19s %17s | %11s | %21s | %5.1f%% %5.2f "
-                       "%8.2g\n",
+                if (calls[T_NLERP]) { /* nlerp against the scalar loop too */
+                    double rr[64];
+                    for (int r = 0; r < runs; ++r)
+                        rr[r] = samples[T_NLERP][r] / samples[T_SCALAR][r];
+                    snprintf(cell[T_NLERP], sizeof cell[T_NLERP], "%.2f/%.2f %.2fx %.2fx",
+                             t[T_NLERP].best, t[T_NLERP].median, ratio[T_NLERP],
+                             bench_median(rr, runs));
+                }
+                printf("%-9s %d %3d | %11s | %17s | %17s | %23s %17s | %17s %17s %17s %17s %17s | "
+                       "%11s | %21s | %5.1f%% %5.2f %8.2g %8.2g\n",
                        dist == 0 ? "clustered" : "spread", s.k, s.nj, cell[T_BASE],
-                       cell[T_BASE_AVX2], cell[T_LOGEXP], cell[T_LOGEXP_SSE2], cell[T_LOGEXP_STEP],
+                       cell[T_BASE_AVX2], cell[T_SCALAR], cell[T_NLERP], cell[T_NLERP_JOB],
+                       cell[T_LOGEXP], cell[T_LOGEXP_JOB], cell[T_LOGEXP_AVX2], cell[T_LOGEXP_SSE2], cell[T_LOGEXP_STEP],
                        cell[T_CHECK], cell[T_LAPACKE], 100 * scalar_share, iters,
-                       max_diff * 180 / PI);
+                       max_diff * 180 / PI, nlerp_diff * 180 / PI);
                 fflush(stdout);
                 if (!c.ok)
                     status = 1;
                 free(c.soa_out);
                 free(c.out);
+                free(c.job[0]);
+                free(c.job[1]);
                 free_set(&s);
             }
     }
-    printf("\nbase: ozz-style nlerp, SSE2 (base-avx2: the same loop compiled for AVX2); logexp: "
-           "mb_blend_run, default method and solver; logexp-sse2: the same with the SSE2 kernel "
-           "forced; log/exp step: the kernel with the references given; check: the value "
+    printf("\nbase: ozz-style nlerp, SSE2 (base-avx2: the same loop compiled for AVX2); "
+           "base-scalar: a plain scalar float nlerp loop over the AoS poses; nlerp: mb_blend_run "
+           "with MB_BLEND_NLERP; nlerp-job, logexp-job: the same through a prepared job "
+           "(mb_blend_job_run, weights passed per run); logexp: "
+           "mb_blend_run, default method and solver; logexp-avx2, logexp-sse2: the same with "
+           "that kernel forced; log/exp step: the kernel with the references given; check: the value "
            "pre-check mb_blend_run runs before writing on joints past the first 256 and on "
            "layers of weight 0, on every input (not in logexp here: the kernel validates what it "
            "reads); lapacke: MB_EIGEN_LAPACKE. scalar: share of joints the kernel handed to the "
            "double-precision path; iters: matrix-vector products of the power iteration per "
            "group of joints (0: closed form); maxdiff: largest angle (degrees) between logexp "
-           "and lapacke over these inputs. Times are thread CPU time.\n");
+           "and lapacke over these inputs; nlerpdif: largest angle (degrees) between nlerp's kernel "
+           "and its scalar double path. Times are thread CPU time.\n");
     if (status)
         fprintf(stderr, "bench_blend: a blend failed\n");
     return status;

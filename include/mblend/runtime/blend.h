@@ -10,9 +10,10 @@
  * The result jumps (by 2 w_i pi) where an input is half a turn from q_ref (q_ref . q_i = 0):
  * the fast solver hands such joints to the exact path, so both modes agree there.
  *
- * Threads: mb_blend_run and mb_blend_rotations_run (offline/blend_rotations.h) keep no state between calls and touch
- * only their desc's buffers, so any number of threads may run them at once on distinct
- * outputs (inputs may be shared read-only). The SIMD kernel is chosen once per process
+ * Threads: mb_blend_run, mb_blend_job_run and mb_blend_rotations_run
+ * (offline/blend_rotations.h) keep no state between calls and touch only their desc's
+ * buffers, so any number of threads may run them at once on distinct outputs (inputs may
+ * be shared read-only). The SIMD kernel is chosen once per process
  * (src/base/cpu.c) and the exact path's LAPACKE calls are reentrant; call mb_blend_prepare
  * once before starting threads so OpenBLAS's one-time set-up does not happen inside a
  * frame. */
@@ -34,7 +35,10 @@ typedef enum mb_blend_method {
     MB_BLEND_LOGEXP = 0, /* the method above (default) */
     MB_BLEND_NLERP,      /* running weighted sum, each input's sign fixed against the
                             accumulator, then normalised: what most engines ship; depends
-                            on input order and sign when inputs are far apart */
+                            on input order and sign when inputs are far apart. Runs on the
+                            SIMD kernels (no reference, no log/exp) unless a diagnostic is
+                            asked for: diag->max_angle (the tangent angles) and
+                            diag->eigen_gap take the scalar double path */
     MB_BLEND_KARCHER     /* iterated geodesic (Karcher) mean: logexp repeated from its own
                             result until the tangent mean vanishes (< 1e-7 rad, <= 32 steps) */
 } mb_blend_method;
@@ -84,9 +88,40 @@ typedef struct mb_blend_desc {
  * as they were). Weights are normalised per joint; a
  * joint whose masked weights are all zero takes layer 0's transform unchanged.
  * Deterministic: the same inputs in the same order give bit-identical output on one
- * machine (the SIMD kernel is picked at run time, so AVX2 and SSE2 machines may differ
- * in the last float bits). Output quaternions are unit to about 3e-7. */
+ * machine (the SIMD kernel is picked at run time, so AVX-512, AVX2 and SSE2 machines may
+ * differ in the last float bits: within 1e-6 per component for nlerp, 1e-5 rad for logexp
+ * as the tests check). Output quaternions are unit to about 3e-7. */
 MB_API mb_status mb_blend_run(const mb_blend_desc *d);
+
+/* A blend job validated once and run per frame without the per-call checks of mb_blend_run
+ * (counts, pointers, method, solver, threshold, mask values, diag sizes) nor its kernel
+ * choice: for a game that blends the same layer set every frame. Plain data the caller owns
+ * (no allocation, nothing to destroy; copies are independent jobs); the fields are private.
+ * It keeps the desc's pointers: the layers' poses and masks, out and diag must outlive it.
+ * Between runs the caller may change the values in the poses (sampled each frame) and pass
+ * new layer weights; anything else (which poses, the mask values, out, diag, method) needs
+ * a new mb_blend_job_init. The layer table itself is copied: desc->layers need not outlive
+ * the job. */
+typedef struct mb_blend_job {
+    mb_blend_layer layers_[MB_BLEND_MAX_LAYERS]; /* private: the desc's layers */
+    mb_blend_desc desc_;                         /* private: the desc (layers set per run) */
+    int isa_;                                    /* private: the kernel chosen at init */
+} mb_blend_job;
+
+/* Validates desc as mb_blend_run does everything but the pose values, and fills *out: the
+ * same statuses as mb_blend_run for the same argument errors (a zero weight total too:
+ * the weights at init must be valid, and are the job's weights where a run passes none).
+ * Nothing is written to out on error. Calls mb_blend_prepare for the jobs that may reach
+ * the exact solver (every method but MB_BLEND_NLERP, and diag->eigen_gap), since init runs
+ * at load time. */
+MB_API mb_status mb_blend_job_init(const mb_blend_desc *desc, mb_blend_job *out);
+
+/* Runs the job: exactly mb_blend_run on the job's desc with the layer weights replaced by
+ * weights[0 .. layer_count) (NULL: the weights given at init), bit for bit. Validates the
+ * weights (MB_INVALID_ARG for a negative, NaN or infinite weight or a zero total) and the
+ * pose values (MB_NUMERIC) before writing, as mb_blend_run; MB_INVALID_ARG for a job that
+ * was never initialised (zeroed). Threads: as mb_blend_run (the job is read only). */
+MB_API mb_status mb_blend_job_run(const mb_blend_job *job, const float *weights);
 
 /* Lets the exact solver's library set up now what it sets up on first use: OpenBLAS, under
  * LAPACKE, maps its work buffers (128 MB of address space per thread that has run it, once

@@ -3,15 +3,18 @@
  * The default path (logexp with the fast solver, no eigen_gap diagnostics) runs the SIMD
  * kernel (blend_kernel.inc: single precision, W joints per vector, a certified reference
  * (closed form for one or two inputs, power iteration otherwise), polynomial log/exp;
- * AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C: the scheme
- * of src/base/cpu_internal.h). The kernel validates the values it reads, so the first
- * STAGE_JOINTS joints are blended into a stack buffer and copied to the output only once
- * the whole job is known to be valid (see run_kernel). Joints it cannot certify, the other
- * methods, the exact solver and the gap diagnostics take the scalar double-precision path
- * below, whose reference comes from a certified double power iteration or, where the bound
- * says the relative gap may be below the threshold, from LAPACKE. Nothing allocates; the
- * SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB stage, the kernel's
- * copy of the layer table). */
+ * AVX-512 or AVX2+FMA chosen at run time where the CPU has it, else SSE2, else portable C:
+ * the scheme of src/base/cpu_internal.h). MB_BLEND_NLERP without diagnostics runs the
+ * nlerp kernel of the same file on the same machinery (staging, validation, rejected
+ * lanes). The kernels validate the values they read, so the first STAGE_JOINTS joints are
+ * blended into a stack buffer and copied to the output only once the whole job is known to
+ * be valid (see run_kernel). Joints a kernel cannot certify, Karcher, nlerp with
+ * diagnostics, the exact solver and the gap diagnostics take the scalar double-precision
+ * path below, whose reference comes from a certified double power iteration or, where the
+ * bound says the relative gap may be below the threshold, from LAPACKE. Nothing
+ * allocates; the SIMD path uses about 25 KB of stack (16 KB kernel scratch, the 7 KB
+ * stage, the kernel's copy of the layer table). A prepared job (mb_blend_job_init) is the
+ * desc validated once; its runs check the weights and go straight to run_valid. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -28,6 +31,9 @@
  * 1e-6 rad; below it the double path decides. */
 #define KERNEL_MIN_GAP 0.25f
 #define KERNEL_TOL 2e-6f
+/* Two inputs (closed form): the kernel keeps a lane whose gap is at least twice the user's
+ * threshold and at least this, where float computes the gap to 5% (blend_kernel.inc, B). */
+#define KERNEL_MIN_GAP2 2e-3f
 /* Joints the SIMD path blends into a stack buffer while it validates them (7 KB). */
 #define STAGE_JOINTS 256
 
@@ -197,7 +203,7 @@ static void build_m(const joint_in *in, int n, double m[16])
 }
 
 static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, int exact,
-                             int want_gap, double thr, joint_result *res)
+                             int want_gap, int want_angle, double thr, joint_result *res)
 {
     res->gap = -1.0;
     res->low_gap = 0;
@@ -229,7 +235,9 @@ static mb_status blend_joint(const joint_in *in, int n, mb_blend_method method, 
     }
     double v[3], e[4];
     if (method == MB_BLEND_NLERP) {
-        tangent_mean(in, n, res->q, v, &res->max_angle);
+        /* the tangent angles only for the max_angle diagnostic: nlerp needs none */
+        if (want_angle)
+            tangent_mean(in, n, res->q, v, &res->max_angle);
         return MB_OK;
     }
     tangent_mean(in, n, ref, v, &res->max_angle);
@@ -276,8 +284,25 @@ static int values_ok(const mb_xform *x, int n, mb_blend_check_fn_ check)
     return n <= 0 || (check && check(x, n)) || pose_values_exact_ok(x, n);
 }
 
+/* The weights' part of validation: every layer weight finite and >= 0, their total (in
+ * double, to *total_out) > 0. */
+static mb_status validate_weights(const mb_blend_layer *layers, int k, double *total_out)
+{
+    double total = 0.0;
+    for (int i = 0; i < k; ++i) {
+        if (!isfinite(layers[i].weight) || layers[i].weight < 0.0f)
+            return MB_INVALID_ARG;
+        total += layers[i].weight;
+    }
+    if (!(total > 0.0))
+        return MB_INVALID_ARG;
+    *total_out = total;
+    return MB_OK;
+}
+
 /* Everything but the pose values (the SIMD path checks those as it reads them); *total
- * receives the sum of the layer weights, in double. */
+ * receives the sum of the layer weights, in double. The order of the checks is the
+ * contract's: argument errors (weights included) before MB_TOO_SMALL for the diag. */
 static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
 {
     if (!d || !d->layers || !d->out.joints)
@@ -292,14 +317,10 @@ static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
     int n = d->out.count;
     if (n < 1)
         return MB_INVALID_ARG;
-    double total = 0.0;
     for (int i = 0; i < d->layer_count; ++i) {
         const mb_blend_layer *l = &d->layers[i];
         if (!l->pose || !l->pose->joints || l->pose->count != n)
             return MB_INVALID_ARG;
-        if (!isfinite(l->weight) || l->weight < 0.0f)
-            return MB_INVALID_ARG;
-        total += l->weight;
         if (l->joint_weights) {
             int bad = 0; /* a branch-free reduction the compiler vectorises */
             for (int j = 0; j < n; ++j)
@@ -308,9 +329,9 @@ static mb_status validate_desc(const mb_blend_desc *d, double *total_out)
                 return MB_INVALID_ARG;
         }
     }
-    if (!(total > 0.0))
-        return MB_INVALID_ARG;
-    *total_out = total;
+    mb_status st = validate_weights(d->layers, d->layer_count, total_out);
+    if (st != MB_OK)
+        return st;
     if (d->diag && (d->diag->eigen_gap || d->diag->max_angle) && d->diag->count < n)
         return MB_TOO_SMALL;
     return MB_OK;
@@ -323,6 +344,7 @@ typedef struct run_ctx {
     double thr;
     double wsum; /* the layer weights' total (validate_desc) */
     int exact, want_gap;
+    int nlerp; /* MB_BLEND_NLERP: the inputs keep their order (the sum depends on it) */
     mb_blend_kstats_ *stats;
 } run_ctx;
 
@@ -373,7 +395,8 @@ static mb_status scalar_joint(const run_ctx *c, int j)
     for (int i = 0; i < m; ++i)
         in[i].w /= total;
     joint_result r;
-    mb_status st = blend_joint(in, m, d->method, c->exact, c->want_gap, c->thr, &r);
+    mb_status st = blend_joint(in, m, d->method, c->exact, c->want_gap,
+                               diag && diag->max_angle, c->thr, &r);
     if (st != MB_OK)
         return st;
     for (int k = 0; k < 4; ++k)
@@ -399,20 +422,26 @@ typedef struct blend_impl {
     mb_blend_kernel_fn_ kernel;
     mb_blend_check_fn_ check;
     int lanes;
+    mb_blend_kernel_fn_ nlerp;
 } blend_impl;
 
 static const blend_impl impls[MB_ISA_COUNT_] = {
-    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4},
+    [MB_ISA_GENERIC_] = {mb_blend_kernel_generic_, mb_blend_check_generic_, 4,
+                         mb_blend_nlerp_generic_},
 #ifdef MB_BLEND_HAVE_SSE2_
-    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4},
+    [MB_ISA_SSE2_] = {mb_blend_kernel_sse2_, mb_blend_check_sse2_, 4, mb_blend_nlerp_sse2_},
 #endif
 #ifdef MB_BLEND_HAVE_AVX2_
-    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8},
+    [MB_ISA_AVX2_] = {mb_blend_kernel_avx2_, mb_blend_check_avx2_, 8, mb_blend_nlerp_avx2_},
+#endif
+#ifdef MB_BLEND_HAVE_AVX512_
+    [MB_ISA_AVX512_] = {mb_blend_kernel_avx512_, mb_blend_check_avx512_, 16,
+                        mb_blend_nlerp_avx512_},
 #endif
 };
 
 #define BUILT_                                                                           \
-    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_)
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_SSE2_ | BUILT_AVX2_ | BUILT_AVX512_)
 #ifdef MB_BLEND_HAVE_SSE2_
 #define BUILT_SSE2_ MB_ISA_BIT_(MB_ISA_SSE2_)
 #else
@@ -422,6 +451,11 @@ static const blend_impl impls[MB_ISA_COUNT_] = {
 #define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
 #else
 #define BUILT_AVX2_ 0u
+#endif
+#ifdef MB_BLEND_HAVE_AVX512_
+#define BUILT_AVX512_ MB_ISA_BIT_(MB_ISA_AVX512_)
+#else
+#define BUILT_AVX512_ 0u
 #endif
 
 /* The kernel for isa, NULL when there is none here; AUTO: never NULL. */
@@ -437,6 +471,12 @@ mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes)
     if (out_lanes)
         *out_lanes = k ? k->lanes : 4;
     return k ? k->kernel : NULL;
+}
+
+mb_blend_kernel_fn_ mb_blend_nlerp_kernel_(mb_isa_ isa)
+{
+    const blend_impl *k = impl_for(isa);
+    return k ? k->nlerp : NULL;
 }
 
 mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa)
@@ -519,7 +559,7 @@ static inline mb_status take_layers(const run_ctx *c, mb_blend_check_fn_ check, 
         }
         ++k;
     }
-    if (heaviest != 0) { /* the kernel starts its power iteration from input 0 */
+    if (heaviest != 0 && !c->nlerp) { /* the kernel starts its power iteration from input 0 */
         const mb_xform *ts = src[0];
         const float *tm = msrc[0];
         float tw = wt[0];
@@ -598,6 +638,9 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     b.max_angle = d->diag ? d->diag->max_angle : NULL;
     b.ref = NULL;
     b.min_gap = (float)c->thr > KERNEL_MIN_GAP ? (float)c->thr : KERNEL_MIN_GAP;
+    b.min_gap2 = 2.0f * (float)c->thr > KERNEL_MIN_GAP2 ? 2.0f * (float)c->thr : KERNEL_MIN_GAP2;
+    if (b.min_gap2 > b.min_gap)
+        b.min_gap2 = b.min_gap;
     b.tol = KERNEL_TOL;
 
     /* the staged joints */
@@ -643,19 +686,20 @@ static mb_status run_kernel(const run_ctx *c, mb_blend_kernel_fn_ kernel, int la
     return MB_OK;
 }
 
-mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
+/* The job once its desc is known valid (wsum: the layer weights' total) with the kernels of
+ * impl (NULL: that ISA has no kernel here). */
+static mb_status run_valid(const mb_blend_desc *d, double wsum, const blend_impl *impl,
+                           mb_blend_kstats_ *stats)
 {
     run_ctx c;
-    mb_status st = validate_desc(d, &c.wsum);
-    if (st != MB_OK)
-        return st;
-    const blend_impl *impl = impl_for(isa); /* NULL: that ISA has no kernel here */
+    c.wsum = wsum;
     mb_blend_check_fn_ check = impl ? impl->check : NULL;
     c.d = d;
     c.thr = d->gap_threshold > 0.0f ? d->gap_threshold : MB_BLEND_GAP_THRESHOLD;
     const int exact = d->solver == MB_EIGEN_LAPACKE, want_gap = d->diag && d->diag->eigen_gap;
     c.exact = exact;
     c.want_gap = want_gap;
+    c.nlerp = d->method == MB_BLEND_NLERP;
     c.stats = stats;
     /* the locals, not c's fields: GCC tested the two ints with one 8-byte load just after
      * their 4-byte stores, which cannot forward (a stall of about 10 cycles per call) */
@@ -664,17 +708,76 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
             return run_kernel(&c, impl->kernel, impl->lanes, check);
         return MB_INVALID_ARG; /* that ISA is not available here */
     }
+    /* nlerp on its kernel, unless a diagnostic asks for what only the scalar path gives
+     * (the gap, the tangent angles) */
+    if (c.nlerp && !want_gap && !(d->diag && d->diag->max_angle)) {
+        if (impl)
+            return run_kernel(&c, impl->nlerp, impl->lanes, check);
+        return MB_INVALID_ARG;
+    }
     for (int i = 0; i < d->layer_count; ++i)
         if (!values_ok(d->layers[i].pose->joints, d->out.count, check))
             return MB_NUMERIC;
     if (d->diag)
         d->diag->low_gap_joints = 0;
     for (int j = 0; j < d->out.count; ++j) {
-        st = scalar_joint(&c, j);
+        mb_status st = scalar_joint(&c, j);
         if (st != MB_OK)
             return st;
     }
     return MB_OK;
+}
+
+mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats_ *stats)
+{
+    double wsum;
+    mb_status st = validate_desc(d, &wsum);
+    if (st != MB_OK)
+        return st;
+    return run_valid(d, wsum, impl_for(isa), stats);
+}
+
+/* ---------- the prepared job ---------- */
+
+mb_status mb_blend_job_init(const mb_blend_desc *desc, mb_blend_job *out)
+{
+    double wsum;
+    if (!out)
+        return MB_INVALID_ARG;
+    mb_status st = validate_desc(desc, &wsum);
+    if (st != MB_OK)
+        return st;
+    memset(out, 0, sizeof *out);
+    memcpy(out->layers_, desc->layers, (size_t)desc->layer_count * sizeof *desc->layers);
+    out->desc_ = *desc;
+    out->desc_.layers = NULL; /* set per run: the job stays a plain copyable value */
+    out->isa_ = (int)mb_isa_select_(MB_ISA_AUTO_, BUILT_);
+    /* OpenBLAS's set-up now, at load time, for the jobs that may reach LAPACKE */
+    if (desc->method != MB_BLEND_NLERP || (desc->diag && desc->diag->eigen_gap))
+        mb_blend_prepare();
+    return MB_OK;
+}
+
+mb_status mb_blend_job_run(const mb_blend_job *job, const float *weights)
+{
+    if (!job || !job->desc_.out.joints || (unsigned)job->isa_ >= (unsigned)MB_ISA_COUNT_)
+        return MB_INVALID_ARG; /* never initialised (or zeroed) */
+    const int k = job->desc_.layer_count;
+    mb_blend_layer layers[MB_BLEND_MAX_LAYERS];
+    const mb_blend_layer *lp = job->layers_;
+    if (weights) {
+        memcpy(layers, job->layers_, (size_t)k * sizeof *layers);
+        for (int i = 0; i < k; ++i)
+            layers[i].weight = weights[i];
+        lp = layers;
+    }
+    double wsum;
+    mb_status st = validate_weights(lp, k, &wsum);
+    if (st != MB_OK)
+        return st;
+    mb_blend_desc d = job->desc_;
+    d.layers = lp;
+    return run_valid(&d, wsum, &impls[job->isa_], NULL);
 }
 
 void mb_blend_prepare(void)

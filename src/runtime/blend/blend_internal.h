@@ -36,6 +36,10 @@ typedef struct mb_blend_batch_ {
      * NULL: solve for them. */
     const float *ref;
     float min_gap; /* accept a lane only if its relative-gap bound is >= this */
+    /* two inputs: accept a lane whose exact relative gap (closed form) is >= this (<= min_gap:
+     * any reference on the great circle of the two inputs gives the same blend, so only the
+     * user's threshold, with a margin for float, matters there) */
+    float min_gap2;
     float tol;     /* and its eigenvector's angle bound |r| / (rho - lambda2 bound) <= this */
     /* out: bit l of rej[g] = joint j0 + g * W + l was not written; rej_any = the OR of them */
     unsigned rej[MB_BLEND_BATCH_MAX_GROUPS];
@@ -66,6 +70,10 @@ typedef int (*mb_blend_check_fn_)(const mb_xform *x, int n);
 /* The kernel for an ISA and its lane count; NULL when the ISA is not built in or the CPU
  * lacks it (MB_ISA_AUTO_ never gives NULL). The dispatch scheme is cpu_internal.h's. */
 mb_blend_kernel_fn_ mb_blend_kernel_(mb_isa_ isa, int *out_lanes);
+/* The nlerp kernel (MB_BLEND_NLERP) for an ISA, the same batch interface and lanes as
+ * mb_blend_kernel_(isa) (the batch's ref, min_gap, tol and max_angle are not read; the
+ * inputs keep their layer order, which the nlerp's result depends on); NULL likewise. */
+mb_blend_kernel_fn_ mb_blend_nlerp_kernel_(mb_isa_ isa);
 /* The pre-check that goes with mb_blend_kernel_(isa) (NULL when that is NULL). */
 mb_blend_check_fn_ mb_blend_checker_(mb_isa_ isa);
 
@@ -75,16 +83,25 @@ mb_status mb_blend_run_isa_(const mb_blend_desc *d, mb_isa_ isa, mb_blend_kstats
 
 /* The instantiations (blend_kernel_*.c). */
 int mb_blend_kernel_generic_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_nlerp_generic_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_generic_(const mb_xform *x, int n);
 #ifdef MB_CPU_BUILD_SSE2_
 #define MB_BLEND_HAVE_SSE2_ 1
 int mb_blend_kernel_sse2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_nlerp_sse2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_sse2_(const mb_xform *x, int n);
 #endif
 #ifdef MB_CPU_BUILD_AVX2_
 #define MB_BLEND_HAVE_AVX2_ 1
 int mb_blend_kernel_avx2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_nlerp_avx2_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
 int mb_blend_check_avx2_(const mb_xform *x, int n);
+#endif
+#ifdef MB_CPU_BUILD_AVX512_
+#define MB_BLEND_HAVE_AVX512_ 1
+int mb_blend_kernel_avx512_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_nlerp_avx512_(mb_blend_batch_ *b, mb_blend_kstats_ *stats);
+int mb_blend_check_avx512_(const mb_xform *x, int n);
 #endif
 
 #endif

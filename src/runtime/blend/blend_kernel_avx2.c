@@ -16,6 +16,7 @@
 
 #define KW 8
 #define KERNEL_NAME mb_blend_kernel_avx2_
+#define NLERP_NAME mb_blend_nlerp_avx2_
 #define KERNEL_SPECIALISE 1
 #define CHECK_NAME mb_blend_check_avx2_
 typedef __m256 V;

@@ -8,6 +8,7 @@
 
 #define KW 4
 #define KERNEL_NAME mb_blend_kernel_generic_
+#define NLERP_NAME mb_blend_nlerp_generic_
 #define KERNEL_SPECIALISE 0
 #define CHECK_NAME mb_blend_check_generic_
 typedef struct V {

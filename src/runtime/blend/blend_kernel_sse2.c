@@ -7,6 +7,7 @@
 
 #define KW 4
 #define KERNEL_NAME mb_blend_kernel_sse2_
+#define NLERP_NAME mb_blend_nlerp_sse2_
 #define KERNEL_SPECIALISE 1
 #define CHECK_NAME mb_blend_check_sse2_
 typedef __m128 V;
