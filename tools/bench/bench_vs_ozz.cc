@@ -686,6 +686,37 @@ struct BlendVariant {
 /* The variants timed against ozz's BlendingJob on each set. Built per set, so a variant
  * that prepares something once per layer set (a prepared blend job) can do it here and
  * capture it in its lambda. */
+/* The prepared blend job (mb_blend_job): one job per frame of the set, initialised once
+ * for an output buffer (again only when the caller passes another one), run per call. */
+BlendFn mb_blend_job_fn(mb_blend_method method)
+{
+    struct Cache {
+        const mb_xform *out = nullptr;
+        std::vector<mb_blend_job> jobs;
+    };
+    auto cache = std::make_shared<Cache>();
+    return [cache, method](const PoseSet &s, int f, std::vector<mb_xform> &out) {
+        if (cache->out != out.data()) {
+            cache->jobs.assign(kFrames, mb_blend_job{});
+            for (int g = 0; g < kFrames; ++g) {
+                mb_blend_layer layers[kMaxLayers];
+                for (int i = 0; i < s.k; ++i)
+                    layers[i] = mb_blend_layer{&s.pose[g][i], s.w[g][i], nullptr};
+                mb_blend_desc d{};
+                d.layers = layers;
+                d.layer_count = s.k;
+                d.method = method;
+                d.out = mb_pose{out.data(), s.n};
+                mb_status st = mb_blend_job_init(&d, &cache->jobs[(size_t)g]);
+                if (st != MB_OK)
+                    return st;
+            }
+            cache->out = out.data();
+        }
+        return mb_blend_job_run(&cache->jobs[(size_t)f], nullptr);
+    };
+}
+
 std::vector<BlendVariant> blend_variants(const std::shared_ptr<const PoseSet> &)
 {
     return {
@@ -693,10 +724,12 @@ std::vector<BlendVariant> blend_variants(const std::shared_ptr<const PoseSet> &)
          [](const PoseSet &s, int f, std::vector<mb_xform> &out) {
              return mb_blend(s, f, MB_BLEND_LOGEXP, out);
          }},
+        {"log/exp job", false, mb_blend_job_fn(MB_BLEND_LOGEXP)},
         {"nlerp", true,
          [](const PoseSet &s, int f, std::vector<mb_xform> &out) {
              return mb_blend(s, f, MB_BLEND_NLERP, out);
          }},
+        {"nlerp job", true, mb_blend_job_fn(MB_BLEND_NLERP)},
     };
 }
 
