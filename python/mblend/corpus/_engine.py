@@ -63,7 +63,7 @@ class Engine:
         from distributed import Client, LocalCluster
         try:
             if self.scheduler is not None:
-                self.client = Client(self.scheduler, timeout="10s")
+                self.client = Client(self.scheduler, timeout="30s")  # a loaded machine is slow to answer
                 # tasks would wait forever on a scheduler without workers
                 self.client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
             else:
