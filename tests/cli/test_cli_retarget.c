@@ -256,7 +256,7 @@ Test(cli_retarget, blend_without_to_takes_the_first_inputs_skeleton)
 {
     paths();
     const char *dir = mb_test_scratch("retarget");
-    char out[512], out2[512], walk_c[512], line[9000];
+    char out[512], out2[512], walk_c[512], line[13000];
     snprintf(out, sizeof out, "%s/jog.bvh", dir);
     snprintf(out2, sizeof out2, "%s/jog_b.bvh", dir);
     snprintf(walk_c, sizeof walk_c, "%s/walk_c.bvh", dir);
@@ -287,6 +287,16 @@ Test(cli_retarget, blend_without_to_takes_the_first_inputs_skeleton)
     cr_assert_eq(mb_motion_analyze(sw, cw, NULL, "walk", &mw, &e), MB_OK, "%s", e.text);
     cr_expect(mi.speed > 1.1 * mw.speed && mi.speed < 0.9 * mr.speed, "speed %g between %g and %g",
               mi.speed, mw.speed, mr.speed);
+    /* two inputs retargeted: still one line, naming both */
+    char bandai_run[4096];
+    snprintf(bandai_run, sizeof bandai_run, "%s", mb_shared_path("bvh/bandai2_run_normal_001.bvh"));
+    r = RUN("blend", cmu_run, bandai_walk, bandai_run, "-o", out2);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    snprintf(line, sizeof line, "mblend blend: %s, %s retargeted onto the skeleton of %s (the "
+             "first input's; --to FILE picks another)\n", bandai_walk, bandai_run, cmu_run);
+    cr_expect(strstr(r.err, line), "%s", r.err);
+    cr_expect_eq(count(r.err, "retargeted"), 1, "%s", r.err);
+    mb_test_run_free(&r);
     /* the other order: Bandai's skeleton */
     r = RUN("blend", bandai_walk, cmu_run, "-o", out2);
     cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
@@ -312,7 +322,7 @@ Test(cli_retarget, blend_without_to_takes_the_first_inputs_skeleton)
 
 /* Without --to, transition retargets B onto A's skeleton: the same file as --to A; a B
  * without the roles retargeting needs fails naming them and writes nothing. */
-Test(cli_retarget, transition_without_to_takes_as_skeleton)
+Test(cli_retarget, transition_without_to_takes_the_skeleton_of_a)
 {
     paths();
     const char *dir = mb_test_scratch("retarget");
