@@ -362,6 +362,73 @@ mb_status mb_controller_get_status(const mb_controller *c, mb_controller_status 
 mb_status mb_controller_state_weights(const mb_controller *c, float *out, int count);
 static const double MB_CONTROLLER_MAX_DT;
 
+/* ---- roles, mirroring, retargeting (mblend.roles, mirror, retarget) ---- */
+typedef enum mb_role { MB_ROLE_NONE, MB_ROLE_HIPS, MB_ROLE_COUNT, ... } mb_role;
+const char *mb_role_name(mb_role role);
+typedef struct mb_roles {
+    int joint_count;
+    unsigned char *of_joint;
+    unsigned char *how;
+    int joint[...];
+    ...;
+} mb_roles;
+typedef struct mb_role_map mb_role_map;
+mb_status mb_role_map_read(const char *path, mb_role_map **out, mb_error *err);
+void mb_role_map_destroy(mb_role_map *map);
+mb_status mb_roles_find(const mb_skeleton *skel, const mb_role_map *map, mb_roles *out,
+                        mb_error *err);
+void mb_roles_free(mb_roles *roles);
+int mb_mesh_skeleton_joint_count(const mb_mesh *m);
+const mb_xform *mb_mesh_bind_pose(const mb_mesh *m);
+
+typedef struct mb_mirror_desc {
+    const mb_skeleton *skeleton;
+    const mb_clip *clip;
+    const mb_roles *roles;
+    mb_axis up_axis;
+    const mb_xform *reference;
+    int plane_from_clip;
+    const char *source;
+    ...;
+} mb_mirror_desc;
+typedef struct mb_mirror_plane {
+    double normal[3];
+    double point[3];
+    int from_clip;
+    int reference_from_clip;
+    int first_frame;
+    mb_axis up_axis;
+} mb_mirror_plane;
+mb_status mb_clip_mirror(const mb_mirror_desc *d, mb_clip **out, mb_mirror_plane *out_plane,
+                         mb_error *err);
+
+typedef struct mb_retarget_side {
+    const mb_skeleton *skeleton;
+    const mb_roles *roles;
+    const mb_xform *reference;
+    mb_axis up_axis;
+    const char *source;
+} mb_retarget_side;
+typedef enum mb_retarget_feet { MB_RETARGET_FEET_IK, MB_RETARGET_FEET_FK, ... } mb_retarget_feet;
+typedef struct mb_retarget_desc {
+    mb_retarget_side from;
+    const mb_clip *clip;
+    mb_retarget_side to;
+    const mb_clip *to_clip;
+    mb_retarget_feet feet;
+    ...;
+} mb_retarget_desc;
+typedef struct mb_retarget_report {
+    int mapped_joints;
+    int unmapped_joints;
+    double scale;
+    ...;
+} mb_retarget_report;
+mb_status mb_retarget(const mb_retarget_desc *d, mb_clip **out, mb_retarget_report *report,
+                      mb_error *err);
+int mb_retarget_report_format(const mb_retarget_report *r, const mb_skeleton *from,
+                              const mb_skeleton *to, char *buf, size_t size);
+
 /* ---- corpus (mblend.corpus: analysis rows and motion-graph walks) ---- */
 mb_status mb_motion_contacts(const mb_skeleton *s, const mb_clip *c,
                              const mb_motion_info *info, unsigned char *out_left,

@@ -4,6 +4,9 @@
     walk = mblend.load("walk.bvh")
     q = mblend.blend_rotations(quats, weights)            # (K, ..., 4) -> (..., 4)
     jog = mblend.blend([walk, run], [0.5, 0.5])          # phase-aligned, with root motion
+    mblend.roles(walk)["LeftUpLeg"]                       # 'upper_leg_l'
+    cesium_walk = mblend.retarget(walk, to=mblend.load("CesiumMan.glb"))
+    mirrored = mblend.mirror(walk)                       # left and right swapped
 
 Quaternions are x, y, z, w; angles radians; lengths the file's units. Every failure raises
 mblend.Error (or TypeError / ValueError for arguments of the wrong kind)."""
@@ -13,6 +16,7 @@ from .clip import Clip, load, MblendWarning
 from .rotations import blend_rotations
 from .controller import State, StateSet, Controller, Frame
 from .motion import match, blend, transition, select_cycles, analyze
+from .retargeting import roles, mirror, retarget
 
 from ._lib import lib as _lib
 
@@ -24,4 +28,5 @@ def scene_support():
 
 __all__ = ["scene_support", "Clip", "load", "blend_rotations", "Error", "InvalidArgumentError", "ParseError",
            "FileError", "LimitError", "MismatchError", "NumericError", "MblendWarning",
-           "State", "StateSet", "Controller", "Frame", "match", "blend", "transition", "select_cycles", "analyze"]
+           "State", "StateSet", "Controller", "Frame", "match", "blend", "transition", "select_cycles", "analyze",
+           "roles", "mirror", "retarget"]

@@ -157,11 +157,7 @@ Test(cli_retarget, blend_cmu_run_and_bandai_walk_to_bandai)
     char out[512], run_b[512];
     snprintf(out, sizeof out, "%s/jog.bvh", dir);
     snprintf(run_b, sizeof run_b, "%s/run_b.bvh", dir);
-    mb_test_run r = RUN("blend", cmu_run, bandai_walk, "-o", out); /* no --to: as today */
-    cr_expect_eq(r.code, 2);
-    cr_expect(strstr(r.err, "differ at joint 0") && strstr(r.err, "--to"), "%s", r.err);
-    mb_test_run_free(&r);
-    r = RUN("blend", cmu_run, bandai_walk, "--to", bandai_walk, "-o", out);
+    mb_test_run r = RUN("blend", cmu_run, bandai_walk, "--to", bandai_walk, "-o", out);
     cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
     cr_expect(strstr(r.err, "cmu_09_01_run.bvh retargeted onto the skeleton of"), "%s", r.err);
     double tr, tw;
@@ -225,12 +221,7 @@ Test(cli_retarget, transition_to_cmu)
     char out[512];
     snprintf(out, sizeof out, "%s/t.bvh", dir);
     mb_test_run r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4",
-                        "-o", out);
-    cr_expect_eq(r.code, 2);
-    cr_expect(strstr(r.err, "--to"), "%s", r.err);
-    mb_test_run_free(&r);
-    r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4", "--to",
-            cmu_run, "-o", out);
+                        "--to", cmu_run, "-o", out);
     cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
     cr_expect(strstr(r.err, "foot skate ratio"), "%s", r.err);
     mb_test_run_free(&r);
@@ -247,4 +238,177 @@ Test(cli_retarget, transition_to_cmu)
     mb_skeleton_destroy(t);
     remove(out);
     rmdir(dir);
+}
+
+/* How often needle occurs in text. */
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        ++n;
+    return n;
+}
+
+/* Without --to, blend retargets the inputs of other skeletons onto the first input's and
+ * says so in one line; the first input decides the skeleton; the blend travels between
+ * the run's speed and the retargeted walk's. */
+Test(cli_retarget, blend_without_to_takes_the_first_inputs_skeleton)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512], out2[512], walk_c[512], line[13000];
+    snprintf(out, sizeof out, "%s/jog.bvh", dir);
+    snprintf(out2, sizeof out2, "%s/jog_b.bvh", dir);
+    snprintf(walk_c, sizeof walk_c, "%s/walk_c.bvh", dir);
+    mb_test_run r = RUN("blend", cmu_run, bandai_walk, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    snprintf(line, sizeof line, "mblend blend: %s retargeted onto the skeleton of %s (the first "
+             "input's; --to FILE picks another)\n", bandai_walk, cmu_run);
+    cr_expect(strstr(r.err, line), "%s", r.err);
+    cr_expect_eq(count(r.err, "retargeted"), 1, "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", bandai_walk, "--to", cmu_run, "-o", walk_c);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s, *sr, *sw;
+    mb_clip *c, *cr, *cw;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(cmu_run, NULL, &sr, &cr, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(walk_c, NULL, &sw, &cw, &e), MB_OK, "%s", e.text);
+    cr_assert(mb_skeleton_same_topology(s, sr, NULL));
+    for (int j = 1; j < mb_skeleton_joint_count(s); ++j) /* CMU's bones */
+        for (int k = 0; k < 3; ++k)
+            cr_expect(fabsf(mb_skeleton_offset(s, j)[k] - mb_skeleton_offset(sr, j)[k]) < 1e-4f,
+                      "joint %d", j);
+    mb_motion_info mi, mr, mw;
+    cr_assert_eq(mb_motion_analyze(s, c, NULL, "jog", &mi, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(sr, cr, NULL, "run", &mr, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_motion_analyze(sw, cw, NULL, "walk", &mw, &e), MB_OK, "%s", e.text);
+    cr_expect(mi.speed > 1.1 * mw.speed && mi.speed < 0.9 * mr.speed, "speed %g between %g and %g",
+              mi.speed, mw.speed, mr.speed);
+    /* two inputs retargeted: still one line, naming both */
+    char bandai_run[4096];
+    snprintf(bandai_run, sizeof bandai_run, "%s", mb_shared_path("bvh/bandai2_run_normal_001.bvh"));
+    r = RUN("blend", cmu_run, bandai_walk, bandai_run, "-o", out2);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    snprintf(line, sizeof line, "mblend blend: %s, %s retargeted onto the skeleton of %s (the "
+             "first input's; --to FILE picks another)\n", bandai_walk, bandai_run, cmu_run);
+    cr_expect(strstr(r.err, line), "%s", r.err);
+    cr_expect_eq(count(r.err, "retargeted"), 1, "%s", r.err);
+    mb_test_run_free(&r);
+    /* the other order: Bandai's skeleton */
+    r = RUN("blend", bandai_walk, cmu_run, "-o", out2);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.err, "cmu_09_01_run.bvh retargeted onto the skeleton of"), "%s", r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s2, *sb;
+    mb_clip *c2, *cb;
+    cr_assert_eq(mb_bvh_read_file(out2, NULL, &s2, &c2, &e), MB_OK, "%s", e.text);
+    cr_assert_eq(mb_bvh_read_file(bandai_walk, NULL, &sb, &cb, &e), MB_OK, "%s", e.text);
+    cr_expect(mb_skeleton_same_topology(s2, sb, NULL));
+    mb_clip_destroy(c);
+    mb_clip_destroy(cr);
+    mb_clip_destroy(cw);
+    mb_clip_destroy(c2);
+    mb_clip_destroy(cb);
+    mb_skeleton_destroy(s);
+    mb_skeleton_destroy(sr);
+    mb_skeleton_destroy(sw);
+    mb_skeleton_destroy(s2);
+    mb_skeleton_destroy(sb);
+    mb_test_remove_dir(dir);
+}
+
+/* Without --to, transition retargets B onto A's skeleton: the same file as --to A; a B
+ * without the roles retargeting needs fails naming them and writes nothing. */
+Test(cli_retarget, transition_without_to_takes_the_skeleton_of_a)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512], out_to[512], noroles[4096], line[9000];
+    snprintf(out, sizeof out, "%s/t.bvh", dir);
+    snprintf(out_to, sizeof out_to, "%s/t_to.bvh", dir);
+    snprintf(noroles, sizeof noroles, "%s", mb_shared_path("bvh/fairmotion_sinusoidal_xyz_noendsite.bvh"));
+    mb_test_run r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4",
+                        "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    snprintf(line, sizeof line, "mblend transition: %s retargeted onto the skeleton of %s (the "
+             "first input's; --to FILE picks another)\n", bandai_walk, cmu_run);
+    cr_expect(strstr(r.err, line), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("transition", cmu_run, bandai_walk, "--at", "auto", "--duration", "0.4", "--to",
+            cmu_run, "-o", out_to);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    mb_test_run_free(&r);
+    size_t na, nb;
+    char *a = mb_test_slurp(out, &na), *b = mb_test_slurp(out_to, &nb);
+    cr_assert(a && b);
+    cr_expect(na == nb && memcmp(a, b, na) == 0, "the default is not --to A");
+    free(a);
+    free(b);
+    remove(out);
+    r = RUN("transition", cmu_run, noroles, "--at", "auto", "--duration", "0.4", "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "no joint for the roles hips, chest") && strstr(r.err, "forearm_r") &&
+              strstr(r.err, "cannot retarget"), "%s", r.err);
+    mb_test_run_free(&r);
+    cr_expect(!exists(out));
+    mb_test_remove_dir(dir);
+}
+
+/* --sync onto CesiumMan, whose feet no name gives (leg_joint_L_3): the transition finds them
+ * by their roles and runs in phase; the report's foot heights are those of CesiumMan's
+ * ankles (leg_joint_L_3, leg_joint_R_3, by hand from the file), recomputed here from the
+ * written clip. */
+Test(cli_retarget, transition_to_cesium_man_in_phase)
+{
+    paths();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512], rep[512];
+    snprintf(out, sizeof out, "%s/t.bvh", dir);
+    snprintf(rep, sizeof rep, "%s/t.csv", dir);
+    mb_test_run r = RUN("transition", cmu_walk, cmu_run, "--to", cesium, "--at", "auto",
+                        "--duration", "0.4", "--sync", "--report", rep, "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.err, " in phase"), "%s", r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    int nj = mb_skeleton_joint_count(s), nf = mb_clip_frame_count(c);
+    int feet[2] = {mb_skeleton_find(s, "leg_joint_L_3"), mb_skeleton_find(s, "leg_joint_R_3")};
+    cr_assert(feet[0] >= 0 && feet[1] >= 0);
+    mb_xform *pose = malloc((size_t)nj * sizeof *pose);
+    float(*w)[16] = malloc((size_t)nj * sizeof *w);
+    char *text = mb_test_slurp(rep, NULL);
+    cr_assert(pose && w && text);
+    int checked = 0;
+    for (const char *p = strchr(text, '\n') + 1; *p && *p != '#'; p = strchr(p, '\n') + 1) {
+        int k;
+        char part[16];
+        double v[6], h[2];
+        cr_assert_eq(sscanf(p, "%d,%lf,%lf,%lf,%lf,%lf,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf", &k, &v[0],
+                            &v[1], &v[2], &v[3], &v[4], part, &v[0], &v[1], &v[2], &v[3], &h[0],
+                            &h[1]), 13, "%.80s", p);
+        if (k % 10 != 0)
+            continue;
+        cr_assert_lt(k, nf);
+        mb_pose mp = {pose, nj};
+        cr_assert_eq(mb_clip_frame_pose(s, c, k, mp), MB_OK);
+        cr_assert_eq(mb_fk(s, &mp, w, nj), MB_OK);
+        for (int side = 0; side < 2; ++side) /* CesiumMan is Y-up */
+            cr_expect(fabs(h[side] - w[feet[side]][13]) < 1e-3, "frame %d side %d: %g vs %g", k,
+                      side, h[side], (double)w[feet[side]][13]);
+        ++checked;
+    }
+    cr_expect_gt(checked, 20);
+    free(text);
+    free(pose);
+    free(w);
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+    mb_test_remove_dir(dir);
 }

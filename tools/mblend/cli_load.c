@@ -113,14 +113,7 @@ void cli_clip_close(cli_clip *c)
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b)
 {
-    return cli_same_skeleton_hint(cmd, name_a, a, name_b, b, NULL);
-}
-
-int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
-                           const char *name_b, const mb_skeleton *b, const char *hint)
-{
     int diff;
-    hint = hint ? hint : "";
     if (mb_skeleton_same_topology(a, b, &diff))
         return CLI_EXIT_OK;
     int na = mb_skeleton_joint_count(a), nb = mb_skeleton_joint_count(b);
@@ -130,14 +123,13 @@ int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleto
         int first = na < nb ? na : nb;
         return cli_input_error(cmd, "%s has %d joints and End Sites, %s has %d: they must "
                                "share a skeleton (the first without a counterpart: '%s', "
-                               "joint %d of %s)%s", name_b, nb, name_a, na,
-                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b,
-                               hint);
+                               "joint %d of %s)", name_b, nb, name_a, na,
+                               mb_skeleton_name(longer, first), first, na > nb ? name_a : name_b);
     }
     return cli_input_error(cmd, "%s and %s differ at joint %d: '%s' (parent %d) vs '%s' "
-                           "(parent %d)%s", name_a, name_b, diff, mb_skeleton_name(a, diff),
+                           "(parent %d)", name_a, name_b, diff, mb_skeleton_name(a, diff),
                            mb_skeleton_parents(a)[diff], mb_skeleton_name(b, diff),
-                           mb_skeleton_parents(b)[diff], hint);
+                           mb_skeleton_parents(b)[diff]);
 }
 
 int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *out)
@@ -212,16 +204,39 @@ int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const c
     return rc;
 }
 
+/* The one line cli_retarget_inputs prints: the inputs retargeted (those that own their
+ * clip now) and onto which file's skeleton. */
+static void say_retargeted(const char *cmd, cli_clip *const *ins, int n, const char *onto,
+                           int first)
+{
+    fprintf(stderr, "%s:", cmd);
+    const char *sep = " ";
+    for (int i = 0; i < n; ++i)
+        if (ins[i]->own_clip) {
+            fprintf(stderr, "%s%s", sep, ins[i]->file);
+            sep = ", ";
+        }
+    fprintf(stderr, " retargeted onto the skeleton of %s%s\n", onto,
+            first ? " (the first input's; --to FILE picks another)" : "");
+}
+
 int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
                         int lenient, cli_clip *target)
 {
-    int rc = cli_input_open(cmd, to_spec, lenient, 1, target);
+    int rc = to_spec ? cli_input_open(cmd, to_spec, lenient, 1, target) : CLI_EXIT_OK;
+    const cli_clip *onto = to_spec ? target : ins[0];
+    int any = 0;
     for (int i = 0; i < n && rc == CLI_EXIT_OK; ++i) {
-        if (mb_skeleton_same_topology(ins[i]->s, target->s, NULL))
+        if (ins[i] == onto || mb_skeleton_same_topology(ins[i]->s, onto->s, NULL))
             continue;
-        if ((rc = cli_retarget_onto(cmd, ins[i], NULL, target, NULL, 1, NULL)) == CLI_EXIT_OK)
-            fprintf(stderr, "%s: %s retargeted onto the skeleton of %s\n", cmd, ins[i]->file,
-                    target->file);
+        any = 1;
+        if ((rc = cli_retarget_onto(cmd, ins[i], NULL, onto, NULL, 1, NULL)) != CLI_EXIT_OK)
+            fprintf(stderr, "%s: cannot retarget %s onto the skeleton of %s%s\n", cmd,
+                    ins[i]->file, onto->file,
+                    to_spec ? "" : " (the first input's: inputs of other skeletons are "
+                                   "retargeted onto it, or onto --to FILE's)");
     }
+    if (rc == CLI_EXIT_OK && any)
+        say_retargeted(cmd, ins, n, onto->file, !to_spec);
     return rc;
 }

@@ -41,9 +41,6 @@ void cli_clip_close(cli_clip *c);
  * sides) and returns CLI_EXIT_INPUT. name_a and name_b name the inputs in the message. */
 int cli_same_skeleton(const char *cmd, const char *name_a, const mb_skeleton *a,
                       const char *name_b, const mb_skeleton *b);
-/* cli_same_skeleton with hint (nullable) appended to its one-line message. */
-int cli_same_skeleton_hint(const char *cmd, const char *name_a, const mb_skeleton *a,
-                           const char *name_b, const mb_skeleton *b, const char *hint);
 
 /* The roles of a skeleton: found by name and topology, completed by the role map file map
  * (nullable). Errors are printed (CLI_EXIT_INPUT); on success free *out with mb_roles_free. */
@@ -57,16 +54,15 @@ int cli_roles(const char *cmd, const mb_skeleton *s, const char *map, mb_roles *
 int cli_retarget_onto(const char *cmd, cli_clip *in, const char *map_in, const cli_clip *to,
                       const char *map_to, int foot_ik, FILE *report);
 
-/* --to of blend and transition: opens to_spec (a BVH file, or a glTF/FBX/... file that needs
- * no animation) into *target and retargets every one of the n inputs whose skeleton differs
- * from target's (by names and parents) onto it, with a note on stderr each. The inputs
- * then borrow target's skeleton: close target after them. Returns CLI_EXIT_OK or the
- * error's code (printed). */
+/* The one skeleton of blend's and transition's inputs: --to's (to_spec: a BVH file, or a
+ * glTF/FBX/... file that needs no animation, opened into *target) when given, else the
+ * first input's (ins[0]; *target stays empty). Every input whose skeleton differs from it
+ * (by names and parents) is retargeted onto it (cli_retarget_onto, roles by name and
+ * topology, foot IK), and one line on stderr names them and the file whose skeleton they
+ * now have. The inputs then borrow that skeleton: close *target, or ins[0], after the
+ * others. Returns CLI_EXIT_OK or the error's code (printed: missing roles are named). */
 int cli_retarget_inputs(const char *cmd, cli_clip *const *ins, int n, const char *to_spec,
                         int lenient, cli_clip *target);
-
-/* The hint the commands with --to append to cli_same_skeleton_hint's message. */
-#define CLI_HINT_TO "; --to FILE retargets the inputs onto FILE's skeleton (FILE may be one of them)"
 
 /* The local bind pose of a scene's skinned mesh when it fits the skeleton, else NULL. */
 const mb_xform *cli_bind_pose(const cli_clip *c);

@@ -10,6 +10,7 @@
 #include "cli_args.h"
 #include "cli_load.h"
 #include "cli_output.h"
+#include "cli_pose.h"
 
 void cmd_blend_usage(FILE *out)
 {
@@ -27,9 +28,9 @@ void cmd_blend_usage(FILE *out)
             "  file.bvh@A:B    frames A to B-1 (half-open, as in mblend positions)\n"
             "  file.glb#Walk   an animation of a glTF, FBX or other file read through assimp\n"
             "                  (default: the first); @N and @A:B apply as above\n"
-            "All inputs must share joint names and parents; offsets come from the first.\n"
-            "With --to FILE, inputs of other skeletons are first retargeted onto FILE's\n"
-            "(mblend retarget: joint roles, rest poses aligned, root scaled by leg length).\n"
+            "Inputs of another skeleton (joint names and parents) than the first input's, or\n"
+            "than --to FILE's, are first retargeted onto it (mblend retarget: joint roles,\n"
+            "rest poses aligned, root scaled by leg length); offsets come from the first.\n"
             "\n"
             "Clips are blended in normalised time: every output frame samples every input at\n"
             "the same phase, and the output lasts sum w_i T_i. Root motion is blended as each\n"
@@ -56,7 +57,8 @@ void cmd_blend_usage(FILE *out)
             "                       input: A:B in frames (half-open) or A s:B s in seconds,\n"
             "                       e.g. 12:145,0.5s:1.2s; '-' keeps auto for that input\n"
             "  --feet L,R           foot joint names for cycle detection (default: by name,\n"
-            "                       else the two lowest End Sites)\n"
+            "                       else the joints with the roles foot_l and foot_r, else\n"
+            "                       the two lowest End Sites)\n"
             "  --up x|y|z           the up axis (default: detected for BVH, y for glTF/FBX)\n"
             "  --method M           logexp (default), nlerp (what most engines do) or karcher\n"
             "                       (iterated geodesic mean)\n"
@@ -67,7 +69,8 @@ void cmd_blend_usage(FILE *out)
             "                       methods\n"
             "  --compare            add nlerp and karcher angles (degrees) to the report\n"
             "  --to FILE            retarget inputs of other skeletons onto FILE's skeleton (a\n"
-            "                       BVH file or a glTF/FBX character; may be one of the inputs)\n"
+            "                       BVH file or a glTF/FBX character; may be one of the inputs;\n"
+            "                       default: the first input's)\n"
             "  --lenient            accept Frames lines that disagree with the data\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -252,9 +255,10 @@ typedef struct blend_args {
 
 static const char *const cmd = "mblend blend";
 
+/* Last input first: the others may borrow the first input's skeleton (retargeted onto it). */
 static void free_inputs(input *in, int n)
 {
-    for (int i = 0; i < n; ++i) {
+    for (int i = n - 1; i >= 0; --i) {
         mb_prepared_clip_destroy(in[i].prep);
         cli_clip_close(&in[i].src);
     }
@@ -450,7 +454,7 @@ static int parse_ranges_and_feet(blend_args *o, int n)
     return CLI_EXIT_OK;
 }
 
-/* --to: every input of another skeleton retargeted onto the target's. */
+/* Every input on one skeleton: --to's, else the first input's (cli_retarget_inputs). */
 static int retarget_inputs(blend_args *o, input *in, int n)
 {
     cli_clip *ins[MB_BLEND_MAX_LAYERS];
@@ -460,22 +464,6 @@ static int retarget_inputs(blend_args *o, input *in, int n)
     for (int i = 0; i < n; ++i) {
         in[i].s = in[i].src.s;
         in[i].c = in[i].src.c;
-    }
-    /* the feet of the target by their roles, for skeletons whose feet are not named so
-     * (CesiumMan's leg_joint_L_3), unless --feet names them */
-    mb_roles r;
-    if (rc == CLI_EXIT_OK && !o->feet && cli_roles(cmd, o->target.s, NULL, &r) == CLI_EXIT_OK) {
-        int l = r.joint[MB_ROLE_FOOT_L], rr = r.joint[MB_ROLE_FOOT_R];
-        if (l >= 0 && rr >= 0) {
-            int k = snprintf(o->feet_buf, sizeof o->feet_buf, "%s", mb_skeleton_name(o->target.s, l));
-            if (k > 0 && (size_t)k + 1 < sizeof o->feet_buf) {
-                snprintf(o->feet_buf + k + 1, sizeof o->feet_buf - (size_t)k - 1, "%s",
-                         mb_skeleton_name(o->target.s, rr));
-                o->feet_lr[0] = o->feet_buf;
-                o->feet_lr[1] = o->feet_buf + k + 1;
-            }
-        }
-        mb_roles_free(&r);
     }
     return rc;
 }
@@ -500,12 +488,8 @@ static int load_inputs(blend_args *o, input *in, int n)
             in[i].range = (mb_frame_range){(int)in[i].a, (int)in[i].b};
             in[i].has_range = 1;
         }
-        if (i > 0 && !o->to &&
-            (rc = cli_same_skeleton_hint(cmd, in[0].path, in[0].s, in[i].path, in[i].s,
-                                         CLI_HINT_TO)) != CLI_EXIT_OK)
-            return rc;
     }
-    if (o->to && (rc = retarget_inputs(o, in, n)) != CLI_EXIT_OK)
+    if ((rc = retarget_inputs(o, in, n)) != CLI_EXIT_OK)
         return rc;
     const char *files[MB_BLEND_MAX_LAYERS + 1];
     for (int i = 0; i < n; ++i)
@@ -540,27 +524,32 @@ static int apply_ranges(const blend_args *o, input *in, int n)
     return CLI_EXIT_OK;
 }
 
-/* The library's preparation of every clip input (analysis, loop kind). */
+/* The library's preparation of every clip input (analysis, loop kind; the feet by the
+ * CLI's one rule, cli_prepare_clips). */
 static int prepare_inputs(const blend_args *o, input *in, int n, mb_error *e)
 {
+    mb_prepare_desc pd[MB_BLEND_MAX_LAYERS];
+    memset(pd, 0, sizeof pd);
     for (int i = 0; i < n; ++i) {
         if (mb_clip_frame_count(in[i].c) == 0)
             return cli_input_error(cmd, "%s has no frames: nothing to blend", in[i].path);
         if (mb_clip_frame_count(in[i].c) < 2)
             return cli_input_error(cmd, "%s has 1 frame: give it as a pose (file@0)", in[i].path);
-        mb_prepare_desc pd = {0};
-        pd.skeleton = in[i].s;
-        pd.clip = in[i].c;
-        pd.source = in[i].path;
-        pd.up_axis = o->up != MB_AXIS_DETECT ? o->up : in[i].src.up_axis;
-        pd.left_foot = o->feet_lr[0];
-        pd.right_foot = o->feet_lr[1];
-        pd.range = in[i].has_range ? in[i].range : (mb_frame_range){0, 0};
-        if (mb_clip_prepare(&pd, &in[i].prep, e) != MB_OK) {
-            cli_print_error(e);
-            return CLI_EXIT_INPUT;
-        }
+        pd[i].skeleton = in[i].s;
+        pd[i].clip = in[i].c;
+        pd[i].source = in[i].path;
+        pd[i].up_axis = o->up != MB_AXIS_DETECT ? o->up : in[i].src.up_axis;
+        pd[i].left_foot = o->feet_lr[0];
+        pd[i].right_foot = o->feet_lr[1];
+        pd[i].range = in[i].has_range ? in[i].range : (mb_frame_range){0, 0};
     }
+    mb_prepared_clip *p[MB_BLEND_MAX_LAYERS];
+    if (cli_prepare_clips(pd, n, 0, p, e) != MB_OK) {
+        cli_print_error(e);
+        return CLI_EXIT_INPUT;
+    }
+    for (int i = 0; i < n; ++i)
+        in[i].prep = p[i];
     return CLI_EXIT_OK;
 }
 

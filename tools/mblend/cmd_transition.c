@@ -20,9 +20,10 @@ void cmd_transition_usage(FILE *out)
             "of B. B is rotated about the up axis and moved so its root continues A's path and\n"
             "heading (no jump, no turn on the spot), and resampled to A's frame time. The\n"
             "output starts at A's first motion frame (the T-pose frame 0 of cgspeed CMU files\n"
-            "is skipped). A and B must share joint names and parents; offsets come from A.\n"
-            "With --to FILE, A and B are first retargeted onto FILE's skeleton when theirs\n"
-            "differs (mblend retarget: joint roles, rest poses aligned, root scaled).\n"
+            "is skipped). Offsets come from A. B, when its skeleton (joint names and\n"
+            "parents) differs from A's, is first retargeted onto A's; with --to FILE, A and B\n"
+            "are retargeted onto FILE's skeleton when theirs differs (mblend retarget: joint\n"
+            "roles, rest poses aligned, root scaled).\n"
             "A and B are BVH files or animations of glTF/FBX/... files (file.glb#Walk;\n"
             "default: the first animation).\n"
             "\n"
@@ -51,7 +52,8 @@ void cmd_transition_usage(FILE *out)
             "  --sync                 phase sync: during the transition both clips advance in\n"
             "                         normalised time of their gait cycles, the cycle\n"
             "                         duration interpolated with the weights (needs a gait\n"
-            "                         cycle in each clip: left- or right-foot touchdowns)\n"
+            "                         cycle in each clip: left- or right-foot touchdowns;\n"
+            "                         feet by name, else by their roles foot_l, foot_r)\n"
             "  --search FROM:TO       seconds of A searched by --at auto\n"
             "  --window SECONDS       compared window for the search (default: the duration,\n"
             "                         at least 0.1 s)\n"
@@ -61,7 +63,7 @@ void cmd_transition_usage(FILE *out)
             "                         angular speed and foot skate ratios against the inputs)\n"
             "  --up x|y|z             the up axis (default: detected for BVH, y for glTF/FBX)\n"
             "  --to FILE              retarget A and B onto FILE's skeleton (a BVH file or a\n"
-            "                         glTF/FBX character; may be A or B)\n"
+            "                         glTF/FBX character; may be A or B; default: A's)\n"
             "  --lenient              accept Frames lines that disagree with the data\n"
             "  -h, --help             show this help\n"
             "\n"
@@ -331,17 +333,13 @@ static int load_pair(const trans_args *o, trans_inputs *t, mb_error *e)
         t->sk[i] = t->src[i].s;
         t->cl[i] = t->src[i].c;
     }
-    if (o->to) {
-        cli_clip *ins[2] = {&t->src[0], &t->src[1]};
-        if ((rc = cli_retarget_inputs(cmd, ins, 2, o->to, o->lenient, &t->target)) != CLI_EXIT_OK)
-            return rc;
-        for (int i = 0; i < 2; ++i) {
-            t->sk[i] = t->src[i].s;
-            t->cl[i] = t->src[i].c;
-        }
-    } else if ((rc = cli_same_skeleton_hint(cmd, o->paths[0], t->sk[0], o->paths[1], t->sk[1],
-                                            CLI_HINT_TO)) != CLI_EXIT_OK) {
+    /* one skeleton: --to's, else A's (cli_retarget_inputs) */
+    cli_clip *ins[2] = {&t->src[0], &t->src[1]};
+    if ((rc = cli_retarget_inputs(cmd, ins, 2, o->to, o->lenient, &t->target)) != CLI_EXIT_OK)
         return rc;
+    for (int i = 0; i < 2; ++i) {
+        t->sk[i] = t->src[i].s;
+        t->cl[i] = t->src[i].c;
     }
     /* the output must not replace an input or --to's file */
     const char *files[3] = {t->src[0].file, t->src[1].file, o->to ? t->target.file : NULL};
@@ -551,8 +549,8 @@ int cmd_transition(int argc, char **argv)
     else if (rc == CLI_EXIT_OK && (rc = check_options(&o)) == CLI_EXIT_OK &&
              (rc = load_pair(&o, &t, &e)) == CLI_EXIT_OK && (rc = check_times(&o, &t)) == CLI_EXIT_OK)
         rc = run_transition(&o, &t, &e);
-    for (int i = 0; i < 2; ++i)
-        cli_clip_close(&t.src[i]);
+    cli_clip_close(&t.src[1]); /* B first: it may borrow A's skeleton (retargeted onto it) */
+    cli_clip_close(&t.src[0]);
     cli_clip_close(&t.target); /* after A and B, which borrowed its skeleton */
     return rc;
 }

@@ -3,7 +3,7 @@
  * The two skeletons may differ in joint names, proportions, rest pose (a T-pose source
  * drives an A-pose target) and bone axes (Bandai-Namco's bones lie along X, CMU's along
  * their offsets, a glTF character's along whatever its exporter chose). What connects them
- * is their joint roles (offline/roles.h). The method (docs/retarget_method.md):
+ * is their joint roles (offline/roles.h). The method (docs/retarget.md, "Retargeting"):
  *
  * 1. Each side's reference pose (a T-pose or A-pose, a mesh's bind pose; by default the
  *    skeleton's rest pose) gives every role's rest bone direction in world space: the

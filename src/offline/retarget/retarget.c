@@ -1,5 +1,5 @@
 /* Retargeting: the motion of one skeleton on another, joined by joint roles. The method is
- * stated in include/mblend/offline/retarget.h and docs/retarget_method.md; all of it runs in
+ * stated in include/mblend/offline/retarget.h and docs/retarget.md; all of it runs in
  * double precision. Names: _s the source, _t the target; W world rotations, A rest
  * alignments (target world -> target world), M the source world -> target world turn. */
 #include <math.h>
