@@ -412,3 +412,28 @@ Test(cli_retarget, transition_to_cesium_man_in_phase)
     mb_skeleton_destroy(s);
     mb_test_remove_dir(dir);
 }
+
+/* CesiumMan's walk loops by running on into its first frame, so its selected gait cycle ends
+ * at the frame count (0:49 of 49 frames); as A of a synced transition that cycle only times
+ * the phase, and must be accepted (it was refused: "cycle 0:49 does not fit 49 frames"). */
+Test(cli_retarget, transition_from_a_run_on_loop_in_phase)
+{
+    paths();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("retarget");
+    char out[512];
+    snprintf(out, sizeof out, "%s/cesium_to_walk.bvh", dir);
+    mb_test_run r = RUN("transition", cesium, cmu_walk, "--at", "auto", "--duration", "0.3",
+                        "--sync", "-o", out);
+    cr_assert_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+    cr_expect(strstr(r.err, " in phase"), "%s", r.err);
+    cr_expect(strstr(r.err, "retargeted onto the skeleton of"), "%s", r.err);
+    mb_test_run_free(&r);
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error e;
+    cr_assert_eq(mb_bvh_read_file(out, NULL, &s, &c, &e), MB_OK, "%s", e.text);
+    cr_expect_geq(mb_skeleton_find(s, "leg_joint_L_3"), 0); /* CesiumMan's skeleton */
+    mb_clip_destroy(c);
+    mb_skeleton_destroy(s);
+}

@@ -24,7 +24,8 @@ typedef struct mb_state_clip {
      * once: [start, end); end == 0: the whole clip from its first motion frame. */
     mb_frame_range range;
     /* Played once only: a gait cycle inside the clip for phase sync (end == 0: none, the
-     * phase is then the normalised time). Ignored for looping states. */
+     * phase is then the normalised time; end may be the frame count for a clip whose last
+     * frame runs on into its first). Ignored for looping states. */
     mb_frame_range cycle;
     float param;             /* position on the blend-space axis (ignored for one clip) */
     const mb_motion_info *info; /* the clip's analysis (nullable: analysed when the set is

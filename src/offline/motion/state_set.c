@@ -195,7 +195,9 @@ static mb_status once_frames(int i, int m, const mb_state_clip *c, const mb_moti
     sc->f0 = r.start;
     sc->f1 = r.end - 1;
     if (c->cycle.end != 0) {
-        if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end >= nf)
+        /* the cycle only times the phase here, so it may end at the frame count: the cycle
+         * of a clip whose last frame runs on into its first (mb_loop_kind MB_LOOP_RUNS_ON) */
+        if (c->cycle.start < 0 || c->cycle.end <= c->cycle.start || c->cycle.end > nf)
             return mb_error_set_(err, MB_INVALID_ARG, "state set", "state %d clip %d: cycle %d:%d does not fit %d frames",
                             i, m, c->cycle.start, c->cycle.end, nf);
         sc->cyc0 = (c->cycle.start - sc->f0) * sc->ft;
