@@ -15,6 +15,7 @@
 #include "offline/anim/clip_build_internal.h"
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
+#include "offline/io/bvh_read_internal.h"
 #include "offline/io/number_internal.h"
 #include "math/euler_internal.h"
 #include "mblend/offline/bvh.h"
@@ -1022,7 +1023,11 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     float *row = mb_alloc_(ps->alloc, ((size_t)nch + 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
-    if (!row || !maps || !eb_mem) {
+    /* The token window of the values kernel (bvh_read_internal.h): starts, then ends. */
+    uint32_t *tok_mem = mb_alloc_(ps->alloc, 2u * MB_BVH_TOK_CAP_ * sizeof(uint32_t));
+    mb_bvh_tokens_ tk = {NULL, tok_mem, tok_mem ? tok_mem + MB_BVH_TOK_CAP_ : NULL, 0, 0};
+    mb_bvh_values_fn_ values = mb_bvh_values_kernel_(MB_ISA_AUTO_);
+    if (!row || !maps || !eb_mem || !tok_mem) {
         st = mb_error_set_at_(ps->err, MB_NOMEM, ps->source, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
@@ -1039,7 +1044,13 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     const char *at = ps->p;
     for (; f < declared; ++f) {
         const char *p = at;
-        int c = read_row(&p, ps->end, row, nch);
+        /* The kernel reads what it can; the scalar loop the rest of the row, from where
+         * the kernel stopped, with the same values, and makes every message. */
+        int c = values(&tk, ps->begin, &p, ps->end, row, nch);
+        if (c < nch) {
+            tk.count = tk.next = 0;
+            c += read_row(&p, ps->end, row + c, nch - c);
+        }
         if (c < nch) {
             if (p == ps->end) {
                 sync_to(ps, p);
@@ -1136,6 +1147,7 @@ done:
     mb_free_(ps->alloc, row);
     mb_free_(ps->alloc, maps);
     mb_free_(ps->alloc, eb_mem);
+    mb_free_(ps->alloc, tok_mem);
     if (st != MB_OK) {
         mb_clip_destroy(clip);
         return st;

@@ -31,8 +31,9 @@ mb_num_result mb_parse_double_(const char *p, const char *end, double *out, cons
 #include <stdint.h>
 #include <string.h>
 
-/* 10^e for e in -22..22 (index e + 22): exact for e >= 0, the nearest double for e < 0. */
-extern const double mb_num_pow10_[45];
+/* 10^e for e in -22..22 (index e + 22): exact for e >= 0, the nearest double for e < 0;
+ * three 1.0 pad it to six vectors of eight (the AVX-512 kernel loads it whole). */
+extern const double mb_num_pow10_[48];
 
 /* The exact conversion shared by every fast path: m * 10^e10 rounded to the nearest float
  * (ties to even, as strtof), for m < 2^53 and -22 <= e10 <= 22; the sign is applied by
