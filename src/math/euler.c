@@ -14,9 +14,6 @@
 static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
 static const unsigned char order_axes[6][3] = {
     {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-/* +1 for the even permutations of XYZ (XYZ, YZX, ZXY), -1 for the odd ones: a table, not
- * a per-rotation test, because mixed orders made that test a mispredicted branch. */
-static const double order_parity[6] = {1.0, -1.0, -1.0, 1.0, 1.0, -1.0};
 
 const char *mb_euler_order_name(mb_euler_order o)
 {
@@ -75,6 +72,7 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 /* The sin/cos kernel, compiled here for the build's baseline and in euler_avx2.c for AVX2
  * (picked at run time, same results: no FMA, so every lane rounds as the scalar code). */
 #define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
+#define MB_EULER_COMPOSE_NAME_ compose_generic
 #include "math/euler_sincos.inc"
 
 /* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
@@ -86,6 +84,17 @@ static const mb_euler_sincos_fn_ sincos_kernels[MB_ISA_COUNT_] = {
 #endif
 #ifdef MB_EULER_HAVE_AVX512_
     [MB_ISA_AVX512_] = mb_euler_sincos_half_deg_avx512_,
+#endif
+};
+/* Their composition step, chosen with the same rule (so always the same ISA). */
+typedef void (*compose_fn)(int n, const unsigned char *order, double *sn, double *cs);
+static const compose_fn compose_kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = compose_generic,
+#ifdef MB_EULER_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_euler_compose_avx2_,
+#endif
+#ifdef MB_EULER_HAVE_AVX512_
+    [MB_ISA_AVX512_] = mb_euler_compose_avx512_,
 #endif
 };
 #ifdef MB_EULER_HAVE_AVX2_
@@ -111,6 +120,7 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
     mb_euler_sincos_fn_ sincos_half_deg = mb_euler_sincos_kernel_(isa);
     if (!sincos_half_deg)
         return MB_INVALID_ARG;
+    compose_fn compose = compose_kernels[mb_isa_select_(isa, BUILT_)];
     double *restrict sn = work, *restrict cs = work + 3 * n;
     const double *restrict a = deg;
     if (sincos_half_deg(3 * n, a, sn, cs))
@@ -119,18 +129,15 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
                 sn[t] = sin(0.5 * a[t] * MB_D2R_);
                 cs[t] = cos(0.5 * a[t] * MB_D2R_);
             }
-    /* q = q0 q1 q2 about axes (i, j, k); e = +1 for the even orders XYZ, YZX, ZXY. */
+    /* q = q0 q1 q2 about axes (i, j, k), then onto x, y, z */
+    compose(n, order, sn, cs);
     for (int t = 0; t < n; ++t) {
-        int o6 = order[t] < 6 ? order[t] : 0;
-        const unsigned char *ax = order_axes[o6];
-        double s0 = sn[t], s1 = sn[n + t], s2 = sn[2 * n + t];
-        double c0 = cs[t], c1 = cs[n + t], c2 = cs[2 * n + t];
-        double e = order_parity[o6];
+        const unsigned char *ax = order_axes[order[t] < 6 ? order[t] : 0];
         double *o = out[t];
-        o[ax[0]] = s0 * c1 * c2 + e * c0 * s1 * s2;
-        o[ax[1]] = c0 * s1 * c2 - e * s0 * c1 * s2;
-        o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
-        o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
+        o[ax[0]] = sn[t];
+        o[ax[1]] = sn[n + t];
+        o[ax[2]] = sn[2 * n + t];
+        o[3] = cs[t];
     }
     return MB_OK;
 }

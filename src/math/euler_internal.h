@@ -41,6 +41,7 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
 #define MB_EULER_HAVE_AVX2_ 1
 int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *restrict sn,
                                    double *restrict cs);
+void mb_euler_compose_avx2_(int n, const unsigned char *order, double *sn, double *cs);
 #endif
 
 #ifdef MB_CPU_BUILD_AVX512_
@@ -48,6 +49,7 @@ int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *rest
 #define MB_EULER_HAVE_AVX512_ 1
 int mb_euler_sincos_half_deg_avx512_(int m, const double *restrict a, double *restrict sn,
                                      double *restrict cs);
+void mb_euler_compose_avx512_(int n, const unsigned char *order, double *sn, double *cs);
 #endif
 
 #endif

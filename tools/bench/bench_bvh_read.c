@@ -62,6 +62,32 @@ static void count_free(void *ptr, void *user)
     free(p);
 }
 
+/* ---------- pooling allocator ---------- */
+
+/* A bump allocator over one block kept across reads (what a caller loading many files can
+ * pass): from the second read on, the tracks land in pages already mapped, so the read
+ * runs without the first-touch page faults the counting allocator's fresh malloc pays. */
+typedef struct pool {
+    unsigned char *base;
+    size_t cap, used;
+} pool;
+
+static void *pool_alloc(size_t n, void *user)
+{
+    pool *pl = user;
+    size_t at = (pl->used + 63u) & ~(size_t)63u;
+    if (at + n > pl->cap)
+        return NULL;
+    pl->used = at + n;
+    return pl->base + at;
+}
+
+static void pool_free(void *ptr, void *user)
+{
+    (void)ptr;
+    (void)user; /* the pool is reset between reads */
+}
+
 /* ---------- ulp comparison ---------- */
 
 /* An out-of-range or nan/inf result. Spelled this way so the check holds whether the
@@ -530,11 +556,46 @@ int main(int argc, char **argv)
             failed = 1;
         }
     }
+    double pooled_best = 0;
+    if (do_reader && !failed && cnt.peak > 0) {
+        timing tq;
+        /* frees are no-ops: room for the temporaries too */
+        pool pl = {malloc(cnt.peak + (16u << 20)), cnt.peak + (16u << 20), 0};
+        mb_bvh_read_desc d;
+        memset(&d, 0, sizeof d);
+        d.allocator.alloc = pool_alloc;
+        d.allocator.free = pool_free;
+        d.allocator.user = &pl;
+        int qruns = (int)runs + 1; /* the first read maps the pool's pages; not timed */
+        for (int r = 0; r < qruns && pl.base; ++r) {
+            mb_skeleton *skel = NULL;
+            mb_clip *clip = NULL;
+            pl.used = 0;
+            if (r > 0)
+                timing_start(&tq, r - 1);
+            mb_status st = mb_bvh_read_mem(bt.text, bt.len, "bench.bvh", &d, &skel, &clip, NULL);
+            if (r > 0)
+                timing_stop(&tq, r - 1);
+            if (st != MB_OK) {
+                printf("  pooled read failed: %s\n", mb_status_str(st));
+                failed = 1;
+                break;
+            }
+            mb_clip_destroy(clip);
+            mb_skeleton_destroy(skel);
+        }
+        if (pl.base && !failed)
+            pooled_best = print_timing("  same, tracks in a reused pool", &tq, (int)runs, text_mb);
+        free(pl.base);
+    }
     if (do_strtod && do_reader && reader_best > 0) {
         double ratio = (text_mb / reader_best) / (motion_mb / strtod_best);
-        printf("  reader / strtod loop (MB/s, best CPU time): %.2fx  (target >= 3x; ~500 MB/s; "
-               "practical limit ~1500 MB/s per core)\n",
+        printf("  reader / strtod loop (MB/s, best CPU time): %.2fx  (target >= 10x and >= 1000 "
+               "MB/s)\n",
                ratio);
+        if (pooled_best > 0)
+            printf("  reader in a reused pool / strtod loop: %.2fx\n",
+                   (text_mb / pooled_best) / (motion_mb / strtod_best));
     }
     if (do_parse && do_reader && reader_best > 0)
         printf("  mb_parse_float_ loop time / reader time (best CPU): %.0f%%\n",

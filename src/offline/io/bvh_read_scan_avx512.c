@@ -51,24 +51,6 @@ static inline __m512d pow_tab_get(const pow_tab_ *pt, __m512i idx)
                               _mm512_permutex2var_pd(pt->t[4], idx, pt->t[5]));
 }
 
-/* Suffix (toward byte 0) or prefix (toward byte 15) OR of the bytes of each 128-bit lane:
- * a byte is set when a set byte lies at or after it (suffix) or at or before it (prefix). */
-static inline __m512i or_down(__m512i x)
-{
-    x = _mm512_or_si512(x, _mm512_bsrli_epi128(x, 1));
-    x = _mm512_or_si512(x, _mm512_bsrli_epi128(x, 2));
-    x = _mm512_or_si512(x, _mm512_bsrli_epi128(x, 4));
-    return _mm512_or_si512(x, _mm512_bsrli_epi128(x, 8));
-}
-
-static inline __m512i or_up(__m512i x)
-{
-    x = _mm512_or_si512(x, _mm512_bslli_epi128(x, 1));
-    x = _mm512_or_si512(x, _mm512_bslli_epi128(x, 2));
-    x = _mm512_or_si512(x, _mm512_bslli_epi128(x, 4));
-    return _mm512_or_si512(x, _mm512_bslli_epi128(x, 8));
-}
-
 /* Per 128-bit lane of w (digit values 0..9 per byte): in 32-bit element j the 4-digit
  * value of bytes 4j..4j+3. */
 static inline __m512i digits4(__m512i w)
@@ -128,21 +110,22 @@ static inline int group4_avx512(const char *base, const uint32_t *st, const uint
     int bad = (md | mdot | me | msigns) != tok || ((md | (mdot & (md << 1))) & last) != last ||
               ((((md << 1) & 0xfffefffefffefffeu) |
                 ((mdot << 1) & (md << 2) & 0xfffcfffcfffcfffcu)) & me) != me;
-    __m512i dots = _mm512_movm_epi8(kdot), es = _mm512_movm_epi8(ke);
-    __m512i at_or_before = or_down(dots); /* bytes at or before the '.'; none without */
-    __m512i from_e = or_up(es);           /* bytes at or after the 'e'; none without */
-    __mmask64 kexp = _mm512_movepi8_mask(from_e);
-    /* a second '.' or 'e'; a '.' at or after the 'e'; an 'e' without a '.' (byte 0 of a
-     * lane with a '.' is at or before it); exponent digits before byte 12 */
-    bad |= _mm512_test_epi8_mask(dots, _mm512_bsrli_epi128(at_or_before, 1)) != 0 ||
-           _mm512_test_epi8_mask(es, _mm512_bslli_epi128(from_e, 1)) != 0 ||
-           (mdot & kexp) != 0 ||
-           _mm512_mask_testn_epi8_mask(ke, _mm512_shuffle_epi8(at_or_before, _mm512_setzero_si512()),
-                                       _mm512_set1_epi8(-1)) != 0 ||
+    /* Per-lane masks in 64-bit arithmetic (the vector unit is the busier one): L: bit 0 of
+     * each lane holding a '.' (or an 'e'); x - L then only clears a lane's lowest set bit
+     * and sets the bits below it, without a borrow into the next lane. */
+    const uint64_t lo15 = 0x7fff7fff7fff7fffu;
+    uint64_t ldot = ((((mdot & lo15) + lo15) | mdot) & last) >> 15;
+    uint64_t le = ((((me & lo15) + lo15) | me) & last) >> 15;
+    uint64_t below_dot = mdot - ldot, below_e = me - le;
+    uint64_t before = mdot | below_dot;                /* bytes at or before the '.' */
+    uint64_t kexp = ~below_e & (le * 0xffffu);         /* bytes at or after the 'e' */
+    /* a second '.' or 'e'; a '.' at or after the 'e'; an 'e' without a '.'; exponent
+     * digits before byte 12 */
+    bad |= (mdot & below_dot) != 0 || (me & below_e) != 0 || (mdot & kexp) != 0 ||
+           (le & ~ldot) != 0 ||
            (md & kexp & 0x0fff0fff0fff0fffu) != 0;
     if (bad)
         return 0;
-    __mmask64 before = _mm512_movepi8_mask(at_or_before);
     /* the integer digits move up one byte over the '.'; the exponent's bytes count as
      * zeros, which the power below takes back (they lie after the '.') */
     __m512i dz = _mm512_maskz_mov_epi8(md & ~kexp, d);
@@ -178,6 +161,23 @@ static inline int group4_avx512(const char *base, const uint32_t *st, const uint
     return 1;
 }
 
+/* put_bits of bvh_read_scan.inc by compression: the positions off + 0..63 whose bits are
+ * set in m, 16 at a time, packed to dst[n..] (writes up to 16 entries past the new n, in
+ * the window's slack); no branch and no chain of bit clearing per token. */
+static inline int put_bits_avx512(uint32_t *dst, int n, uint32_t off, uint64_t m)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i base = _mm512_add_epi32(iota, _mm512_set1_epi32((int)off));
+    for (int q = 0; q < 4; ++q) {
+        __mmask16 k = (__mmask16)(m >> (16 * q));
+        _mm512_storeu_si512((void *)(dst + n),
+                            _mm512_maskz_compress_epi32(k, _mm512_add_epi32(base, _mm512_set1_epi32(16 * q))));
+        n += __builtin_popcount((unsigned)k);
+    }
+    return n;
+}
+
+#define MB_SCAN_PUT_BITS_ put_bits_avx512
 #define MB_SCAN_GROUP4_ group4_avx512
 #define MB_SCAN_GROUP4_STATE_ pow_tab_
 #define MB_SCAN_GROUP4_INIT_ pow_tab_load
