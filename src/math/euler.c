@@ -14,6 +14,9 @@
 static const char *const order_names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
 static const unsigned char order_axes[6][3] = {
     {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+/* +1 for the even permutations of XYZ (XYZ, YZX, ZXY), -1 for the odd ones: a table, not
+ * a per-rotation test, because mixed orders made that test a mispredicted branch. */
+static const double order_parity[6] = {1.0, -1.0, -1.0, 1.0, 1.0, -1.0};
 
 const char *mb_euler_order_name(mb_euler_order o)
 {
@@ -87,7 +90,8 @@ static const mb_euler_sincos_fn_ sincos_kernels[MB_ISA_COUNT_] = {
 #endif
 };
 /* Their composition step, chosen with the same rule (so always the same ISA). */
-typedef void (*compose_fn)(int n, const unsigned char *order, double *sn, double *cs);
+typedef void (*compose_fn)(int m, int n, const double *restrict e, const double *restrict sn,
+                           const double *restrict cs, double *restrict abcw);
 static const compose_fn compose_kernels[MB_ISA_COUNT_] = {
     [MB_ISA_GENERIC_] = compose_generic,
 #ifdef MB_EULER_HAVE_AVX2_
@@ -129,16 +133,25 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
                 sn[t] = sin(0.5 * a[t] * MB_D2R_);
                 cs[t] = cos(0.5 * a[t] * MB_D2R_);
             }
-    /* q = q0 q1 q2 about axes (i, j, k), then onto x, y, z */
-    compose(n, order, sn, cs);
+    /* q = q0 q1 q2 about axes (i, j, k) into out as four runs of n, then onto x, y, z
+     * through work (free by then: 4 n of its 6 n doubles) and back */
+    double *abcw = &out[0][0];
+    for (int t0 = 0; t0 < n; t0 += 64) {
+        double e[64];
+        int m = n - t0 < 64 ? n - t0 : 64;
+        for (int t = 0; t < m; ++t)
+            e[t] = order_parity[order[t0 + t] < 6 ? order[t0 + t] : 0];
+        compose(m, n, e, sn + t0, cs + t0, abcw + t0);
+    }
     for (int t = 0; t < n; ++t) {
         const unsigned char *ax = order_axes[order[t] < 6 ? order[t] : 0];
-        double *o = out[t];
-        o[ax[0]] = sn[t];
-        o[ax[1]] = sn[n + t];
-        o[ax[2]] = sn[2 * n + t];
-        o[3] = cs[t];
+        double *o = work + 4 * t;
+        o[ax[0]] = abcw[t];
+        o[ax[1]] = abcw[n + t];
+        o[ax[2]] = abcw[2 * n + t];
+        o[3] = abcw[3 * n + t];
     }
+    memcpy(out, work, (size_t)n * sizeof out[0]);
     return MB_OK;
 }
 

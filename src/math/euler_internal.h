@@ -41,7 +41,8 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
 #define MB_EULER_HAVE_AVX2_ 1
 int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *restrict sn,
                                    double *restrict cs);
-void mb_euler_compose_avx2_(int n, const unsigned char *order, double *sn, double *cs);
+void mb_euler_compose_avx2_(int m, int n, const double *restrict e, const double *restrict sn,
+                          const double *restrict cs, double *restrict abcw);
 #endif
 
 #ifdef MB_CPU_BUILD_AVX512_
@@ -49,7 +50,8 @@ void mb_euler_compose_avx2_(int n, const unsigned char *order, double *sn, doubl
 #define MB_EULER_HAVE_AVX512_ 1
 int mb_euler_sincos_half_deg_avx512_(int m, const double *restrict a, double *restrict sn,
                                      double *restrict cs);
-void mb_euler_compose_avx512_(int n, const unsigned char *order, double *sn, double *cs);
+void mb_euler_compose_avx512_(int m, int n, const double *restrict e, const double *restrict sn,
+                          const double *restrict cs, double *restrict abcw);
 #endif
 
 #endif
