@@ -265,6 +265,8 @@ static const edge edges[] = {
     /* float midpoints (ties to even) and a hair off one */
     {"16777219", E_VALUE, 0, 0},
     {"16777217.000001", E_VALUE, 0, 0},
+    {"16777217.000000001", E_VALUE, 0, 0}, /* one product lands on the midpoint: strtof */
+    {"16777222.999999999", E_VALUE, 0, 0},
     {"1.000000059604644775390625", E_VALUE, 0, 0},
     {"", E_SYNTAX, 0, 0},
     {"-", E_SYNTAX, 0, 0},
