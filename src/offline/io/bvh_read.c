@@ -773,9 +773,11 @@ static inline unsigned space_mask16_(const char *p)
 /* Reads the nch values of one frame, each after optional whitespace, into row. Returns
  * nch when all were read, *at then just past the last one; else the index of the value
  * that could not be read, *at then at its first byte (the end of the text when the text
- * ran out), and the caller builds the message. This is the reader's hot loop: it touches
- * neither the parser struct nor an address-taken local, so it stays in registers, and
- * the out-of-line mb_parse_float_ only sees what the inline fast path leaves. */
+ * ran out), and the caller builds the message. The scalar loop: it reads what the values
+ * kernel (bvh_read_internal.h) leaves, small texts and the last bytes of large ones, and
+ * the value a message is about; it touches neither the parser struct nor an address-taken
+ * local, so it stays in registers, and the out-of-line mb_parse_float_ only sees what the
+ * inline fast path leaves. */
 static inline int read_row(const char **at, const char *end, float *row, int nch)
 {
     const char *p = *at;
