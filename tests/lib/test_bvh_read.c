@@ -1127,8 +1127,9 @@ Test(bvh_read, values_kernels_stop_before_a_bad_token)
                 int n = fn(&tk, text, &p, text + len, got, N);
                 cr_assert_eq(n, at, "%s, '%s' at shift %d: read %d", mb_isa_name_((mb_isa_)isa),
                              bad[b], shift, n);
-                cr_assert_eq(p, bad_at - 1, "%s, '%s': stopped at %d", mb_isa_name_((mb_isa_)isa),
-                             bad[b], (int)(p - text));
+                /* after the last value read, only whitespace up to the bad token */
+                cr_assert(p >= bad_at - 1 && p <= bad_at, "%s, '%s': stopped at %d, bad at %d",
+                          mb_isa_name_((mb_isa_)isa), bad[b], (int)(p - text), (int)(bad_at - text));
                 for (int i = 0; i < n; ++i) {
                     char want[32];
                     sprintf(want, "%d.%04d", i, (i * 37) % 10000);
@@ -1262,7 +1263,12 @@ Test(bvh_read, large_texts_read_every_value_bit_for_bit)
             mb_clip *c;
             mb_error err;
             char msg[600];
-            mb_status st = mb_bvh_read_mem(bt.s, bt.len, "big.bvh", NULL, &s, &c, &err);
+            /* an exact-size copy without a NUL: ASan sees any read past the end */
+            char *exact = malloc(bt.len);
+            cr_assert_not_null(exact);
+            memcpy(exact, bt.s, bt.len);
+            mb_status st = mb_bvh_read_mem(exact, bt.len, "big.bvh", NULL, &s, &c, &err);
+            free(exact);
             cr_assert_eq(st, MB_OK, "end %d crlf %d: %s", how, crlf, mb_error_format(&err, msg, sizeof msg));
             cr_assert_eq(mb_clip_frame_count(c), frames);
             cr_assert_eq(mb_clip_translation_count(c), BIG_JOINTS);

@@ -24,21 +24,24 @@ typedef struct mb_bvh_tokens_ {
     int count, next;
 } mb_bvh_tokens_;
 
-/* A values kernel: reads up to n values of the motion section into out, each a token of
- * tk's window (refilled from *at while it lasts), and returns how many it read; *at ends
- * just past the last one read. It stops early, at no cost to correctness, wherever the
- * caller's scalar loop must decide: a token that is not a plain number (the scalar loop
- * makes the message), the last 96 bytes of the text, a token longer than a chunk. The
- * caller then empties the window (count = next = 0) and reads the rest of the row from
- * *at with its scalar loop. begin: the first byte of the text (kernels read up to 16 bytes
- * before a token's end, never before begin); end: one past the last byte. Values are
- * mb_parse_float_'s, bit for bit. */
+/* A values kernel: reads up to n values of the motion section into out (each after
+ * optional whitespace) and returns how many it read; *at ends after the last one read,
+ * with only whitespace between it and the next token. The AVX2 and AVX-512 kernels take
+ * the tokens from tk's window (refilled from *at while it lasts); the portable one reads
+ * one after another and leaves tk alone. A kernel stops early, at no cost to correctness,
+ * wherever the caller's scalar loop must decide: a token that is not a plain number (the
+ * scalar loop makes the message), the last 96 to 160 bytes of the text, a token longer
+ * than a chunk. The caller then empties the window (count = next = 0) and reads the rest
+ * of the row from *at with its scalar loop. begin: the first byte of the text (kernels
+ * read up to 16 bytes before a token's end, never before begin); end: one past the last
+ * byte. Values are mb_parse_float_'s, bit for bit. */
 typedef int (*mb_bvh_values_fn_)(mb_bvh_tokens_ *tk, const char *begin, const char **at,
                                  const char *end, float *out, int n);
 
-/* The kernel for isa (cpu_internal.h's scheme): generic (SWAR whitespace masks, 8 bytes
- * per step), AVX2 (32-byte compares) and AVX-512 (64-byte compares into a mask register),
- * the last two also parsing numbers of up to 16 bytes with SSE4.1 shuffles; NULL for an
+/* The kernel for isa (cpu_internal.h's scheme): generic (the scalar loop's way, a 16-byte
+ * SSE2 whitespace mask where the build has SSE2), AVX2 (the token window from 32-byte
+ * compares, numbers of up to 16 bytes parsed with SSE4.1) and AVX-512 (the window from
+ * 64-byte compares into a mask register, four numbers per 512-bit register); NULL for an
  * ISA without one here (SSE2) or that the CPU lacks; MB_ISA_AUTO_: the best, never NULL. */
 mb_bvh_values_fn_ mb_bvh_values_kernel_(mb_isa_ isa);
 
