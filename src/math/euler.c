@@ -133,6 +133,24 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
                 sn[t] = sin(0.5 * a[t] * MB_D2R_);
                 cs[t] = cos(0.5 * a[t] * MB_D2R_);
             }
+    if (compose == compose_generic) {
+        /* The portable build: one fused scalar loop, the expressions of compose_generic
+         * straight onto x, y, z (at two lanes, its vector loop, the scatter and the copy
+         * below cost more than they save). */
+        for (int t = 0; t < n; ++t) {
+            int o6 = order[t] < 6 ? order[t] : 0;
+            const unsigned char *ax = order_axes[o6];
+            double s0 = sn[t], s1 = sn[n + t], s2 = sn[2 * n + t];
+            double c0 = cs[t], c1 = cs[n + t], c2 = cs[2 * n + t];
+            double e = order_parity[o6];
+            double *o = out[t];
+            o[ax[0]] = s0 * c1 * c2 + e * c0 * s1 * s2;
+            o[ax[1]] = c0 * s1 * c2 - e * s0 * c1 * s2;
+            o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
+            o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
+        }
+        return MB_OK;
+    }
     /* q = q0 q1 q2 about axes (i, j, k) into out as four runs of n, then onto x, y, z
      * through work (free by then: 4 n of its 6 n doubles) and back */
     double *abcw = &out[0][0];
