@@ -30,7 +30,6 @@ static inline uint64_t ws64_avx2(const char *p)
 }
 
 #define MB_SCAN_WS64_ ws64_avx2
-#define MB_SCAN_SSE_ 1
 #define MB_SCAN_NAME_ mb_bvh_values_avx2_
 #include "offline/io/bvh_read_scan.inc"
 

@@ -182,7 +182,6 @@ static inline int put_bits_avx512(uint32_t *dst, int n, uint32_t off, uint64_t m
 #define MB_SCAN_GROUP4_STATE_ pow_tab_
 #define MB_SCAN_GROUP4_INIT_ pow_tab_load
 #define MB_SCAN_WS64_ ws64_avx512
-#define MB_SCAN_SSE_ 1
 #define MB_SCAN_NAME_ mb_bvh_values_avx512_
 #include "offline/io/bvh_read_scan.inc"
 
