@@ -9,7 +9,7 @@
 
 /* Bytes of text one refill of the token window covers, and the window's capacity: a chunk
  * holds at most one token per two bytes; the slack takes the unconditional writes of the
- * index loop (up to 8 past the last real entry, per 64-byte block). */
+ * index loops (up to 16 past the last real entry). */
 #define MB_BVH_SCAN_CHUNK_ 4096
 #define MB_BVH_TOK_CAP_ (MB_BVH_SCAN_CHUNK_ / 2 + 80)
 
@@ -30,8 +30,8 @@ typedef struct mb_bvh_tokens_ {
  * the tokens from tk's window (refilled from *at while it lasts); the portable one reads
  * one after another and leaves tk alone. A kernel stops early, at no cost to correctness,
  * wherever the caller's scalar loop must decide: a token that is not a plain number (the
- * scalar loop makes the message), the last 96 to 160 bytes of the text, a token longer
- * than a chunk. The caller then empties the window (count = next = 0) and reads the rest
+ * scalar loop makes the message), the last bytes of the text (32 for the portable kernel,
+ * 96 to 160 for the others), a token longer than a chunk. The caller then empties the window (count = next = 0) and reads the rest
  * of the row from *at with its scalar loop. begin: the first byte of the text (kernels
  * read up to 16 bytes before a token's end, never before begin); end: one past the last
  * byte. Values are mb_parse_float_'s, bit for bit. */
@@ -45,12 +45,13 @@ typedef int (*mb_bvh_values_fn_)(mb_bvh_tokens_ *tk, const char *begin, const ch
  * ISA without one here (SSE2) or that the CPU lacks; MB_ISA_AUTO_: the best, never NULL. */
 mb_bvh_values_fn_ mb_bvh_values_kernel_(mb_isa_ isa);
 
-#ifdef MB_CPU_BUILD_AVX2_
+/* x86-64 only: the kernels move 64-bit masks and lanes to general registers. */
+#if defined(MB_CPU_BUILD_AVX2_) && defined(__x86_64__)
 #define MB_BVH_HAVE_AVX2_ 1
 int mb_bvh_values_avx2_(mb_bvh_tokens_ *tk, const char *begin, const char **at,
                         const char *end, float *out, int n);
 #endif
-#ifdef MB_CPU_BUILD_AVX512_
+#if defined(MB_CPU_BUILD_AVX512_) && defined(__x86_64__)
 #define MB_BVH_HAVE_AVX512_ 1
 int mb_bvh_values_avx512_(mb_bvh_tokens_ *tk, const char *begin, const char **at,
                           const char *end, float *out, int n);
