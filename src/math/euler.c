@@ -75,6 +75,7 @@ void mb_quat_from_euler(mb_euler_order o, const double a[3], double out[4])
 /* The sin/cos kernel, compiled here for the build's baseline and in euler_avx2.c for AVX2
  * (picked at run time, same results: no FMA, so every lane rounds as the scalar code). */
 #define MB_EULER_SINCOS_NAME_ sincos_half_deg_generic
+#define MB_EULER_COMPOSE_NAME_ compose_generic
 #include "math/euler_sincos.inc"
 
 /* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
@@ -84,12 +85,33 @@ static const mb_euler_sincos_fn_ sincos_kernels[MB_ISA_COUNT_] = {
 #ifdef MB_EULER_HAVE_AVX2_
     [MB_ISA_AVX2_] = mb_euler_sincos_half_deg_avx2_,
 #endif
+#ifdef MB_EULER_HAVE_AVX512_
+    [MB_ISA_AVX512_] = mb_euler_sincos_half_deg_avx512_,
+#endif
+};
+/* Their composition step, chosen with the same rule (so always the same ISA). */
+typedef void (*compose_fn)(int m, int n, const double *restrict e, const double *restrict sn,
+                           const double *restrict cs, double *restrict abcw);
+static const compose_fn compose_kernels[MB_ISA_COUNT_] = {
+    [MB_ISA_GENERIC_] = compose_generic,
+#ifdef MB_EULER_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_euler_compose_avx2_,
+#endif
+#ifdef MB_EULER_HAVE_AVX512_
+    [MB_ISA_AVX512_] = mb_euler_compose_avx512_,
+#endif
 };
 #ifdef MB_EULER_HAVE_AVX2_
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | MB_ISA_BIT_(MB_ISA_AVX2_))
+#define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
 #else
-#define BUILT_ MB_ISA_BIT_(MB_ISA_GENERIC_)
+#define BUILT_AVX2_ 0u
 #endif
+#ifdef MB_EULER_HAVE_AVX512_
+#define BUILT_AVX512_ MB_ISA_BIT_(MB_ISA_AVX512_)
+#else
+#define BUILT_AVX512_ 0u
+#endif
+#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_AVX2_ | BUILT_AVX512_)
 
 mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa)
 {
@@ -102,6 +124,7 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
     mb_euler_sincos_fn_ sincos_half_deg = mb_euler_sincos_kernel_(isa);
     if (!sincos_half_deg)
         return MB_INVALID_ARG;
+    compose_fn compose = compose_kernels[mb_isa_select_(isa, BUILT_)];
     double *restrict sn = work, *restrict cs = work + 3 * n;
     const double *restrict a = deg;
     if (sincos_half_deg(3 * n, a, sn, cs))
@@ -110,19 +133,43 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
                 sn[t] = sin(0.5 * a[t] * MB_D2R_);
                 cs[t] = cos(0.5 * a[t] * MB_D2R_);
             }
-    /* q = q0 q1 q2 about axes (i, j, k); e = +1 for the even orders XYZ, YZX, ZXY. */
-    for (int t = 0; t < n; ++t) {
-        int o6 = order[t] < 6 ? order[t] : 0;
-        const unsigned char *ax = order_axes[o6];
-        double s0 = sn[t], s1 = sn[n + t], s2 = sn[2 * n + t];
-        double c0 = cs[t], c1 = cs[n + t], c2 = cs[2 * n + t];
-        double e = order_parity[o6];
-        double *o = out[t];
-        o[ax[0]] = s0 * c1 * c2 + e * c0 * s1 * s2;
-        o[ax[1]] = c0 * s1 * c2 - e * s0 * c1 * s2;
-        o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
-        o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
+    if (compose == compose_generic) {
+        /* The portable build: one fused scalar loop, the expressions of compose_generic
+         * straight onto x, y, z (at two lanes, its vector loop, the scatter and the copy
+         * below cost more than they save). */
+        for (int t = 0; t < n; ++t) {
+            int o6 = order[t] < 6 ? order[t] : 0;
+            const unsigned char *ax = order_axes[o6];
+            double s0 = sn[t], s1 = sn[n + t], s2 = sn[2 * n + t];
+            double c0 = cs[t], c1 = cs[n + t], c2 = cs[2 * n + t];
+            double e = order_parity[o6];
+            double *o = out[t];
+            o[ax[0]] = s0 * c1 * c2 + e * c0 * s1 * s2;
+            o[ax[1]] = c0 * s1 * c2 - e * s0 * c1 * s2;
+            o[ax[2]] = c0 * c1 * s2 + e * s0 * s1 * c2;
+            o[3] = c0 * c1 * c2 - e * s0 * s1 * s2;
+        }
+        return MB_OK;
     }
+    /* q = q0 q1 q2 about axes (i, j, k) into out as four runs of n, then onto x, y, z
+     * through work (free by then: 4 n of its 6 n doubles) and back */
+    double *abcw = &out[0][0];
+    for (int t0 = 0; t0 < n; t0 += 64) {
+        double e[64];
+        int m = n - t0 < 64 ? n - t0 : 64;
+        for (int t = 0; t < m; ++t)
+            e[t] = order_parity[order[t0 + t] < 6 ? order[t0 + t] : 0];
+        compose(m, n, e, sn + t0, cs + t0, abcw + t0);
+    }
+    for (int t = 0; t < n; ++t) {
+        const unsigned char *ax = order_axes[order[t] < 6 ? order[t] : 0];
+        double *o = work + 4 * t;
+        o[ax[0]] = abcw[t];
+        o[ax[1]] = abcw[n + t];
+        o[ax[2]] = abcw[2 * n + t];
+        o[3] = abcw[3 * n + t];
+    }
+    memcpy(out, work, (size_t)n * sizeof out[0]);
     return MB_OK;
 }
 

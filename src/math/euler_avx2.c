@@ -15,6 +15,7 @@
 
 #define MB_EULER_SINCOS_EXTERN_ 1
 #define MB_EULER_SINCOS_NAME_ mb_euler_sincos_half_deg_avx2_
+#define MB_EULER_COMPOSE_NAME_ mb_euler_compose_avx2_
 #include "math/euler_sincos.inc"
 
 #if defined(__clang__)

@@ -24,8 +24,9 @@ typedef int (*mb_euler_sincos_fn_)(int m, const double *restrict a, double *rest
                                    double *restrict cs);
 
 /* The sin/cos kernel for an ISA (cpu_internal.h's scheme): the portable one for
- * MB_ISA_GENERIC_, the AVX2 one for MB_ISA_AVX2_ where built and the CPU has it, NULL
- * otherwise (there is no SSE2 kernel); MB_ISA_AUTO_: the best the CPU runs, never NULL.
+ * MB_ISA_GENERIC_, the AVX2 one for MB_ISA_AVX2_ and the AVX-512 one for MB_ISA_AVX512_
+ * where built and the CPU has it, NULL otherwise (there is no SSE2 kernel); MB_ISA_AUTO_:
+ * the best the CPU runs, never NULL.
  * Every kernel gives bit-identical results (no FMA). */
 mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa);
 
@@ -40,6 +41,17 @@ mb_status mb_quat_from_euler_deg_n_isa_(int n, const unsigned char *order, const
 #define MB_EULER_HAVE_AVX2_ 1
 int mb_euler_sincos_half_deg_avx2_(int m, const double *restrict a, double *restrict sn,
                                    double *restrict cs);
+void mb_euler_compose_avx2_(int m, int n, const double *restrict e, const double *restrict sn,
+                          const double *restrict cs, double *restrict abcw);
+#endif
+
+#ifdef MB_CPU_BUILD_AVX512_
+/* The same for AVX-512 (euler_avx512.c), eight lanes. */
+#define MB_EULER_HAVE_AVX512_ 1
+int mb_euler_sincos_half_deg_avx512_(int m, const double *restrict a, double *restrict sn,
+                                     double *restrict cs);
+void mb_euler_compose_avx512_(int m, int n, const double *restrict e, const double *restrict sn,
+                          const double *restrict cs, double *restrict abcw);
 #endif
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <criterion/criterion.h>
 
+#include "offline/io/bvh_read_internal.h"
 #include "offline/io/number_internal.h"
 #include "mblend/offline/bvh.h"
 #include "test_util.h"
@@ -829,8 +830,10 @@ Test(bvh_read, numbers_ignore_the_locale)
     mb_clip_destroy(c);
 }
 
-/* The hand-written number parser against strtof/strtod on random decimal texts: at most
- * one ulp apart (its documented contract), and it consumes the whole text. */
+/* The hand-written number parser against strtof/strtod on random decimal texts: the same
+ * float (its documented contract: correctly rounded, 0 ulp), and it consumes the whole
+ * text; both with the text's end right after the number and with 40 bytes of padding
+ * after it (then the inline SWAR path reads ahead and answers first). */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void) { return mb_test_xorshift(&rng_state); }
 
@@ -881,13 +884,463 @@ Test(bvh_read, number_parser_matches_libc)
         cr_assert_eq(next, buf + n, "%s: stopped early", buf);
         int d = ulp_distance(f, want);
         worst = d > worst ? d : worst;
-        cr_assert_leq(d, 1, "%s: %.9g vs strtof %.9g (%d ulp)", buf, f, want, d);
+        cr_assert_eq(d, 0, "%s: %.9g vs strtof %.9g (%d ulp)", buf, f, want, d);
+        memset(buf + n, ' ', 40);
+        res = mb_parse_float_(buf, buf + n + 40, &f, &next);
+        cr_assert(res == MB_NUM_OK && next == buf + n && ulp_distance(f, want) == 0,
+                  "%.*s padded: %.9g vs strtof %.9g", (int)n, buf, f, want);
+        buf[n] = '\0';
         double dv = 0.0;
         res = mb_parse_double_(buf, buf + n, &dv, &next);
         cr_assert_eq(res, MB_NUM_OK, "%s", buf);
         cr_assert_eq(dv, strtod(buf, NULL), "%s: double %.17g vs strtod", buf, dv);
     }
     cr_log_info("number parser: worst %d ulp against strtof", worst);
+}
+
+/* mb_parse_float_ on texts where a fast path could go wrong, each against strtof on the
+ * same text (0 ulp, the status, the end): long mantissas, many digits, exponents at the
+ * float limits, subnormals, signed zeros and '+', the spellings exporters print, and
+ * decimals on or next to a float rounding midpoint (where one product cannot decide and
+ * the parser must hand over to strtof). Each with and without padding after it. */
+static void expect_like_strtof(const char *text)
+{
+    char buf[512];
+    size_t n = strlen(text);
+    cr_assert_lt(n + 48, sizeof buf);
+    memcpy(buf, text, n + 1);
+    float want = strtof(buf, NULL);
+    for (int pad = 0; pad < 2; ++pad) {
+        if (pad)
+            memset(buf + n, ' ', 40);
+        float f = 0.0f;
+        const char *next = NULL;
+        mb_num_result res = mb_parse_float_(buf, buf + n + (pad ? 40 : 0), &f, &next);
+        if (isinf(want)) {
+            cr_assert_eq(res, MB_NUM_RANGE, "%s: %d", text, (int)res);
+            continue;
+        }
+        cr_assert_eq(res, MB_NUM_OK, "%s (pad %d): status %d", text, pad, (int)res);
+        cr_assert_eq(next, buf + n, "%s (pad %d): ends at %d", text, pad, (int)(next - buf));
+        cr_assert(memcmp(&f, &want, 4) == 0, "%s (pad %d): %a, strtof %a", text, pad, (double)f,
+                  (double)want);
+    }
+}
+
+Test(bvh_read, number_parser_edges_match_libc)
+{
+    static const char *const fixed[] = {
+        /* long mantissas and many digits */
+        "0.1000000000000000055511151231257827", "3.14159265358979323846264338327950288",
+        "123456789012345678901234567890", "0.000000000000000000000000000000000000001",
+        "99999999999999999999", "9007199254740993", "9007199254740992.5",
+        "18446744073709551615", "18446744073709551616", "1234567890123456789",
+        "12345678.5", "1234567.891", "0.0000000000000000000000000000000000000000000014",
+        /* exponents near the float limits, subnormals */
+        "3.4028234e38", "3.40282346e38", "3.4028235e38", "3.40282356e38", "3.4028236e38",
+        "340282356779733661637539395458142568447", "1.17549435e-38", "1.1754942e-38",
+        "1.4e-45", "1.401298464e-45", "7.006492321624085e-46", "7.1e-46", "6.9e-46",
+        "1e-45", "2e-45", "1e-38", "1e38", "1e39", "-1e39", "1e-46", "1e-50", "1e-400",
+        "1e+22", "1e22", "1e23", "1e-22", "1e-23", "9.999999e-23", "4.7e-39",
+        /* signs, zeros, short spellings */
+        "-0", "+0", "-0.0000", "+0.0", "-.0", "0e-99999", "+3", "-3", "1.", ".5", "-.5", "+.5",
+        "5.", "1e5", "1E5", "1e+5", "1e-5", "1.5E+3", "+1.5e-3", "007", "-007.50", "0.",
+        /* what exporters print */
+        "-0.000001", "0.333333", "-179.999999", "359.9999", "1.234567e+01", "-9.876543e-05",
+        "+2.500000e+00", "1.000000e-10", "6.103516e-05", "-1.192093e-07", "123.456789",
+        "-1234.5678", "0.0001", "-99999.9999", "1e-7", "2.71828182845904523536",
+        /* float midpoints: 2^24 + 1 and neighbours (ties to even), and a hair off them */
+        "16777217", "16777219", "16777217.0", "1.6777217e7", "16777217.000001",
+        "16777216.999999", "16777217.000000001", "16777222.999999999", "60092.564453125",
+        "774381.90625", "0.428719624876976", "6.70913290977478", "57.3592357635498", "33554434", "33554438", "33554435.9999999", "0.5000000298023224",
+        "1.00000005960464477539062", "1.000000059604644775390625",
+        "1.000000059604644775390626", "1.000000059604644775390624", "8388609.5", "8388608.5"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
+        expect_like_strtof(fixed[i]);
+    /* every float midpoint between 2^24 and 2^26 is an integer of 8 digits: random ones,
+     * exactly and written a hair above and below, and random floats in the printf forms */
+    uint64_t st = 0x51AB5EEDull;
+    for (int i = 0; i < 20000; ++i) {
+        char b[64];
+        uint64_t r = mb_test_xorshift(&st);
+        long mid = (long)(16777216 + 2 * (r % 8388608) + 1);
+        if (r >> 62 == 0)
+            mid = 2 * mid; /* 2^25..2^26: midpoints 2 mod 4 */
+        snprintf(b, sizeof b, "%ld", mid);
+        expect_like_strtof(b);
+        snprintf(b, sizeof b, "%ld.%s", mid - (long)((r >> 40) & 1), (r >> 40) & 1 ? "999999" : "000001");
+        expect_like_strtof(b);
+        uint32_t u = (uint32_t)(r >> 16);
+        float f;
+        memcpy(&f, &u, 4);
+        if (!isfinite(f))
+            continue;
+        static const char *const forms[] = {"%.4f", "%.6f", "%.6e", "%+.6e", "%.9g", "%g", "%.17g"};
+        snprintf(b, sizeof b, forms[r % 7], (double)f);
+        expect_like_strtof(b);
+    }
+}
+
+/* ---------- the values kernels of the motion section ---------- */
+
+/* A random number token in one of the spellings the kernels tell apart, into b; returns
+ * its length. */
+static size_t random_token(uint64_t *st, char *b)
+{
+    uint64_t r = mb_test_xorshift(st);
+    double v = (mb_test_unit(st) - 0.5) * pow(10.0, (double)(int)(r % 9) - 4.0);
+    switch ((r >> 8) % 16) {
+    case 0: return (size_t)sprintf(b, "%.6e", v);
+    case 1: return (size_t)sprintf(b, "%+.6E", v);
+    case 2: return (size_t)sprintf(b, "%.15f", v);          /* 17+ bytes: not the 16-byte path */
+    case 3: return (size_t)sprintf(b, "%.13f", v);          /* often exactly 16 bytes */
+    case 4: return (size_t)sprintf(b, "%d.", (int)((r >> 20) % 1000));
+    case 5: return (size_t)sprintf(b, ".%d", (int)((r >> 20) % 100000));
+    case 6: return (size_t)sprintf(b, "%de%d", (int)((r >> 20) % 100), (int)((r >> 30) % 30) - 15);
+    case 7: return (size_t)sprintf(b, "%s", (r >> 20) & 1 ? "-0" : "-0.0000");
+    case 8: return (size_t)sprintf(b, "+%d", (int)((r >> 20) % 1000));
+    case 9: return (size_t)sprintf(b, "%.1e", v * 1e30);    /* beyond +-22: strtof */
+    case 10: return (size_t)sprintf(b, "%d", (int)((r >> 20) % 2000000000u) - 1000000000);
+    case 11: return (size_t)sprintf(b, "%.20f", v);         /* mantissa beyond 2^53 */
+    default: return (size_t)sprintf(b, "%.4f", v);
+    }
+}
+
+/* Whitespace the reader accepts between values: spaces, tabs, LF, CRLF, lone CR, VT, FF. */
+static size_t random_space(uint64_t *st, char *b)
+{
+    static const char *const seps[] = {" ", " ", " ", "  ", "\t", " \t ", "\n", "\r\n", "\r",
+                                        "\n\n", "\v", "\f", "                                   "};
+    const char *s = seps[mb_test_xorshift(st) % (sizeof seps / sizeof seps[0])];
+    size_t n = strlen(s);
+    memcpy(b, s, n);
+    return n;
+}
+
+/* Runs a values kernel over text[from, len) as the reader does (rows of nch values; where
+ * the kernel stops, one value through mb_parse_float_ and whitespace skipped, then the
+ * kernel again), into vals; returns the values read (stops at a bad token). */
+static long run_kernel(mb_bvh_values_fn_ fn, const char *text, size_t from, size_t len,
+                       int nch, float *vals, long cap)
+{
+    static uint32_t idx[2 * MB_BVH_TOK_CAP_];
+    mb_bvh_tokens_ tk = {NULL, idx, idx + MB_BVH_TOK_CAP_, 0, 0};
+    const char *p = text + from, *end = text + len;
+    long n = 0;
+    while (n < cap) {
+        int want = cap - n < nch ? (int)(cap - n) : nch;
+        int c = fn(&tk, text, &p, end, vals + n, want);
+        n += c;
+        if (c == want)
+            continue;
+        tk.count = tk.next = 0;
+        while (p < end && strchr(" \t\n\r\v\f", *p))
+            ++p;
+        const char *q;
+        if (p == end || mb_parse_float_(p, end, &vals[n], &q) != MB_NUM_OK ||
+            (q < end && !strchr(" \t\n\r\v\f", *q)))
+            break;
+        p = q;
+        ++n;
+    }
+    return n;
+}
+
+Test(bvh_read, values_kernels_match_the_parser_token_for_token)
+{
+    enum { TOKENS = 60000 };
+    size_t cap = (size_t)TOKENS * 72 + 64;
+    char *text = malloc(cap);
+    float *want = malloc(TOKENS * sizeof(float)), *got = malloc((TOKENS + 64) * sizeof(float));
+    cr_assert(text && want && got);
+    uint64_t st = 0xC0FFEEull;
+    size_t len = 0;
+    memcpy(text, "MOTION-HEADER-PAD-BYTES\n", 24); /* kernels may read 16 bytes back */
+    len = 24;
+    for (int i = 0; i < TOKENS; ++i) {
+        len += random_token(&st, text + len);
+        if (i + 1 < TOKENS) /* the text ends right after the last digit */
+            len += random_space(&st, text + len);
+    }
+    text[len] = '\0';
+    for (int i = 0, k = 0; i < TOKENS; ++i) { /* the expected values, token by token */
+        const char *p = text + 24 + (size_t)k, *q;
+        while (strchr(" \t\n\r\v\f", *p))
+            ++p;
+        cr_assert_eq(mb_parse_float_(p, text + len, &want[i], &q), MB_NUM_OK);
+        cr_assert(memcmp(&want[i], &(float){strtof(p, NULL)}, 4) == 0, "token %d", i);
+        k = (int)(q - text - 24);
+    }
+    int ran = 0;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        mb_bvh_values_fn_ fn = mb_bvh_values_kernel_((mb_isa_)isa);
+        if (!fn)
+            continue;
+        ++ran;
+        for (int nch = 1; nch <= 183; nch += 61) { /* rows of 1, 62, 123 and 184 values */
+            long n = run_kernel(fn, text, 24, len, nch, got, TOKENS);
+            cr_assert_eq(n, TOKENS, "%s, rows of %d: %ld values", mb_isa_name_((mb_isa_)isa), nch, n);
+            for (long i = 0; i < n; ++i)
+                cr_assert(memcmp(&got[i], &want[i], 4) == 0, "%s: value %ld %a, want %a",
+                          mb_isa_name_((mb_isa_)isa), i, (double)got[i], (double)want[i]);
+        }
+    }
+    cr_assert_geq(ran, 1);
+    cr_assert_eq(mb_bvh_values_kernel_(MB_ISA_AUTO_) != NULL, 1);
+    free(text);
+    free(want);
+    free(got);
+}
+
+/* Tokens that are not numbers stop every kernel just before them, whatever their place in
+ * the 64-byte blocks: the kernel has read exactly the values before, and *at is the end
+ * of the last one (the scalar loop then makes the message). */
+Test(bvh_read, values_kernels_stop_before_a_bad_token)
+{
+    static const char *const bad[] = {"1.5x", "--1", "1e", "1.2.3", "nan", "1e+", ".", "-",
+                                      "1,5", "0x10", "1e5.5", "+-2", "5-", "1..", "e5", "1.e"};
+    enum { N = 400 };
+    char text[N * 12 + 64];
+    float got[N + 8];
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b)
+        for (int shift = 0; shift < 70; ++shift) {
+            size_t len = (size_t)sprintf(text, "HEADER-PADDING-16\n");
+            for (int s = 0; s < shift; ++s)
+                text[len++] = ' ';
+            int at = 200 + shift % 7;
+            const char *bad_at = NULL;
+            for (int i = 0; i < N; ++i) {
+                if (i == at) {
+                    bad_at = text + len;
+                    len += (size_t)sprintf(text + len, "%s ", bad[b]);
+                } else {
+                    len += (size_t)sprintf(text + len, "%d.%04d ", i, (i * 37) % 10000);
+                }
+            }
+            for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+                mb_bvh_values_fn_ fn = mb_bvh_values_kernel_((mb_isa_)isa);
+                if (!fn)
+                    continue;
+                static uint32_t idx[2 * MB_BVH_TOK_CAP_];
+                mb_bvh_tokens_ tk = {NULL, idx, idx + MB_BVH_TOK_CAP_, 0, 0};
+                const char *p = text + 18 + shift;
+                int n = fn(&tk, text, &p, text + len, got, N);
+                cr_assert_eq(n, at, "%s, '%s' at shift %d: read %d", mb_isa_name_((mb_isa_)isa),
+                             bad[b], shift, n);
+                /* after the last value read, only whitespace up to the bad token */
+                cr_assert(p >= bad_at - 1 && p <= bad_at, "%s, '%s': stopped at %d, bad at %d",
+                          mb_isa_name_((mb_isa_)isa), bad[b], (int)(p - text), (int)(bad_at - text));
+                for (int i = 0; i < n; ++i) {
+                    char want[32];
+                    sprintf(want, "%d.%04d", i, (i * 37) % 10000);
+                    cr_assert_eq(got[i], strtof(want, NULL));
+                }
+            }
+        }
+}
+
+/* Every kernel takes every whitespace byte the reader takes (space, tab, LF, VT, FF, CR):
+ * plain numbers separated by each in turn are read in one call, none left to the scalar
+ * loop (which would hide a kernel that misses one: the values would still be right). */
+Test(bvh_read, values_kernels_take_every_whitespace)
+{
+    static const char ws[] = " \t\n\v\f\r";
+    enum { N = 600 };
+    char text[N * 12 + 512];
+    size_t len = (size_t)sprintf(text, "HEADER-PADDING-16\n");
+    for (int i = 0; i < N; ++i)
+        len += (size_t)sprintf(text + len, "%d.%02d%c", i, i % 100, ws[i % 6]);
+    memset(text + len, ' ', 300); /* the kernels leave the last 96 + 64 bytes alone */
+    len += 300;
+    float got[N];
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        mb_bvh_values_fn_ fn = mb_bvh_values_kernel_((mb_isa_)isa);
+        if (!fn)
+            continue;
+        static uint32_t idx[2 * MB_BVH_TOK_CAP_];
+        mb_bvh_tokens_ tk = {NULL, idx, idx + MB_BVH_TOK_CAP_, 0, 0};
+        const char *p = text + 18;
+        int n = fn(&tk, text, &p, text + len, got, N);
+        cr_assert_eq(n, N, "%s read %d of %d", mb_isa_name_((mb_isa_)isa), n, N);
+        for (int i = 0; i < N; ++i) {
+            char want[16];
+            snprintf(want, sizeof want, "%d.%02d", i, i % 100);
+            cr_assert_eq(got[i], strtof(want, NULL), "%s: value %d", mb_isa_name_((mb_isa_)isa), i);
+        }
+    }
+}
+
+/* ---------- the reader on large texts (where the kernels run) ---------- */
+
+/* BIG_JOINTS joints in a chain, each with three position channels (translations are the
+ * parsed floats, bit for bit; 21 values a row, so the kernels' groups of four run), and
+ * `frames` frames of random tokens and separators; the text's end is given by how.
+ * Records the line and column of each value (1-based, as the reader counts: LF, CRLF and
+ * a lone CR each end a line) and its float (strtof). */
+typedef struct big_text {
+    char *s;
+    size_t len;
+    int *line, *col;
+    float *val;
+} big_text;
+
+enum { BIG_END_NEWLINE, BIG_END_DIGIT, BIG_END_CRLF };
+enum { BIG_JOINTS = 7, BIG_CH = 3 * BIG_JOINTS };
+
+static void big_text_make(big_text *bt, int frames, int line_ends, int how, uint64_t seed)
+{
+    int nv = BIG_CH * frames;
+    bt->s = malloc((size_t)nv * 72 + 4096);
+    bt->line = malloc((size_t)nv * sizeof(int));
+    bt->col = malloc((size_t)nv * sizeof(int));
+    bt->val = malloc((size_t)nv * sizeof(float));
+    cr_assert(bt->s && bt->line && bt->col && bt->val);
+    const char *nl = line_ends ? "\r\n" : "\n";
+    size_t n = (size_t)sprintf(bt->s, "HIERARCHY%s", nl);
+    int line = 2;
+    for (int j = 0; j < BIG_JOINTS; ++j) {
+        n += (size_t)sprintf(bt->s + n,
+                             "%s J%d%s{%s\tOFFSET 0 1 0%s\tCHANNELS 3 Xposition Yposition "
+                             "Zposition%s",
+                             j ? "JOINT" : "ROOT", j, nl, nl, nl, nl);
+        line += 4;
+    }
+    n += (size_t)sprintf(bt->s + n, "End Site%s{%s\tOFFSET 0 1 0%s}%s", nl, nl, nl, nl);
+    line += 4;
+    for (int j = 0; j < BIG_JOINTS; ++j, ++line)
+        n += (size_t)sprintf(bt->s + n, "}%s", nl);
+    n += (size_t)sprintf(bt->s + n, "MOTION%sFrames: %d%sFrame Time: 0.0333333%s", nl, frames,
+                         nl, nl);
+    line += 3;
+    size_t line_start = n;
+    uint64_t st = seed;
+    for (int i = 0; i < nv; ++i) {
+        bt->line[i] = line;
+        bt->col[i] = (int)(n - line_start) + 1;
+        size_t tl = random_token(&st, bt->s + n);
+        char tmp[80];
+        memcpy(tmp, bt->s + n, tl);
+        tmp[tl] = '\0';
+        bt->val[i] = strtof(tmp, NULL);
+        n += tl;
+        if (i + 1 == nv)
+            break;
+        size_t sp = (i % BIG_CH == BIG_CH - 1) ? (size_t)sprintf(bt->s + n, "%s", nl)
+                                               : random_space(&st, bt->s + n);
+        for (size_t k = n; k < n + sp; ++k) { /* count the lines as the reader does */
+            char c = bt->s[k];
+            if (c == '\n' || (c == '\r' && !(k + 1 < n + sp && bt->s[k + 1] == '\n'))) {
+                ++line;
+                line_start = k + 1;
+            }
+        }
+        n += sp;
+    }
+    if (how == BIG_END_NEWLINE)
+        n += (size_t)sprintf(bt->s + n, "\n");
+    else if (how == BIG_END_CRLF)
+        n += (size_t)sprintf(bt->s + n, "\r\n");
+    bt->s[n] = '\0';
+    bt->len = n;
+}
+
+static void big_text_free(big_text *bt)
+{
+    free(bt->s);
+    free(bt->line);
+    free(bt->col);
+    free(bt->val);
+}
+
+Test(bvh_read, large_texts_read_every_value_bit_for_bit)
+{
+    for (int how = 0; how < 3; ++how)
+        for (int crlf = 0; crlf < 2; ++crlf) {
+            big_text bt;
+            int frames = 500 + 7 * how + crlf; /* ~110 KB: many 4 KB windows */
+            big_text_make(&bt, frames, crlf, how, 0xB16 + (uint64_t)(2 * how + crlf));
+            mb_skeleton *s;
+            mb_clip *c;
+            mb_error err;
+            char msg[600];
+            /* an exact-size copy without a NUL: ASan sees any read past the end */
+            char *exact = malloc(bt.len);
+            cr_assert_not_null(exact);
+            memcpy(exact, bt.s, bt.len);
+            mb_status st = mb_bvh_read_mem(exact, bt.len, "big.bvh", NULL, &s, &c, &err);
+            free(exact);
+            cr_assert_eq(st, MB_OK, "end %d crlf %d: %s", how, crlf, mb_error_format(&err, msg, sizeof msg));
+            cr_assert_eq(mb_clip_frame_count(c), frames);
+            cr_assert_eq(mb_clip_translation_count(c), BIG_JOINTS);
+            const float *tr = mb_clip_translations(c);
+            for (int i = 0; i < BIG_CH * frames; ++i)
+                cr_assert(memcmp(&tr[i], &bt.val[i], 4) == 0, "end %d crlf %d: value %d %a, want %a",
+                          how, crlf, i, (double)tr[i], (double)bt.val[i]);
+            mb_skeleton_destroy(s);
+            mb_clip_destroy(c);
+            big_text_free(&bt);
+        }
+}
+
+/* A bad value deep in a large text, shifted through every place in a 64-byte block (and
+ * across the kernels' 4 KB windows): the message names its line, column, channel and
+ * frame exactly as for a small text. A text cut inside a frame ends in the usual "file
+ * ends" error at the end of the last value. */
+Test(bvh_read, large_texts_report_bad_values_where_they_are)
+{
+    big_text bt;
+    int frames = 400;
+    big_text_make(&bt, frames, 0, BIG_END_NEWLINE, 0xBAD);
+    char *t = malloc(bt.len + 128);
+    cr_assert_not_null(t);
+    for (int shift = 0; shift < 70; ++shift) {
+        int v = BIG_CH * 300 + 5 * shift; /* frame 300 and on, every channel position */
+        size_t ls = 0; /* find value v from its line and column */
+        for (int ln = 1; ln < bt.line[v]; ++ln) {
+            ls += strcspn(bt.s + ls, "\r\n");
+            ls += (bt.s[ls] == '\r' && bt.s[ls + 1] == '\n') ? 2 : 1;
+        }
+        const char *tok = bt.s + ls + bt.col[v] - 1;
+        size_t at = (size_t)(tok - bt.s), tl = strcspn(tok, " \t\r\n\v\f");
+        /* the token becomes "<token>x": glued garbage */
+        memcpy(t, bt.s, at + tl);
+        t[at + tl] = 'x';
+        memcpy(t + at + tl + 1, bt.s + at + tl, bt.len - at - tl + 1);
+        mb_skeleton *s;
+        mb_clip *c;
+        mb_error err;
+        cr_assert_eq(mb_bvh_read_mem(t, bt.len + 1, "big.bvh", NULL, &s, &c, &err), MB_PARSE);
+        char want[200];
+        static const char *const axis[3] = {"Xposition", "Yposition", "Zposition"};
+        snprintf(want, sizeof want,
+                 "malformed number '%.*sx' for J%d %s in frame %d (values must be separated by "
+                 "whitespace)",
+                 (int)tl, tok, v % BIG_CH / 3, axis[v % 3], v / BIG_CH);
+        cr_assert_eq(err.line, bt.line[v], "shift %d: line %d, want %d", shift, err.line, bt.line[v]);
+        cr_assert_eq(err.column, bt.col[v], "shift %d: column %d, want %d", shift, err.column, bt.col[v]);
+        cr_assert_str_eq(err.text, want);
+    }
+    /* cut inside the last frame, after its first value: "file ends", at that value's end */
+    size_t cut = 0;
+    int last = BIG_CH * (frames - 1);
+    for (int ln = 1; ln < bt.line[last]; ++ln) {
+        cut += strcspn(bt.s + cut, "\r\n");
+        cut += (bt.s[cut] == '\r' && bt.s[cut + 1] == '\n') ? 2 : 1;
+    }
+    cut += (size_t)bt.col[last] - 1;
+    size_t tl = strcspn(bt.s + cut, " \t\r\n\v\f");
+    mb_skeleton *s;
+    mb_clip *c;
+    mb_error err;
+    cr_assert_eq(mb_bvh_read_mem(bt.s, cut + tl + 1, "big.bvh", NULL, &s, &c, &err), MB_PARSE);
+    char want[200];
+    snprintf(want, sizeof want, "expected %d channel values in frame %d, found 1 (file ends)",
+             BIG_CH, frames - 1);
+    cr_assert_str_eq(err.text, want);
+    cr_assert_eq(err.line, bt.line[last]);
+    cr_assert_eq(err.column, bt.col[last] + (int)tl);
+    free(t);
+    big_text_free(&bt);
 }
 
 /* ---------- API edges ---------- */

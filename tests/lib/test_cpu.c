@@ -88,6 +88,11 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
         cr_assert(mb_blend_kernel_(MB_ISA_AVX512_, NULL) != mb_blend_kernel_(MB_ISA_AVX2_, NULL));
         cr_assert_not_null(mb_blend_checker_(MB_ISA_AVX512_));
     }
+    /* the Euler conversion has its own AVX-512 kernel, not the AVX2 one renamed */
+    cr_assert_eq(mb_euler_sincos_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
+    if (probe(MB_ISA_AVX512_))
+        cr_assert(mb_euler_sincos_kernel_(MB_ISA_AVX512_) !=
+                  mb_euler_sincos_kernel_(MB_ISA_AVX2_));
 #endif
     /* an ISA out of range is nobody's */
     cr_assert_null(mb_blend_kernel_(MB_ISA_COUNT_, NULL));
@@ -264,7 +269,7 @@ Test(euler_kernels, agree_bitwise_and_with_libm)
          * of three rotations within about 3e-11 (2.5e-11 measured) */
         cr_assert(worst < 4e-11, "%s: %g", mb_isa_name_((mb_isa_)i), worst);
     }
-    cr_assert_geq(ran, 1 + probe(MB_ISA_AVX2_));
+    cr_assert_geq(ran, 1 + probe(MB_ISA_AVX2_) + probe(MB_ISA_AVX512_));
     /* the automatic choice is one of them */
     static double autoq[N][4];
     mb_quat_from_euler_deg_n_(N, order, deg, work, autoq);

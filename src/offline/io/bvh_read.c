@@ -15,6 +15,7 @@
 #include "offline/anim/clip_build_internal.h"
 #include "base/alloc_internal.h"
 #include "base/error_internal.h"
+#include "offline/io/bvh_read_internal.h"
 #include "offline/io/number_internal.h"
 #include "math/euler_internal.h"
 #include "mblend/offline/bvh.h"
@@ -772,9 +773,11 @@ static inline unsigned space_mask16_(const char *p)
 /* Reads the nch values of one frame, each after optional whitespace, into row. Returns
  * nch when all were read, *at then just past the last one; else the index of the value
  * that could not be read, *at then at its first byte (the end of the text when the text
- * ran out), and the caller builds the message. This is the reader's hot loop: it touches
- * neither the parser struct nor an address-taken local, so it stays in registers, and
- * the out-of-line mb_parse_float_ only sees what the inline fast path leaves. */
+ * ran out), and the caller builds the message. The scalar loop: it reads what the values
+ * kernel (bvh_read_internal.h) leaves, small texts and the last bytes of large ones, and
+ * the value a message is about; it touches neither the parser struct nor an address-taken
+ * local, so it stays in registers, and the out-of-line mb_parse_float_ only sees what the
+ * inline fast path leaves. */
 static inline int read_row(const char **at, const char *end, float *row, int nch)
 {
     const char *p = *at;
@@ -1022,7 +1025,11 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     float *row = mb_alloc_(ps->alloc, ((size_t)nch + 1) * sizeof(float));
     joint_map *maps = mb_alloc_(ps->alloc, (size_t)nj * sizeof *maps);
     void *eb_mem = mb_alloc_(ps->alloc, euler_batch_bytes(nj));
-    if (!row || !maps || !eb_mem) {
+    /* The token window of the values kernel (bvh_read_internal.h): starts, then ends. */
+    uint32_t *tok_mem = mb_alloc_(ps->alloc, 2u * MB_BVH_TOK_CAP_ * sizeof(uint32_t));
+    mb_bvh_tokens_ tk = {NULL, tok_mem, tok_mem ? tok_mem + MB_BVH_TOK_CAP_ : NULL, 0, 0};
+    mb_bvh_values_fn_ values = mb_bvh_values_kernel_(MB_ISA_AUTO_);
+    if (!row || !maps || !eb_mem || !tok_mem) {
         st = mb_error_set_at_(ps->err, MB_NOMEM, ps->source, count_tok.line, count_tok.column, "out of memory%s", "");
         goto done;
     }
@@ -1039,7 +1046,13 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
     const char *at = ps->p;
     for (; f < declared; ++f) {
         const char *p = at;
-        int c = read_row(&p, ps->end, row, nch);
+        /* The kernel reads what it can; the scalar loop the rest of the row, from where
+         * the kernel stopped, with the same values, and makes every message. */
+        int c = values(&tk, ps->begin, &p, ps->end, row, nch);
+        if (c < nch) {
+            tk.count = tk.next = 0;
+            c += read_row(&p, ps->end, row + c, nch - c);
+        }
         if (c < nch) {
             if (p == ps->end) {
                 sync_to(ps, p);
@@ -1136,6 +1149,7 @@ done:
     mb_free_(ps->alloc, row);
     mb_free_(ps->alloc, maps);
     mb_free_(ps->alloc, eb_mem);
+    mb_free_(ps->alloc, tok_mem);
     if (st != MB_OK) {
         mb_clip_destroy(clip);
         return st;

@@ -7,6 +7,13 @@
 
 #include "offline/io/number_internal.h"
 
+const double mb_num_pow10_[48] = {1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15,
+                                  1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,  1e-8,  1e-7,
+                                  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,
+                                  1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,
+                                  1e10,  1e11,  1e12,  1e13,  1e14,  1e15,  1e16,  1e17,
+                                  1e18,  1e19,  1e20,  1e21,  1e22,  1.0,   1.0,   1.0};
+
 /* Powers of ten exactly representable in double (10^22 is the last). */
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -133,6 +140,12 @@ static int copy_token(const char *p, const char *q, char buf[MB_NUM_MAX_TOKEN + 
 
 mb_num_result mb_parse_float_(const char *p, const char *end, float *out, const char **next)
 {
+    /* The usual motion-data spellings without the grammar walk below (same answers). */
+    const char *q = mb_parse_float_swar_(p, end, out);
+    if (q) {
+        *next = q;
+        return MB_NUM_OK;
+    }
     scan_ s;
     if (!scan_number(p, end, &s))
         return starts_nonfinite_word(p, end) ? MB_NUM_NONFINITE : MB_NUM_SYNTAX;
@@ -141,18 +154,10 @@ mb_num_result mb_parse_float_(const char *p, const char *end, float *out, const 
         *out = s.negative ? -0.0f : 0.0f;
         return MB_NUM_OK;
     }
-    /* Exact case: mantissa < 2^53 and |exp10| <= 22 make m * 10^e or m / 10^e one
-     * correctly rounded double operation; rounding that to float is within 1 ulp of a
-     * direct correct rounding (double rounding only matters at exact ties). */
-    if (s.digits <= 19 && s.mantissa < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22) {
-        double d = (double)s.mantissa;
-        d = s.exp10 < 0 ? d / pow10_exact[-s.exp10] : d * pow10_exact[s.exp10];
-        float f = (float)d;
-        if (isinf(f))
-            return MB_NUM_RANGE;
-        *out = s.negative ? -f : f;
+    /* Exact without libc when the digits fit (see mb_num_exact_float_ for why). */
+    if (s.digits <= 19 && s.mantissa < (UINT64_C(1) << 53) && s.exp10 >= -22 && s.exp10 <= 22 &&
+        mb_num_exact_float_(s.mantissa, (int)s.exp10, s.negative, out))
         return MB_NUM_OK;
-    }
     char buf[MB_NUM_MAX_TOKEN + 16];
     if (!copy_token(p, s.end_of_number, buf))
         return MB_NUM_TOO_LONG;

@@ -15,7 +15,9 @@ typedef enum mb_num_result {
 #define MB_NUM_MAX_TOKEN 400
 
 /* Parses one number starting at p (before end): [+-](digits[.digits]|.digits)([eE][+-]digits).
- * On success *out holds the value (within 1 ulp of strtof on the same text) and *next
+ * On success *out holds the value correctly rounded to float, the same float as strtof
+ * gives for the same text (an exact fast path, mb_num_exact_float_, for up to 19
+ * significant digits and decimal exponents within +-22; strtof for the rest), and *next
  * points just past it; the caller checks what follows (whitespace or end).
  * Stops at the first character that cannot continue the number. */
 mb_num_result mb_parse_float_(const char *p, const char *end, float *out, const char **next);
@@ -28,6 +30,44 @@ mb_num_result mb_parse_double_(const char *p, const char *end, double *out, cons
 
 #include <stdint.h>
 #include <string.h>
+
+/* 10^e for e in -22..22 (index e + 22): exact for e >= 0, the nearest double for e < 0;
+ * three 1.0 pad it to six vectors of eight (the AVX-512 kernel loads it whole). */
+extern const double mb_num_pow10_[48];
+
+/* The exact conversion shared by every fast path: m * 10^e10 rounded to the nearest float
+ * (ties to even, as strtof), for m < 2^53 and -22 <= e10 <= 22; the sign is applied by
+ * flipping the sign bit (so "-0" gives -0.0). Returns 0, nothing written, in the rare case
+ * it cannot decide (the caller then takes strtof).
+ *
+ * Why it is exact. (double)m is exact (m < 2^53), and 10^e10 is exact for e10 >= 0 or
+ * within 2^-53 (relative) of 10^e10 for e10 < 0; d is the one correctly rounded product,
+ * so |d - x| <= (2^-53 + 2^-53 + 2^-106) |x| < 2^-51.9 |x| for the exact x = m 10^e10,
+ * which is at most 4.3 units in the last place of d (ulps of a double, in d's binade or the
+ * one below). Rounding to float is monotonic and constant between two consecutive float
+ * midpoints (a midpoint is a 25-bit number, exact in double: in d's binade its low 29
+ * mantissa bits are 1 followed by 28 zeros; the nearest midpoints of a neighbouring binade
+ * are 2^27 ulps away). So when d's low 29 bits are more than 8 from that pattern, no
+ * midpoint lies between x and d (or on either), and (float)d == the correctly rounded x.
+ * Otherwise (a chance of about 2^-25 for arbitrary digits; true midpoints such as
+ * 16777217 land here) the answer is 0. The range keeps d a normal float: 1e-22 <= x <
+ * 2^53 * 1e22 < FLT_MAX, so there is no overflow and no subnormal to round differently. */
+static inline int mb_num_exact_float_(uint64_t m, int e10, int negative, float *out)
+{
+    double d = (double)m * mb_num_pow10_[e10 + 22];
+    uint64_t db;
+    memcpy(&db, &d, 8);
+    if ((db & 0x1fffffffu) - (0x10000000u - 8u) <= 16u)
+        return 0;
+    float f = (float)d;
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    /* The sign by flipping the sign bit: signs are random in motion data, and a branch on
+     * them was mispredicted about every other value. */
+    fb ^= (uint32_t)(negative != 0) << 31;
+    memcpy(out, &fb, 4);
+    return 1;
+}
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* Leading ASCII digits among the 8 bytes at p (8: all eight), and their values (0..9 per
@@ -57,18 +97,12 @@ static inline uint64_t mb_digits_value_(uint64_t x, int n)
  * optional '.' and up to 7 digits, optional e[+-]d{1,3}, when 32 bytes are readable at p.
  * Returns the end of the number with *out set, or NULL (nothing written) for anything
  * else, which then goes to mb_parse_float_: the grammar and the errors stay the same, and
- * values keep its contract (within 1 ulp of strtof). Returning the end pointer, rather
+ * values are correctly rounded (mb_num_exact_float_). Returning the end pointer, rather
  * than storing it through an out parameter, lets a caller's loop keep it in a register. */
 static inline const char *mb_parse_float_swar_(const char *p, const char *end, float *out)
 {
 #ifdef MB_NUM_SWAR_
     static const uint32_t p10u[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-    static const double p10d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    static const double n10d[23] = {1e-0,  1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
-                                    1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
-                                    1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
     if (end - p < 32)
         return NULL;
     const char *s = p + (*p == '-' || *p == '+');
@@ -102,21 +136,8 @@ static inline const char *mb_parse_float_swar_(const char *p, const char *end, f
             s = e + ne;
         }
     }
-    if (e10 < -22 || e10 > 22)
+    if (e10 < -22 || e10 > 22 || !mb_num_exact_float_(m, e10, *p == '-', out))
         return NULL;
-    /* One double multiply, no divide (its latency was the loop's largest single cost).
-     * The product is within 2^-52 (relative) of m 10^e10, so rounding it to float is
-     * within 1 ulp of strtof; it is correctly rounded when m < 2^24 and e10 >= -10
-     * (every mantissa of up to 7 digits), because such a decimal is at least ~1e-15
-     * (relative) away from any float rounding boundary. m < 10^14 and |e10| <= 22
-     * keep the result below FLT_MAX. */
-    float f = (float)((double)m * (e10 < 0 ? n10d[-e10] : p10d[e10]));
-    /* The sign by flipping the sign bit: signs are random in motion data, and a branch on
-     * them was mispredicted about every other value. */
-    uint32_t fb;
-    memcpy(&fb, &f, 4);
-    fb ^= (uint32_t)(*p == '-') << 31;
-    memcpy(out, &fb, 4);
     return s;
 #else
     (void)p;
