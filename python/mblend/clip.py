@@ -20,15 +20,18 @@ class Clip:
     copies owned by Python (read-only: build a new clip with :meth:`from_arrays` to change
     the motion). Quaternions are x, y, z, w; angles radians; lengths the file's units."""
 
-    def __init__(self, _skel, _clip, _keep, *, _file="", _scene=None, _up_axis=lib.MB_AXIS_DETECT):
+    def __init__(self, _skel, _clip, _keep, *, _file="", _scene=None, _up_axis=lib.MB_AXIS_DETECT,
+                 _new_motion=False):
         # Internal: use load() or Clip.from_arrays(). _keep holds the C objects that own
-        # _skel and _clip, so they live as long as this clip.
+        # _skel and _clip, so they live as long as this clip. _new_motion: a clip made for
+        # another skeleton (a retarget), saved as BVH with portable offsets as the CLI does.
         self._skel = _skel
         self._clip = _clip
         self._keep = tuple(_keep)
         self._file = _file
         self._scene = _scene
         self._up_axis = _up_axis
+        self._new_motion = bool(_new_motion)
         n = lib.mb_skeleton_joint_count(_skel)
         self._node_names = [ffi.string(lib.mb_skeleton_name(_skel, i)).decode("utf-8", "replace")
                             for i in range(n)]
@@ -203,7 +206,8 @@ class Clip:
                 raise InvalidArgumentError("scale applies to .glb output only")
             d = ffi.new("mb_bvh_write_desc *")
             d.drop_still_positions = 1 if self._scene is not None else 0
-            d.portable_offsets = d.drop_still_positions  # three.js reads it the same
+            # three.js reads it the same (scenes and retargets: as the CLI writes them)
+            d.portable_offsets = 1 if (self._scene is not None or self._new_motion) else 0
             check(lib.mb_bvh_write_file(p, self._skel, self._clip, d, err), err, os.fsdecode(p))
         else:
             raise InvalidArgumentError(f"{os.fsdecode(p)}: the output must end in .bvh or .glb")

@@ -123,7 +123,7 @@ def retarget(clip, to, role_map=None, to_role_map=None, up_axis=None, foot_ik=Tr
         check(lib.mb_retarget(d, out, rep, err), err, clip.path or "retarget")
     c = ffi.gc(out[0], lib.mb_clip_destroy)
     result = Clip(to._skel, c, to._keep + (c,), _file=clip.path, _scene=to._scene,
-                  _up_axis=to._up_axis)
+                  _up_axis=to._up_axis, _new_motion=True)
     if not report:
         return result
     size = lib.mb_retarget_report_format(rep, clip._skel, to._skel, ffi.NULL, 0) + 1
