@@ -358,7 +358,7 @@ Test(crowd, rejects_bad_batches_and_changes_nothing)
 Test(crowd, pool_threads_run_in_the_callers_floating_point_environment)
 {
     fixture fx = make_fixture();
-    int n = 160, frames = 4; /* ten chunks a frame: the pool's threads take some */
+    int n = 800, frames = 3; /* 50 chunks a frame: the pool's threads take some */
     size_t per = (size_t)n * fx.nj;
     mb_xform *near = malloc(sizeof *near * per * frames), *up = malloc(sizeof *up * per * frames);
     mb_root_motion *rm = malloc(sizeof *rm * (size_t)n * frames);
