@@ -1,12 +1,15 @@
 /* Controller update cost (reported, not asserted).
  *
- *   bench_controller [--joints N] [--characters N] [--reps N]
+ *   bench_controller [--joints N] [--characters N] [--reps N] [--fps N]
  *
  * Data: a generated skeleton of N joints (default 64: a root with position channels and
  * four chains) and four generated looping clips (sinusoidal joint motion, the root
  * travelling forward at different speeds and rates). Two states, each a 1D blend space
  * of two clips at a parameter between them, so a running cross-fade samples four clips
- * and blends four layers every update.
+ * and blends four layers every update. The clips are keyed at --fps (default 30) frames per
+ * second, the same motion at any rate: at 30, the two fast clips turn some joints by up to
+ * 18 degrees from one frame to the next, beyond the 11.5 degrees under which
+ * mb_clip_sample interpolates without libm (sample.c: slerp_near); at 60, none do.
  *
  * 1. One controller in a cross-fade that stays at half way (linear, 1e6 s, in phase): ns
  *    per update and per joint, and the share of that time spent outside mb_clip_sample and
@@ -27,6 +30,7 @@
  *    other core is free; CPU time / 2 is what 2 free cores would take).
  * Timing in 1 and 2: thread CPU time, median of --reps runs (default 15). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,14 +120,16 @@ typedef struct setup {
     int nj;
 } setup;
 
-static int make_setup(setup *su, int nj)
+static int make_setup(setup *su, int nj, int fps)
 {
     su->nj = nj;
     su->s = make_skeleton(nj);
     if (!su->s)
         return 0;
-    double ft = 1.0 / 30.0;
-    int frames[4] = {34, 30, 22, 20};           /* cycles 1.1, 0.97, 0.7, 0.63 s */
+    double ft = 1.0 / fps;
+    int frames[4] = {34, 30, 22, 20};           /* at 30 fps: cycles 1.1, 0.97, 0.7, 0.63 s */
+    for (int i = 0; i < 4; ++i)
+        frames[i] = (int)lround((frames[i] - 1) * fps / 30.0) + 1;
     double speed[4] = {140, 170, 330, 360};
     for (int i = 0; i < 4; ++i) {
         su->clips[i] = make_clip(nj, frames[i], ft, speed[i], 0.4 + 0.2 * i, 0.3 * i);
@@ -294,8 +300,42 @@ static void print_spread(const char *what, const double *v, int n)
     printf("  %-10s %7.2f [%6.2f, %6.2f]", what, bench_median(v, n) * 1e3, lo * 1e3, hi * 1e3);
 }
 
+/* Half of a batch on one thread (mb_controller_update_range, as a game's job system would
+ * call it), timed by that thread's CPU clock. */
+typedef struct half_job {
+    const mb_controller_batch *b;
+    int first, count;
+    double cpu;
+    mb_status st;
+} half_job;
+
+static void *half_run(void *arg)
+{
+    half_job *h = arg;
+    double t0 = bench_cpu_now();
+    h->st = mb_controller_update_range(h->b, h->first, h->count);
+    h->cpu = bench_cpu_now() - t0;
+    return NULL;
+}
+
+/* One frame split in two halves, the second on a new thread; returns the larger of the two
+ * threads' CPU times: the frame's time on two cores that nothing else uses. */
+static double halves_frame(const mb_controller_batch *b)
+{
+    half_job h[2] = {{b, 0, b->count / 2, 0.0, MB_OK}, {b, b->count / 2, b->count - b->count / 2, 0.0, MB_OK}};
+    pthread_t th;
+    if (pthread_create(&th, NULL, half_run, &h[1]) != 0)
+        return -1.0;
+    half_run(&h[0]);
+    pthread_join(th, NULL);
+    if (h[0].st != MB_OK || h[1].st != MB_OK)
+        return -1.0;
+    return h[0].cpu > h[1].cpu ? h[0].cpu : h[1].cpu;
+}
+
 /* n characters in `mode` (make_ctl), updated by a 1-thread and a 2-thread pool in
- * alternated frames; prints the medians and spreads. 0 on a setup failure. */
+ * alternated frames, then in two halves on two threads of the caller's; prints the medians
+ * and spreads. 0 on a setup failure. */
 static int crowd_bench(const setup *su, int n, int mode, int frames, const char *label)
 {
     frames = frames > 64 ? 64 : frames;
@@ -336,13 +376,19 @@ static int crowd_bench(const setup *su, int n, int mode, int frames, const char 
                 ratio[f] = t[0][f] / t[1][f];
             }
         }
-    printf("%-47s", label);
+    double crit[64];
+    for (int f = 0; f < frames; ++f)
+        if ((crit[f] = halves_frame(&b)) < 0.0)
+            return 0;
+    printf("%s\n", label);
     print_spread("1 thread", t[0], frames);
     print_spread("2 threads", t[1], frames);
+    printf("  ratio %.2fx (median of pairs %.2fx)\n", bench_median(t[0], frames) / bench_median(t[1], frames),
+           bench_median(ratio, frames));
     print_spread("cpu", cpu, frames);
-    printf("  ratio %.2fx (median of pairs %.2fx); %.0f ns/character on 1 thread\n",
-           bench_median(t[0], frames) / bench_median(t[1], frames), bench_median(ratio, frames),
-           bench_median(t[0], frames) * 1e9 / n);
+    printf(" (%.0f ns/character)", bench_median(cpu, frames) * 1e9 / n);
+    print_spread("halves", crit, frames);
+    printf("\n");
     for (int k = 0; k < 2; ++k)
         mb_controller_pool_destroy(pool[k]);
     for (int i = 0; i < n; ++i)
@@ -356,27 +402,31 @@ static int crowd_bench(const setup *su, int n, int mode, int frames, const char 
 
 int main(int argc, char **argv)
 {
-    int nj = 64, ncrowd = 5000, reps = 15;
+    int nj = 64, ncrowd = 5000, reps = 15, fps = 30;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--joints") == 0)
             nj = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--characters") == 0)
             ncrowd = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--fps") == 0)
+            fps = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--reps") == 0)
             reps = atoi(argv[i + 1]);
     }
-    if (nj < 8 || nj > 4096 || ncrowd < 1 || reps < 1) {
-        fprintf(stderr, "usage: bench_controller [--joints N>=8] [--characters N] [--reps N]\n");
+    if (nj < 8 || nj > 4096 || ncrowd < 1 || reps < 1 || fps < 10 || fps > 240 || fps % 10) {
+        fprintf(stderr, "usage: bench_controller [--joints N>=8] [--characters N] [--reps N] [--fps 10..240, "
+                        "a multiple of 10]\n");
         return 1;
     }
     setup su;
-    if (!make_setup(&su, nj)) {
+    if (!make_setup(&su, nj, fps)) {
         fprintf(stderr, "setup failed\n");
         return 1;
     }
     char load[128];
     bench_loadavg(load, sizeof load);
-    printf("bench_controller: %d joints, 4 generated looping clips, 2 blend-space states; load %s\n", nj, load);
+    printf("bench_controller: %d joints, 4 generated looping clips keyed at %d fps, 2 blend-space states; load %s\n", nj,
+           fps, load);
     mb_xform *out = malloc(sizeof *out * (size_t)nj);
     mb_xform *pb = malloc(sizeof *pb * (size_t)nj * 4);
     int iters = 2000;
@@ -470,8 +520,10 @@ int main(int argc, char **argv)
     if (!crowd_bench(&su, ncrowd, 1, reps * 2 + 1, "all in a cross-fade (4 clips, 2 blend spaces)") ||
         !crowd_bench(&su, ncrowd, 0, reps * 2 + 1, "one blend space each (2 clips)"))
         return 1;
-    printf("(cpu = the process's CPU time during the 2-thread frames: what 2 free cores would take is\n"
-           " about cpu / 2; a wall time above that means the second core was busy with other work)\n");
+    printf("(cpu = the process's CPU time during the 2-thread frames, all threads; halves = the frame split\n"
+           " in two halves by mb_controller_update_range on two threads, the larger of their two thread CPU\n"
+           " times: the frame's time on 2 cores nothing else uses. Wall times above those mean other\n"
+           " processes had the cores.)\n");
     free(out);
     free(pb);
     mb_state_set_destroy(su.set);

@@ -25,7 +25,8 @@
  *
  * Threads and determinism: mb_controller_update never allocates, uses no globals and
  * touches only its controller (the shared state set is read only), so controllers may run
- * on separate threads. The same calls give bit-identical poses. */
+ * on separate threads. The same calls give bit-identical poses. To update many characters in
+ * one call, on the caller's threads or on a pool, see "many characters" below. */
 #ifndef MBLEND_RUNTIME_CONTROLLER_H
 #define MBLEND_RUNTIME_CONTROLLER_H
 
