@@ -28,7 +28,9 @@
  *    and the median of the frame-by-frame ratios; the process CPU time of the 2-thread
  *    frames (on a loaded machine, the wall time of 2 threads is bounded by whether the
  *    other core is free; CPU time / 2 is what 2 free cores would take).
- * Timing in 1 and 2: thread CPU time, median of --reps runs (default 15). */
+ * Timing in 1 and 2: thread CPU time, median of --reps runs (default 15).
+ * --only crowd: only --reps frames of the cross-fading crowd on one thread, untimed, for
+ * valgrind --tool=callgrind --toggle-collect=profile_frames (README_controller.md). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -400,11 +402,49 @@ static int crowd_bench(const setup *su, int n, int mode, int frames, const char 
     return 1;
 }
 
+/* --only crowd: reps frames of n characters in a cross-fade on this thread and nothing
+ * else, for callgrind (--toggle-collect=profile_frames counts the frames alone). */
+__attribute__((noinline)) static int profile_frames(const mb_controller_batch *b, int frames)
+{
+    for (int f = 0; f < frames; ++f)
+        if (mb_controller_update_range(b, 0, b->count) != MB_OK)
+            return 0;
+    return 1;
+}
+
+static int profile_crowd(const setup *su, int n, int frames)
+{
+    mb_controller **c = malloc(sizeof *c * (size_t)n);
+    mb_pose *poses = malloc(sizeof *poses * (size_t)n);
+    mb_xform *joints = malloc(sizeof *joints * (size_t)n * su->nj);
+    for (int i = 0; i < n; ++i) {
+        if (!(c[i] = make_ctl(su, 1, (float)((i * 0.618) - floor(i * 0.618)))))
+            return 1;
+        poses[i].joints = joints + (size_t)i * su->nj;
+        poses[i].count = su->nj;
+    }
+    mb_controller_batch b = {0};
+    b.controllers = c;
+    b.poses = poses;
+    b.count = n;
+    b.dt = 1.0f / 60;
+    int ok = profile_frames(&b, frames);
+    printf("%d frames of %d characters: %s\n", frames, n, ok ? "ok" : "failed");
+    for (int i = 0; i < n; ++i)
+        mb_controller_destroy(c[i]);
+    free(c);
+    free(poses);
+    free(joints);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-    int nj = 64, ncrowd = 5000, reps = 15, fps = 30;
+    int nj = 64, ncrowd = 5000, reps = 15, fps = 30, only_crowd = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--joints") == 0)
+        if (strcmp(argv[i], "--only") == 0)
+            only_crowd = strcmp(argv[i + 1], "crowd") == 0 ? 1 : -1;
+        else if (strcmp(argv[i], "--joints") == 0)
             nj = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--characters") == 0)
             ncrowd = atoi(argv[i + 1]);
@@ -413,9 +453,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--reps") == 0)
             reps = atoi(argv[i + 1]);
     }
-    if (nj < 8 || nj > 4096 || ncrowd < 1 || reps < 1 || fps < 10 || fps > 240 || fps % 10) {
+    if (nj < 8 || nj > 4096 || ncrowd < 1 || reps < 1 || fps < 10 || fps > 240 || fps % 10 || only_crowd < 0) {
         fprintf(stderr, "usage: bench_controller [--joints N>=8] [--characters N] [--reps N] [--fps 10..240, "
-                        "a multiple of 10]\n");
+                        "a multiple of 10] [--only crowd]\n");
         return 1;
     }
     setup su;
@@ -423,6 +463,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "setup failed\n");
         return 1;
     }
+    if (only_crowd)
+        return profile_crowd(&su, ncrowd, reps);
     char load[128];
     bench_loadavg(load, sizeof load);
     printf("bench_controller: %d joints, 4 generated looping clips keyed at %d fps, 2 blend-space states; load %s\n", nj,

@@ -245,7 +245,7 @@ mb_status mb_controller_pool_update(mb_controller_pool *p, const mb_controller_b
         return mb_controller_update_range(b, 0, b->count); /* nothing to share */
     if (atomic_flag_test_and_set(&p->busy))
         return MB_INVALID_ARG;
-    int nchunks = (b->count + MB_CONTROLLER_POOL_CHUNK - 1) / MB_CONTROLLER_POOL_CHUNK;
+    int nchunks = b->count / MB_CONTROLLER_POOL_CHUNK + (b->count % MB_CONTROLLER_POOL_CHUNK != 0);
     pthread_mutex_lock(&p->mu);
     uint32_t gen = ++p->gen;
     if (gen == 0) /* 0 is the workers' "nothing seen yet" */
