@@ -366,17 +366,16 @@ static int crowd_bench(const setup *su, int n, int mode, int frames, const char 
             return 0;
         mb_controller_pool_update(pool[k], &b); /* warm up */
     }
-    double t[2][64], cpu[64], ratio[64];
+    double t[2][64], cpu[2][64], ratio[64];
     for (int f = 0; f < frames; ++f)
         for (int k = 0; k < 2; ++k) {
             double c0 = process_cpu_now(), t0 = bench_now();
             if (mb_controller_pool_update(pool[k], &b) != MB_OK)
                 return 0;
             t[k][f] = bench_now() - t0;
-            if (k == 1) {
-                cpu[f] = process_cpu_now() - c0;
+            cpu[k][f] = process_cpu_now() - c0;
+            if (k == 1)
                 ratio[f] = t[0][f] / t[1][f];
-            }
         }
     double crit[64];
     for (int f = 0; f < frames; ++f)
@@ -387,10 +386,12 @@ static int crowd_bench(const setup *su, int n, int mode, int frames, const char 
     print_spread("2 threads", t[1], frames);
     printf("  ratio %.2fx (median of pairs %.2fx)\n", bench_median(t[0], frames) / bench_median(t[1], frames),
            bench_median(ratio, frames));
-    print_spread("cpu", cpu, frames);
-    printf(" (%.0f ns/character)", bench_median(cpu, frames) * 1e9 / n);
-    print_spread("halves", crit, frames);
+    print_spread("cpu 1", cpu[0], frames);
+    printf(" (%.0f ns/character)", bench_median(cpu[0], frames) * 1e9 / n);
+    print_spread("cpu 2", cpu[1], frames);
     printf("\n");
+    print_spread("halves", crit, frames);
+    printf("  cpu 1 / halves %.2fx\n", bench_median(cpu[0], frames) / bench_median(crit, frames));
     for (int k = 0; k < 2; ++k)
         mb_controller_pool_destroy(pool[k]);
     for (int i = 0; i < n; ++i)
@@ -562,10 +563,10 @@ int main(int argc, char **argv)
     if (!crowd_bench(&su, ncrowd, 1, reps * 2 + 1, "all in a cross-fade (4 clips, 2 blend spaces)") ||
         !crowd_bench(&su, ncrowd, 0, reps * 2 + 1, "one blend space each (2 clips)"))
         return 1;
-    printf("(cpu = the process's CPU time during the 2-thread frames, all threads; halves = the frame split\n"
-           " in two halves by mb_controller_update_range on two threads, the larger of their two thread CPU\n"
-           " times: the frame's time on 2 cores nothing else uses. Wall times above those mean other\n"
-           " processes had the cores.)\n");
+    printf("(cpu 1, cpu 2 = the process's CPU time during the 1-thread and the 2-thread frames, all threads;\n"
+           " halves = the frame split in two halves by mb_controller_update_range on two threads, the larger\n"
+           " of their two thread CPU times: the frame's time on 2 cores nothing else uses. Wall times above\n"
+           " those mean other processes had the cores.)\n");
     free(out);
     free(pb);
     mb_state_set_destroy(su.set);
