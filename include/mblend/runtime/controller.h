@@ -199,8 +199,11 @@ MB_API int mb_controller_pool_threads(const mb_controller_pool *p);
 
 /* Updates all b->count characters of b on the pool's threads and returns when all are
  * done; the result is what mb_controller_update_range(b, 0, b->count) would return, and
- * the poses, root motions and statuses are the same bits. One call at a time per pool
- * (a second concurrent call returns MB_INVALID_ARG and updates nothing). Never allocates. */
+ * the poses, root motions and statuses are the same bits. Batches of at most
+ * MB_CONTROLLER_POOL_CHUNK characters run on the caller alone. One call at a time per pool:
+ * a call made while another is sharing out its batch returns MB_INVALID_ARG and updates
+ * nothing. Never allocates. When its own chunks are done, the caller spins for up to about
+ * 100 us on the others' last chunks before it sleeps. */
 MB_API mb_status mb_controller_pool_update(mb_controller_pool *p, const mb_controller_batch *b);
 
 #ifdef __cplusplus
