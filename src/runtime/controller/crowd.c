@@ -126,15 +126,16 @@ static int run_chunks(mb_controller_pool *p, const mb_controller_batch *b, uint3
     return ran;
 }
 
-/* Adds finished chunks and a failure to the frame's totals (p->mu held). */
+/* Adds a failure and finished chunks to the frame's totals (p->mu held; the count last, so
+ * a caller that sees it complete also sees the failure). */
 static void report_locked(mb_controller_pool *p, int ran, int bad, mb_status bad_status)
 {
-    atomic_store_explicit(&p->finished, atomic_load_explicit(&p->finished, memory_order_relaxed) + ran,
-                          memory_order_release);
     if (bad < p->bad) {
         p->bad = bad;
         p->bad_status = bad_status;
     }
+    atomic_store_explicit(&p->finished, atomic_load_explicit(&p->finished, memory_order_relaxed) + ran,
+                          memory_order_release);
 }
 
 static void *worker(void *arg)
