@@ -237,7 +237,7 @@ Test(crowd, every_split_gives_each_character_its_own_bits)
 Test(crowd, failures_are_reported_by_the_lowest_index)
 {
     fixture fx = make_fixture();
-    int n = 100, bad_short = 21, bad_null = 90;
+    int n = 600, bad_short = 21, bad_null = 590; /* 38 chunks: every thread takes some */
     mb_xform *want = malloc(sizeof *want * (size_t)n * fx.nj);
     mb_root_motion *want_rm = malloc(sizeof *want_rm * (size_t)n);
     run_reference(&fx, n, 1, want, want_rm);
@@ -271,7 +271,10 @@ Test(crowd, failures_are_reported_by_the_lowest_index)
         }
         /* a range holding only the later failure reports it */
         if (threads == 0)
-            cr_assert_eq(mb_controller_update_range(&w.b, 50, 50), MB_INVALID_ARG);
+            cr_assert_eq(mb_controller_update_range(&w.b, 50, 550), MB_INVALID_ARG);
+        /* whichever thread reports last, the lowest index wins (frames later too) */
+        for (int k = 0; threads > 0 && k < 40; ++k)
+            cr_assert_eq(mb_controller_pool_update(pool, &w.b), MB_TOO_SMALL, "threads %d, frame %d", threads, k + 1);
         mb_controller_pool_destroy(pool);
         w.c[bad_null] = held;
         free_crowd(&w);
