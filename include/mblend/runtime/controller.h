@@ -25,7 +25,8 @@
  *
  * Threads and determinism: mb_controller_update never allocates, uses no globals and
  * touches only its controller (the shared state set is read only), so controllers may run
- * on separate threads. The same calls give bit-identical poses. */
+ * on separate threads. The same calls give bit-identical poses. To update many characters in
+ * one call, on the caller's threads or on a pool, see "many characters" below. */
 #ifndef MBLEND_RUNTIME_CONTROLLER_H
 #define MBLEND_RUNTIME_CONTROLLER_H
 
@@ -136,6 +137,74 @@ MB_API mb_status mb_controller_get_status(const mb_controller *c, mb_controller_
 /* Blend weight of every state (the state set's count entries; states not playing get 0;
  * they sum to 1). MB_TOO_SMALL when count is below the state count. */
 MB_API mb_status mb_controller_state_weights(const mb_controller *c, float *out, int count);
+
+/* ======================================================================= many characters
+ *
+ * A game updates every character each frame. mb_controller_update_range updates a range of
+ * a batch of controllers on the calling thread, so a game's own job system splits a batch
+ * into ranges and runs them on its workers; mb_controller_pool_update does the same on a
+ * small pool of threads the library owns.
+ *
+ * Determinism: a character's pose, root motion and status depend only on its own calls
+ * (its controller, dt and state set), never on the thread count, on how the batch was split
+ * or on the other characters: both entry points give bit-identical results to calling
+ * mb_controller_update on each character in turn (tests/lib/test_crowd.c checks this
+ * bitwise). The pool's threads run in the floating-point environment (rounding mode, and
+ * MXCSR's flush-to-zero bits on x86) of the thread calling mb_controller_pool_update.
+ *
+ * A batch must not name one controller twice, and the output poses must not overlap
+ * (distinct characters write distinct memory: that is what makes the split free). */
+typedef struct mb_controller_batch {
+    mb_controller *const *controllers; /* count characters (a NULL entry is that
+                                          character's MB_INVALID_ARG) */
+    const mb_pose *poses;              /* count outputs, one per character */
+    mb_root_motion *deltas;            /* nullable, else count root motions */
+    mb_status *statuses;               /* nullable, else count per-character statuses */
+    int count;
+    float dt;                          /* the step for all, as in mb_controller_update */
+} mb_controller_batch;
+
+/* Updates characters [first, first + count) of b by b->dt, in order, on the calling thread
+ * (ranges that do not overlap may run on different threads at once). Never allocates.
+ * MB_INVALID_ARG, with nothing updated, for a NULL batch, controllers or poses, a
+ * range outside [0, b->count) or a bad dt. Otherwise every character in the range is
+ * updated even when one fails, and the result is MB_OK, or the status of the first
+ * failing character (lowest index; b->statuses, when given, has each one's). */
+MB_API mb_status mb_controller_update_range(const mb_controller_batch *b, int first, int count);
+
+/* A pool of threads for mb_controller_pool_update: created once (it starts threads - 1
+ * threads that sleep between frames; the calling thread is the last one), destroyed at
+ * shutdown. A frame allocates nothing: the pool hands out chunks of
+ * MB_CONTROLLER_POOL_CHUNK characters to whichever thread asks next (the caller included),
+ * so a thread that the OS delays costs at most the chunk it holds. */
+#define MB_CONTROLLER_POOL_MAX_THREADS 64
+#define MB_CONTROLLER_POOL_CHUNK 16
+
+typedef struct mb_controller_pool_desc {
+    int threads;             /* threads working on a batch, the caller's included:
+                                1..MB_CONTROLLER_POOL_MAX_THREADS (1: no thread is started) */
+    mb_allocator allocator;
+} mb_controller_pool_desc;
+
+typedef struct mb_controller_pool mb_controller_pool;
+
+/* Fails (err says why, source "controller pool") with MB_INVALID_ARG for a bad desc,
+ * MB_NOMEM, or MB_IO when a thread cannot be started. */
+MB_API mb_status mb_controller_pool_create(const mb_controller_pool_desc *d, mb_controller_pool **out,
+                                           mb_error *err);
+/* Stops and joins the threads. Not during an mb_controller_pool_update. NULL is a no-op. */
+MB_API void mb_controller_pool_destroy(mb_controller_pool *p);
+/* Threads working on a batch (the desc's threads); 0 for NULL. */
+MB_API int mb_controller_pool_threads(const mb_controller_pool *p);
+
+/* Updates all b->count characters of b on the pool's threads and returns when all are
+ * done; the result is what mb_controller_update_range(b, 0, b->count) would return, and
+ * the poses, root motions and statuses are the same bits. Batches of at most
+ * MB_CONTROLLER_POOL_CHUNK characters run on the caller alone. One call at a time per pool:
+ * a call made while another is sharing out its batch returns MB_INVALID_ARG and updates
+ * nothing. Never allocates. When its own chunks are done, the caller spins for up to about
+ * 100 us on the others' last chunks before it sleeps. */
+MB_API mb_status mb_controller_pool_update(mb_controller_pool *p, const mb_controller_batch *b);
 
 #ifdef __cplusplus
 }
