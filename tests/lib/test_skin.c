@@ -432,7 +432,8 @@ Test(skin, avx512_streams_at_every_output_alignment)
         rigid(q, t, pal[j]);
     }
     size_t bytes = (NV * 3 + 2 * PAD) * sizeof(float);
-    float *bp = aligned_alloc(64, bytes), *bn = aligned_alloc(64, bytes);
+    size_t alloc = (bytes + 63) / 64 * 64; /* aligned_alloc: a multiple of the alignment */
+    float *bp = aligned_alloc(64, alloc), *bn = aligned_alloc(64, alloc);
     float *rp = malloc(NV * 3 * sizeof(float)), *rn = malloc(NV * 3 * sizeof(float));
     cr_assert(bp && bn && rp && rn);
     for (int off = 0; off < 16; ++off)
