@@ -12,8 +12,10 @@
  *     128-bit lanes and L's rows spread in-lane (vpermilps), three FMAs; L's last row is
  *     (0 0 0 1), so P's last column only enters lane 3 (a masked broadcast); a root stores L.
  * Out-of-order execution overlaps the next block's locals with this block's chain of
- * parent products. The last n % 16 joints: scalar locals (mb_fk_local_), same products
- * (a block padded with identities measured no faster, on the 38-joint CMU skeleton). */
+ * parent products. The last n % 16 joints: the same block with masked loads (a scalar
+ * tail, writing a local matrix with scalar stores and reading it back with one 512-bit
+ * load, stalled on the store queue: 38-joint CMU skeleton 3.9-4.3 ns per joint, against
+ * 3.4 now and 3.6-3.7 for the two-pass kernel). */
 #include "runtime/anim/fk_internal.h"
 
 #ifdef MB_FK_HAVE_AVX512_
@@ -30,13 +32,23 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* Joints x[4g .. 4g+3] as the four 128-bit lanes of one register (lane l: joint 4g + l). */
-INLINE __m512 load_quats(const mb_xform *x)
+/* The rotation of joint x[k] when k < count, else 0 (nothing read; a zero quaternion gives
+ * the identity). */
+INLINE __m128 load_quat(const mb_xform *x, int k, int count)
 {
-    __m512 v = _mm512_castps128_ps512(_mm_loadu_ps(x[0].rot));
-    v = _mm512_insertf32x4(v, _mm_loadu_ps(x[1].rot), 1);
-    v = _mm512_insertf32x4(v, _mm_loadu_ps(x[2].rot), 2);
-    return _mm512_insertf32x4(v, _mm_loadu_ps(x[3].rot), 3);
+    if (count >= 16)
+        return _mm_loadu_ps(x[k].rot);
+    return _mm_maskz_loadu_ps(k < count ? 0xF : 0, x[k].rot);
+}
+
+/* Joints x[4g .. 4g+3] as the four 128-bit lanes of one register (lane l: joint 4g + l);
+ * count: joints in the block (16, or the tail's n % 16). */
+INLINE __m512 load_quats(const mb_xform *x, int g, int count)
+{
+    __m512 v = _mm512_castps128_ps512(load_quat(x, 4 * g, count));
+    v = _mm512_insertf32x4(v, load_quat(x, 4 * g + 1, count), 1);
+    v = _mm512_insertf32x4(v, load_quat(x, 4 * g + 2, count), 2);
+    return _mm512_insertf32x4(v, load_quat(x, 4 * g + 3, count), 3);
 }
 
 /* In-lane 4x4 transpose of a, b, c, d: with a..d holding rows of four lanes each, element
@@ -104,12 +116,13 @@ INLINE void finish(const int *parents, int j, __m512 l, float (*out)[16], int st
  * per joint instead of five, and the next block's locals overlap this block's chain of
  * parent products: 9-11% faster than the two passes at 64 and 256 joints on the AMD guest.
  * Lanes of the SoA part: element 4l + m is joint l + 4m. */
-INLINE void block16(const int *parents, const mb_xform *local, int j0, float (*out)[16],
-                     int st)
+INLINE void block16(const int *parents, const mb_xform *local, int j0, int count,
+                     float (*out)[16], int st)
 {
     const mb_xform *x = local + j0;
     __m512 q[4];
-    transpose(load_quats(x), load_quats(x + 4), load_quats(x + 8), load_quats(x + 12), q);
+    transpose(load_quats(x, 0, count), load_quats(x, 1, count), load_quats(x, 2, count),
+              load_quats(x, 3, count), q);
     __m512 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
     __m512 d = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(qx, qx), _mm512_mul_ps(qy, qy)),
                                            _mm512_mul_ps(qz, qz)),
@@ -138,10 +151,14 @@ INLINE void block16(const int *parents, const mb_xform *local, int j0, float (*o
         __m512 l1 = _mm512_shuffle_f32x4(ab01, c2[g], 0x5D);    /* a1 b1 c1 c1 */
         __m512 l2 = _mm512_shuffle_f32x4(ab23, c2[g], 0xA8);    /* a2 b2 c2 c2 */
         __m512 l3 = _mm512_shuffle_f32x4(ab23, c2[g], 0xFD);    /* a3 b3 c3 c3 */
-        finish(parents, j, _mm512_insertf32x4(l0, load_pos1(local[j].pos), 3), out, st);
-        finish(parents, j + 1, _mm512_insertf32x4(l1, load_pos1(local[j + 1].pos), 3), out, st);
-        finish(parents, j + 2, _mm512_insertf32x4(l2, load_pos1(local[j + 2].pos), 3), out, st);
-        finish(parents, j + 3, _mm512_insertf32x4(l3, load_pos1(local[j + 3].pos), 3), out, st);
+        if (4 * g < count)
+            finish(parents, j, _mm512_insertf32x4(l0, load_pos1(local[j].pos), 3), out, st);
+        if (4 * g + 1 < count)
+            finish(parents, j + 1, _mm512_insertf32x4(l1, load_pos1(local[j + 1].pos), 3), out, st);
+        if (4 * g + 2 < count)
+            finish(parents, j + 2, _mm512_insertf32x4(l2, load_pos1(local[j + 2].pos), 3), out, st);
+        if (4 * g + 3 < count)
+            finish(parents, j + 3, _mm512_insertf32x4(l3, load_pos1(local[j + 3].pos), 3), out, st);
     }
 }
 
@@ -149,12 +166,9 @@ INLINE void kernel(const int *parents, const mb_xform *local, int n, float (*out
 {
     int i = 0;
     for (; i + 16 <= n; i += 16)
-        block16(parents, local, i, out, st);
-    for (; i < n; ++i) {
-        float m[16];
-        mb_fk_local_(&local[i], m);
-        finish(parents, i, _mm512_loadu_ps(m), out, st);
-    }
+        block16(parents, local, i, 16, out, st);
+    if (i < n) /* the last n % 16 joints: masked loads, their lanes only */
+        block16(parents, local, i, n - i, out, st);
 }
 
 void mb_fk_kernel_avx512_(const int *parents, const mb_xform *local, int n, float (*out)[16])
