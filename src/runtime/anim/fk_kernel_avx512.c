@@ -85,8 +85,8 @@ INLINE __m512 parent_mul(const float *p, __m512 l)
 
 /* How a matrix is stored, by the output's address modulo 64 (the same for every joint:
  * matrices are 64 bytes). At 16 or 48 bytes past a cache line a 512-bit store is split
- * in two line-crossing halves on the AMD guest of issue 18 (512-bit stores executed as two
- * 256-bit halves), and the children's 128-bit loads of the parent's columns are not
+ * in two line-crossing halves on the AMD EPYC guest of README_fk.md (512-bit stores
+ * executed as two 256-bit halves), and the children's 128-bit loads of the parent's columns are not
  * forwarded from it: the kernel took 1.5x as long at 64 joints. There, a 128 + 256 + 128-bit
  * store that crosses no line; at 0 or 32 past a line, one 512-bit store (two 256-bit stores
  * measured 8% slower at 256 joints). */
@@ -110,7 +110,8 @@ INLINE void finish(const int *parents, int j, __m512 l, float (*out)[16], int st
     store_matrix(out[j], p >= 0 ? parent_mul(out[p], l) : l, st);
 }
 
-/* Joints j0 .. j0+15 (x = local + j0), local matrices and parent products fused: the
+/* Joints j0 .. j0+count-1 (count <= 16; x = local + j0), local matrices and parent
+ * products fused: the
  * locals never go through memory (the two-pass kernel wrote them with four 128-bit stores
  * and read them back with one 512-bit load, which a store queue cannot forward), one store
  * per joint instead of five, and the next block's locals overlap this block's chain of
