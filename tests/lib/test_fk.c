@@ -387,11 +387,11 @@ static mb_skeleton *random_tree(int n, uint64_t *rng)
     return s;
 }
 
-/* World matrices in double: rotation of q / |q| (identity for q = 0), row-major 3x4. */
-static void fk_double(const mb_skeleton *s, const mb_xform *pose, double (*m)[3][4])
+/* World matrices in double for n joints with parents par (-1: a root): rotation of q / |q|
+ * (identity for q = 0), row-major 3x4. */
+static void fk_double_parents(const int *par, int n, const mb_xform *pose, double (*m)[3][4])
 {
-    const int *par = mb_skeleton_parents(s);
-    for (int i = 0; i < mb_skeleton_joint_count(s); ++i) {
+    for (int i = 0; i < n; ++i) {
         const float *r = pose[i].rot;
         double q[4] = {r[0], r[1], r[2], r[3]}, n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
         double rot[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, l[3][4];
@@ -412,6 +412,11 @@ static void fk_double(const mb_skeleton *s, const mb_xform *pose, double (*m)[3]
                                    : m[p][a][0] * l[0][b] + m[p][a][1] * l[1][b] +
                                          m[p][a][2] * l[2][b] + (b == 3 ? m[p][a][3] : 0.0);
     }
+}
+
+static void fk_double(const mb_skeleton *s, const mb_xform *pose, double (*m)[3][4])
+{
+    fk_double_parents(mb_skeleton_parents(s), mb_skeleton_joint_count(s), pose, m);
 }
 
 /* Sizes around the lane counts (8, 16) and past a chunk (MB_FK_CHUNK_: parents in an
@@ -482,6 +487,79 @@ Test(fk_kernels, every_kernel_matches_double_fk)
         mb_skeleton_destroy(s);
     }
     cr_assert_gt(ran[MB_ISA_GENERIC_], 0); /* test_cpu checks which kernels exist */
+}
+
+/* The largest entry difference between float world matrices w and double ones m (NaN:
+ * infinite), failing on a last row other than (0 0 0 1). */
+static double fk_worst(const float (*w)[16], const double (*m)[3][4], int n)
+{
+    double worst = 0;
+    for (int i = 0; i < n; ++i) {
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 4; ++b) {
+                double e = fabs(w[i][4 * b + a] - m[i][a][b]);
+                worst = e > worst || e != e ? (e != e ? INFINITY : e) : worst;
+            }
+        cr_assert(w[i][3] == 0.0f && w[i][7] == 0.0f && w[i][11] == 0.0f && w[i][15] == 1.0f,
+                  "joint %d: last row (%g %g %g %g)", i, w[i][3], w[i][7], w[i][11], w[i][15]);
+    }
+    return worst;
+}
+
+/* The AVX-512 kernel stores a matrix differently by the output's address modulo 64 (0, 32:
+ * one 512-bit store; 16, 48: three stores that cross no cache line) and skips the product
+ * for roots: every kernel, at every 16-byte (and one 4-byte) offset from a cache line, on
+ * forests (roots anywhere in a 16-joint block: mb_skeleton has one root, the kernels
+ * take any parents[i] < 0) against the double FK; nothing written past the n matrices. */
+Test(fk_kernels, every_kernel_at_every_output_alignment)
+{
+    static const int sizes[] = {5, 16, 37, 64, 256};
+    static const int offsets[] = {0, 4, 16, 32, 48}; /* bytes past a 64-byte boundary */
+    uint64_t rng = 0xA11A11ull;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+        int n = sizes[si];
+        int *par = malloc((size_t)n * sizeof *par);
+        mb_xform *pose = calloc((size_t)n, sizeof *pose);
+        double(*m)[3][4] = malloc((size_t)n * sizeof *m);
+        float *buf = aligned_alloc(64, (size_t)(n + 2) * 16 * sizeof(float));
+        cr_assert(par && pose && m && buf);
+        for (int i = 0; i < n; ++i) {
+            double q[4], len = 0;
+            par[i] = i == 0 || mb_test_unit(&rng) < 0.1 ? -1
+                     : mb_test_unit(&rng) < 0.67      ? i - 1
+                                                      : (int)(mb_test_unit(&rng) * i);
+            for (int k = 0; k < 4; ++k) {
+                q[k] = mb_test_unit(&rng) * 2 - 1;
+                len += q[k] * q[k];
+            }
+            for (int k = 0; k < 4; ++k)
+                pose[i].rot[k] = (float)(q[k] / sqrt(len));
+            for (int k = 0; k < 3; ++k)
+                pose[i].pos[k] = (float)(mb_test_unit(&rng) * 2 - 1);
+        }
+        fk_double_parents(par, n, pose, m);
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            mb_fk_kernel_fn_ kernel = mb_fk_kernel_((mb_isa_)isa);
+            if (!kernel)
+                continue;
+            for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; ++oi) {
+                float(*w)[16] = (float(*)[16])(void *)(buf + offsets[oi] / 4);
+                memset(buf, 0xFF, (size_t)(n + 2) * 16 * sizeof(float));
+                kernel(par, pose, n, w);
+                double worst = fk_worst((const float(*)[16])w, (const double(*)[3][4])m, n);
+                cr_assert(worst < 2e-6 * (1 + n / 64), "%s n %d offset %d: worst %g",
+                          mb_isa_name_((mb_isa_)isa), n, offsets[oi], worst);
+                const unsigned char *tail = (const unsigned char *)(w + n);
+                for (size_t b = 0; b < (size_t)(16 * sizeof(float)); ++b)
+                    cr_assert_eq(tail[b], 0xFF, "%s n %d offset %d: wrote past the output",
+                                 mb_isa_name_((mb_isa_)isa), n, offsets[oi]);
+            }
+        }
+        free(buf);
+        free(m);
+        free(pose);
+        free(par);
+    }
 }
 
 /* Short views and missing arguments fail before anything is written. */

@@ -410,6 +410,85 @@ Test(skin, generic_kernel_matches_double_reference) { check_against_reference(MB
 Test(skin, fast_kernel_matches_double_reference) { check_against_reference(MB_ISA_AVX2_); }
 Test(skin, avx512_kernel_matches_double_reference) { check_against_reference(MB_ISA_AVX512_); }
 
+/* The AVX-512 kernel's non-temporal path (packed outputs of large meshes; forced here with
+ * mb_skin_stream_min_bytes_ = 0) at every 4-byte offset from a cache line, on whole meshes
+ * and on ranges through the kernel itself: the outputs equal the normal stores'
+ * bit for bit and the double reference, and nothing outside the range's bytes is written
+ * (the first and last partial lines are masked). */
+Test(skin, avx512_streams_at_every_output_alignment)
+{
+    mb_skin_kernel_fn_ kernel = mb_skin_kernel_(MB_ISA_AVX512_);
+    if (!kernel) {
+        cr_log_info("no AVX-512 skinning kernel on this machine");
+        return;
+    }
+    enum { NV = 200, NP = 20, PAD = 32 }; /* PAD floats of guard on each side */
+    vset s;
+    vset_make(&s, NV, NP, 4);
+    _Alignas(64) float pal[NP][16];
+    for (int j = 0; j < NP; ++j) {
+        float q[4], t[3] = {(float)rnd_range(-3, 3), (float)rnd_range(-3, 3), (float)rnd_range(-3, 3)};
+        rnd_quat(q);
+        rigid(q, t, pal[j]);
+    }
+    size_t bytes = (NV * 3 + 2 * PAD) * sizeof(float);
+    size_t alloc = (bytes + 63) / 64 * 64; /* aligned_alloc: a multiple of the alignment */
+    float *bp = aligned_alloc(64, alloc), *bn = aligned_alloc(64, alloc);
+    float *rp = malloc(NV * 3 * sizeof(float)), *rn = malloc(NV * 3 * sizeof(float));
+    cr_assert(bp && bn && rp && rn);
+    for (int off = 0; off < 16; ++off)
+        for (int range = 0; range < 3; ++range) {
+            /* whole (a tail of 8 for the AVX2 kernel), 12 blocks exactly, a tail of 11 */
+            static const int ranges[3][2] = {{0, NV}, {5, 197}, {3, 190}};
+            int begin = ranges[range][0], end = ranges[range][1];
+            mb_skin_desc d;
+            desc_for(&s, &d, MB_SKIN_LBS, (const float(*)[16])pal, NULL);
+            d.positions_stride = d.normals_stride = d.out_positions_stride = d.out_normals_stride = 12;
+            /* normal stores into rp, rn, same range (its tail runs the AVX2 kernel) */
+            d.out_positions = rp;
+            d.out_normals = rn;
+            mb_skin_stream_min_bytes_ = (size_t)-1;
+            kernel(&d, begin, end);
+            memset(bp, 0xFF, bytes);
+            memset(bn, 0xFF, bytes);
+            d.out_positions = bp + PAD + off;
+            d.out_normals = bn + PAD + off;
+            mb_skin_stream_min_bytes_ = 0;
+            kernel(&d, begin, end);
+            mb_skin_stream_min_bytes_ = MB_SKIN_STREAM_MIN_BYTES_;
+            for (int i = 0; i < NV * 3 + 2 * PAD - off; ++i) {
+                int inside = i >= PAD + 3 * begin && i < PAD + 3 * end;
+                const float *o[2] = {bp + off, bn + off}, *r[2] = {rp, rn};
+                for (int a = 0; a < 2; ++a) {
+                    uint32_t bits;
+                    memcpy(&bits, &o[a][i], sizeof bits);
+                    if (inside)
+                        cr_assert(memcmp(&o[a][i], &r[a][i - PAD], sizeof(float)) == 0,
+                                  "offset %d range %d %s float %d: %g, normal stores %g", off, range,
+                                  a ? "normal" : "position", i - PAD, o[a][i], r[a][i - PAD]);
+                    else
+                        cr_assert_eq(bits, 0xFFFFFFFFu, "offset %d range %d: float %d written",
+                                     off, range, i - PAD);
+                }
+            }
+        }
+    for (int v = 3; v < 190; ++v) { /* the normal stores against the double reference */
+        int idx[4];
+        double w[4], op[3], on[3];
+        for (int k = 0; k < 4; ++k) {
+            idx[k] = s.idx[v * 4 + k];
+            w[k] = s.w[v * 4 + k];
+        }
+        ref_lbs((const float(*)[16])pal, idx, w, 4, &s.pos[3 * v], &s.nrm[3 * v], op, on);
+        cr_assert(dist3(op, &rp[3 * v]) < 2e-5 && dist3(on, &rn[3 * v]) < 2e-5, "v %d", v);
+    }
+    free(bp);
+    free(bn);
+    free(rp);
+    free(rn);
+    vset_free(&s);
+}
+
 Test(skin, strides_and_in_place)
 {
     static const mb_isa_ isas[3] = {MB_ISA_GENERIC_, MB_ISA_AVX2_, MB_ISA_AVX512_};

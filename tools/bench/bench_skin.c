@@ -303,9 +303,9 @@ int main(int argc, char **argv)
            "bytes past a 64-byte boundary; load %s\n",
            kname, runs, pal_off, load);
     printf("\n");
-    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %8s %8s %8s\n", "vertices",
-           "format", "attributes", "floor", "ozz-sse2", "LBS trusted", "LBS checked", "LBS avx2",
-           "DQS trusted", "generic L/D", "LBS/flr", "LBS/ozz", "DQS/LBS");
+    printf("%-9s %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %15s %8s %8s %8s\n", "vertices",
+           "format", "attributes", "floor", "ozz-sse2", "LBS trusted", "LBS no-NT", "LBS checked",
+           "LBS avx2", "DQS trusted", "generic L/D", "LBS/flr", "LBS/ozz", "DQS/LBS");
 
     int sizes[2] = {100000, 1000000};
     if (only > 0)
@@ -337,7 +337,8 @@ int main(int argc, char **argv)
                     k->normals = d.nrm;
                     k->out_normals = d.outn;
                 }
-                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2], la[2] = {0, 0}, oz[2] = {0, 0};
+                double fl[2], lt[2], lc[2], dt[2], gl[2], gd[2], la[2] = {0, 0}, oz[2] = {0, 0},
+                       ln[2];
                 r.floor = 1;
                 time_it(&r, runs, &fl[0], &fl[1]);
                 r.floor = 0;
@@ -350,6 +351,9 @@ int main(int argc, char **argv)
                 k->trusted_indices = 1;
                 k->method = MB_SKIN_LBS;
                 time_it(&r, runs, &lt[0], &lt[1]);
+                mb_skin_stream_min_bytes_ = (size_t)-1; /* normal stores whatever the size */
+                time_it(&r, runs, &ln[0], &ln[1]);
+                mb_skin_stream_min_bytes_ = MB_SKIN_STREAM_MIN_BYTES_;
                 k->trusted_indices = 0;
                 time_it(&r, runs, &lc[0], &lc[1]);
                 k->trusted_indices = 1;
@@ -365,15 +369,15 @@ int main(int argc, char **argv)
                 time_it(&r, runs, &gl[0], &gl[1]);
                 k->method = MB_SKIN_DQS;
                 time_it(&r, runs, &gd[0], &gd[1]);
-                char c[8][32];
-                double *all[8] = {fl, lt, lc, dt, gl, gd, la, oz};
-                for (int i = 0; i < 8; ++i)
+                char c[9][32];
+                double *all[9] = {fl, lt, lc, dt, gl, gd, la, oz, ln};
+                for (int i = 0; i < 9; ++i)
                     snprintf(c[i], sizeof c[i], "%.2f (%.2f)", all[i][0], all[i][1]);
                 char gen[32];
                 snprintf(gen, sizeof gen, "%.2f / %.2f", gl[0], gd[0]);
-                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %7.2fx %7.2fx %7.2fx\n",
+                printf("%-9d %-14s %-10s %15s %15s %15s %15s %15s %15s %15s %15s %7.2fx %7.2fx %7.2fx\n",
                        d.n, u8 ? "u8+unorm16" : "u16+float", normals ? "pos+nrm" : "pos", c[0],
-                       oz[0] > 0 ? c[7] : "-", c[1], c[2], have_avx2 ? c[6] : "-", c[3], gen,
+                       oz[0] > 0 ? c[7] : "-", c[1], c[8], c[2], have_avx2 ? c[6] : "-", c[3], gen,
                        lt[0] / fl[0], oz[0] > 0 ? lt[0] / oz[0] : 0.0, dt[0] / lt[0]);
                 fflush(stdout);
             }

@@ -1,7 +1,7 @@
 /* Private pieces of forward kinematics: the kernels behind mb_fk (cpu_internal.h's scheme).
  *
- * Every kernel works in two passes over chunks of joints, so it needs no memory beyond the
- * output:
+ * The portable and AVX2 kernels work in two passes over chunks of joints, so they need no
+ * memory beyond the output (the AVX-512 kernel fuses them per 16 joints, fk_kernel_avx512.c):
  *   1. local matrices: each rotation quaternion becomes the 3x3 of its local matrix, many
  *      joints at once in structure-of-arrays form (SIMD kernels: 8 or 16 lanes), and the
  *      local matrix L = T(pos) R(rot) is written where that joint's world matrix goes;

@@ -181,6 +181,8 @@ MB_SKIN_DEFINE_ENTRY_(mb_skin_kernel_generic_, lbs_g, dqs_g)
 
 /* ---------- the job ---------- */
 
+size_t mb_skin_stream_min_bytes_ = MB_SKIN_STREAM_MIN_BYTES_;
+
 /* The kernels by ISA (cpu_internal.h's scheme); no SSE2 one: AUTO falls to the portable
  * kernel there. */
 static const mb_skin_kernel_fn_ kernels[MB_ISA_COUNT_] = {

@@ -25,6 +25,13 @@ void mb_skin_kernel_avx2_(const mb_skin_desc *d, int begin, int end);
 void mb_skin_kernel_avx512_(const mb_skin_desc *d, int begin, int end);
 #endif
 
+/* The AVX-512 LBS kernel writes packed outputs with non-temporal stores (no read for
+ * ownership; the lines leave the caches) when the range's outputs total at least this
+ * many bytes: meshes larger than the caches. A variable so that tests can run the path on
+ * small meshes; the default is MB_SKIN_STREAM_MIN_BYTES_. */
+#define MB_SKIN_STREAM_MIN_BYTES_ ((size_t)8 << 20)
+extern size_t mb_skin_stream_min_bytes_;
+
 /* The kernel for an ISA (cpu_internal.h's scheme): the portable one for MB_ISA_GENERIC_,
  * the AVX2 + FMA one for MB_ISA_AVX2_ and the AVX-512 one for MB_ISA_AVX512_ where built
  * and the CPU has them; NULL otherwise (there is no SSE2 kernel). MB_ISA_AUTO_: the best of them the CPU runs, never NULL. */

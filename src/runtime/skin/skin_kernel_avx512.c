@@ -160,9 +160,10 @@ INLINE void store4(float *p, int stride, __m512 v)
     _mm_mask_storeu_ps(at_mut(p, stride, 3), 0x7, _mm512_extractf32x4_ps(v, 3));
 }
 
-/* Vertices v .. v+3 (group j0 .. j0+3 of the block). */
+/* Vertices v .. v+3 (group j0 .. j0+3 of the block): their skinned positions (x y z 0 per
+ * lane) in *op and normals in *on. */
 INLINE void group4(const mb_skin_desc *d, const block_ *b, int v, int j0, int n, int normals,
-                   int aligned)
+                   int aligned, __m512 *op, __m512 *on)
 {
     const char *pal = (const char *)&d->palette[0][0];
     __m512 ma = blend(pal, b, j0, n, aligned), mb = blend(pal, b, j0 + 1, n, aligned);
@@ -182,12 +183,75 @@ INLINE void group4(const mb_skin_desc *d, const block_ *b, int v, int j0, int n,
     o = _mm512_fmadd_ps(c0, _mm512_permute_ps(p, 0x00), o);
     if (normals) {
         __m512 q = load4(at(d->normals, d->normals_stride, v), d->normals_stride);
-        __m512 on = _mm512_mul_ps(c2, _mm512_permute_ps(q, 0xAA));
-        on = _mm512_fmadd_ps(c1, _mm512_permute_ps(q, 0x55), on);
-        on = _mm512_fmadd_ps(c0, _mm512_permute_ps(q, 0x00), on);
-        store4(at_mut(d->out_normals, d->out_normals_stride, v), d->out_normals_stride, on);
+        __m512 r = _mm512_mul_ps(c2, _mm512_permute_ps(q, 0xAA));
+        r = _mm512_fmadd_ps(c1, _mm512_permute_ps(q, 0x55), r);
+        *on = _mm512_fmadd_ps(c0, _mm512_permute_ps(q, 0x00), r);
     }
-    store4(at_mut(d->out_positions, d->out_positions_stride, v), d->out_positions_stride, o);
+    *op = o;
+}
+
+/* ---------- non-temporal output streams ----------
+ * A mesh whose outputs are larger than the caches is written with non-temporal stores of
+ * whole 64-byte lines: the lines are not read before being written (the read for
+ * ownership a normal store costs), which is a quarter of the bytes the job moves with
+ * positions and normals. A packed (stride 12) output at any 4-byte alignment: each block
+ * of 16 vertices is 48 floats, packed into three registers, shifted by the stream's
+ * misalignment m (floats past a line) with the previous block's last m floats; the first
+ * and last partial lines go through masked normal stores, nothing outside the range is
+ * written. */
+typedef struct stream_ {
+    float *line;  /* the 64-byte aligned address of the next full line (after the first) */
+    __m512i idx;  /* element i: i + 16 - m (vpermt2ps: previous block's tail, then this) */
+    __m512 carry; /* the previous block's 16 floats (its last m are not written yet) */
+    int m, first;
+} stream_;
+
+INLINE void stream_init(stream_ *st, float *p)
+{
+    st->m = (int)((uintptr_t)p / 4u % 16u);
+    st->line = p - st->m;
+    st->idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                               _mm512_set1_epi32(16 - st->m));
+    st->carry = _mm512_setzero_ps();
+    st->first = 1;
+}
+
+/* The 48 floats of four groups' x y z (lanes) as three registers of packed vertices. */
+INLINE void pack48(const __m512 o[4], __m512 z[3])
+{
+    z[0] = _mm512_permutex2var_ps(o[0], _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20), o[1]);
+    z[1] = _mm512_permutex2var_ps(o[1], _mm512_setr_epi32(5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25), o[2]);
+    z[2] = _mm512_permutex2var_ps(o[2], _mm512_setr_epi32(10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30), o[3]);
+}
+
+INLINE void stream_block(stream_ *st, const __m512 o[4])
+{
+    __m512 z[3];
+    pack48(o, z);
+    if (st->m == 0) {
+        _mm512_stream_ps(st->line, z[0]);
+        _mm512_stream_ps(st->line + 16, z[1]);
+        _mm512_stream_ps(st->line + 32, z[2]);
+    } else {
+        __m512 a = _mm512_permutex2var_ps(st->carry, st->idx, z[0]);
+        if (st->first) /* the range starts m floats into this line */
+            _mm512_mask_storeu_ps(st->line, (__mmask16)(0xFFFFu << st->m), a);
+        else
+            _mm512_stream_ps(st->line, a);
+        _mm512_stream_ps(st->line + 16, _mm512_permutex2var_ps(z[0], st->idx, z[1]));
+        _mm512_stream_ps(st->line + 32, _mm512_permutex2var_ps(z[1], st->idx, z[2]));
+        st->carry = z[2];
+    }
+    st->first = 0;
+    st->line += 48;
+}
+
+/* The last block's last m floats, the start of a line the range ends in. */
+INLINE void stream_end(stream_ *st)
+{
+    if (st->m && !st->first)
+        _mm512_mask_storeu_ps(st->line, (__mmask16)((1u << st->m) - 1u),
+                              _mm512_permutex2var_ps(st->carry, st->idx, st->carry));
 }
 
 /* Software prefetch PREFETCH_ vertices ahead: every input stream for reading, both outputs
@@ -223,10 +287,29 @@ INLINE void prefetch16(const mb_skin_desc *d, int a, int n, int u8, int normals)
     }
 }
 
+/* 1 when vertices [begin, end) are written through streams: packed outputs larger than
+ * mb_skin_stream_min_bytes_ together. */
+static int use_streams(const mb_skin_desc *d, int begin, int end, int normals)
+{
+    size_t bytes = (size_t)(end - begin) * 12u * (normals ? 2u : 1u);
+    if (bytes < mb_skin_stream_min_bytes_ || d->out_positions_stride != 12)
+        return 0;
+    if ((uintptr_t)d->out_positions % 4u != 0)
+        return 0;
+    return !normals || (d->out_normals_stride == 12 && (uintptr_t)d->out_normals % 4u == 0);
+}
+
 INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int normals,
                   int aligned)
 {
     block_ b;
+    stream_ sp = {0}, sn = {0}; /* initialised for the compiler: set by stream_init when used */
+    int streams = use_streams(d, begin, end, normals);
+    if (streams) {
+        stream_init(&sp, at_mut(d->out_positions, 12, begin));
+        if (normals)
+            stream_init(&sn, at_mut(d->out_normals, 12, begin));
+    }
     for (int v = begin; v < end; v += 16) {
         if (v + PREFETCH_ + 16 <= end)
             prefetch16(d, v + PREFETCH_, n, u8, normals);
@@ -237,8 +320,27 @@ INLINE void lbs16(const mb_skin_desc *d, int begin, int end, int n, int u8, int 
         /* read the buffer back from memory (broadcast loads, scalar loads): left to itself
          * GCC 12 keeps it in registers and extracts every weight and offset with shuffles */
         __asm__ volatile("" ::: "memory");
-        for (int g = 0; g < 4; ++g)
-            group4(d, &b, v + 4 * g, 4 * g, n, normals, aligned);
+        __m512 op[4], on[4];
+        for (int g = 0; g < 4; ++g) {
+            group4(d, &b, v + 4 * g, 4 * g, n, normals, aligned, &op[g], &on[g]);
+            if (streams)
+                continue;
+            int w = v + 4 * g;
+            if (normals)
+                store4(at_mut(d->out_normals, d->out_normals_stride, w), d->out_normals_stride, on[g]);
+            store4(at_mut(d->out_positions, d->out_positions_stride, w), d->out_positions_stride, op[g]);
+        }
+        if (streams) {
+            stream_block(&sp, op);
+            if (normals)
+                stream_block(&sn, on);
+        }
+    }
+    if (streams) {
+        stream_end(&sp);
+        if (normals)
+            stream_end(&sn);
+        _mm_sfence(); /* non-temporal stores are weakly ordered: done before we return */
     }
 }
 
