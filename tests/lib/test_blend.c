@@ -1849,8 +1849,9 @@ Test(blend, logexp_kernels_deterministic_and_within_1e_6_of_each_other)
  * inputs (1e-4 to 0.1 rad apart), extreme weights (the light one 1e-6 to 1e-3); per-joint
  * weights (masks, with the max_angle diagnostic) and layer weights. Every kernel against
  * LAPACKE: 1e-5 rad (as the other kernel tests), the same sign as the exact path (the
- * reference's, w >= 0) wherever the exact result's w is clear of 0, max_angle within 1e-5,
- * no power iteration, and at most an eighth of the joints handed to the double path. */
+ * reference's, w >= 0) wherever the exact result's w is clear of 0, unit within 1e-6,
+ * max_angle within 1e-5, no power iteration, and at most an eighth of the joints handed to
+ * the double path. */
 Test(blend, two_inputs_closed_form_agrees_with_lapacke)
 {
     enum { N = 1000 };
@@ -1909,12 +1910,16 @@ Test(blend, two_inputs_closed_form_agrees_with_lapacke)
             const char *name = mb_isa_name_((mb_isa_)isa);
             mb_blend_kstats_ st = {0};
             cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
-            double worst = 0;
+            double worst = 0, worst_norm = 0;
             for (int j = 0; j < N; ++j) {
                 double e = qangle(got[j].rot, want[j].rot);
                 worst = e > worst ? e : worst;
                 cr_assert(e < 1e-5, "%s masked %d joint %d (kind %d): %g rad", name, masked, j,
                           j % 5, e);
+                const float *q = got[j].rot;
+                double nn = fabs(sqrt((double)q[0] * q[0] + (double)q[1] * q[1] +
+                                      (double)q[2] * q[2] + (double)q[3] * q[3]) - 1.0);
+                worst_norm = nn > worst_norm ? nn : worst_norm;
                 if (fabsf(want[j].rot[3]) > 1e-4f)
                     cr_assert((got[j].rot[3] < 0) == (want[j].rot[3] < 0),
                               "%s masked %d joint %d (kind %d): sign %g against %g", name,
@@ -1924,8 +1929,10 @@ Test(blend, two_inputs_closed_form_agrees_with_lapacke)
                               "%s joint %d: max_angle %g against %g", name, j, ang_g[j],
                               ang_w[j]);
             }
-            cr_log_info("%s masked %d: worst %.2g rad, %ld of %d joints to the double path",
-                        name, masked, worst, st.rejected_lanes, N);
+            cr_log_info("%s masked %d: worst %.2g rad, |q| - 1 up to %.2g, %ld of %d joints to "
+                        "the double path", name, masked, worst, worst_norm, st.rejected_lanes, N);
+            /* the slerp is unit in exact arithmetic; the polynomials leave about 3e-7 */
+            cr_assert(worst_norm < 1e-6, "%s: |q| - 1 up to %g", name, worst_norm);
             cr_assert_eq(st.iterations, 0, "%s: %ld products", name, st.iterations);
             cr_assert_lt(st.rejected_lanes, N / 8, "%s: %ld lanes rejected", name,
                          st.rejected_lanes);
