@@ -131,9 +131,9 @@ MB_API mb_status mb_blend_job_run(const mb_blend_job *job, const float *weights)
  * call mb_blend_run in a frame loop; mb_controller_create calls it. Idempotent, owns
  * nothing; after the first call on a thread it returns at once (a thread-local flag).
  * (Debian's OpenBLAS, openblas-pthread, also starts a worker thread per further core when
- * it loads, and perf shows it polling with sched_yield
- * for a while; the exact path's 4x4 solves never use it, so a game process may set
- * OPENBLAS_NUM_THREADS=1 to keep that core to itself.) */
+ * it loads, and perf shows it polling with sched_yield for a while; the exact path's 4x4
+ * solves never use it, so a game process may set OPENBLAS_NUM_THREADS=1 to keep that core
+ * to itself.) */
 MB_API void mb_blend_prepare(void);
 
 /* Name of a method ("logexp", "nlerp", "karcher"); NULL for unknown values. */
