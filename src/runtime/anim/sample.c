@@ -1,6 +1,6 @@
 /* Clip sampling at a time: slerp rotations, lerp translations between two frames. The
- * rotations go through a kernel (sample_internal.h): the portable one here, an AVX-512 one
- * where the CPU has it. */
+ * rotations go through a kernel (sample_internal.h): the portable one here, AVX2 and AVX-512
+ * ones where the CPU has them. */
 #include <math.h>
 #include <string.h>
 
@@ -94,11 +94,16 @@ void mb_sample_rot_generic_(const float *r0, const float *r1, int n, double a, m
 
 static const mb_sample_rot_fn_ kernels[MB_ISA_COUNT_] = {
     [MB_ISA_GENERIC_] = mb_sample_rot_generic_,
+#ifdef MB_SAMPLE_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_sample_rot_avx2_,
+#endif
 #ifdef MB_SAMPLE_HAVE_AVX512_
     [MB_ISA_AVX512_] = mb_sample_rot_avx512_,
 #endif
 };
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
+#define BUILT_                                                                                \
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX2_] ? MB_ISA_BIT_(MB_ISA_AVX2_) : 0u) | \
+     (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
 
 mb_sample_rot_fn_ mb_sample_rot_kernel_(mb_isa_ isa)
 {

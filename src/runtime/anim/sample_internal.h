@@ -35,13 +35,18 @@ typedef void (*mb_sample_rot_fn_)(const float *r0, const float *r1, int n, doubl
                                   mb_xform *out);
 
 void mb_sample_rot_generic_(const float *r0, const float *r1, int n, double a, mb_xform *out);
+#ifdef MB_CPU_BUILD_AVX2_
+/* 8 joints at a time (the last n % 8 padded), the same method as the AVX-512 kernel. */
+#define MB_SAMPLE_HAVE_AVX2_ 1
+void mb_sample_rot_avx2_(const float *r0, const float *r1, int n, double a, mb_xform *out);
+#endif
 #ifdef MB_CPU_BUILD_AVX512_
 /* 16 joints at a time (the last n % 16 padded); far lanes through the wide slerp on 16 lanes. */
 #define MB_SAMPLE_HAVE_AVX512_ 1
 void mb_sample_rot_avx512_(const float *r0, const float *r1, int n, double a, mb_xform *out);
 #endif
 
-/* The kernel for an ISA: the portable one, the AVX-512 one where the CPU has it, NULL for
+/* The kernel for an ISA: the portable one, the AVX2 and AVX-512 ones where the CPU has them, NULL for
  * the others; MB_ISA_AUTO_: the best the CPU runs. */
 mb_sample_rot_fn_ mb_sample_rot_kernel_(mb_isa_ isa);
 
