@@ -101,18 +101,25 @@ Test(cpu, every_job_has_a_kernel_for_what_the_cpu_runs)
 }
 
 /* Skinning and sampling have their own AVX-512 kernels wherever the CPU runs them
- * (sampling: only that and the portable one). */
+ * (sampling: those, AVX2 ones and the portable one, no SSE2 one). */
 Test(cpu, skin_and_sampling_have_avx512_kernels_where_the_cpu_runs_them)
 {
     cr_assert_not_null(mb_sample_rot_kernel_(MB_ISA_GENERIC_));
     cr_assert_null(mb_sample_rot_kernel_(MB_ISA_SSE2_));
+#ifdef MB_CPU_BUILD_AVX2_
+    cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AVX2_) != NULL, probe(MB_ISA_AVX2_));
+    if (probe(MB_ISA_AVX2_))
+        cr_assert(mb_sample_rot_kernel_(MB_ISA_AVX2_) != mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+#else
     cr_assert_null(mb_sample_rot_kernel_(MB_ISA_AVX2_));
+#endif
 #ifdef MB_CPU_BUILD_AVX512_
     cr_assert_eq(mb_skin_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
     cr_assert_eq(mb_sample_rot_kernel_(MB_ISA_AVX512_) != NULL, probe(MB_ISA_AVX512_));
     if (probe(MB_ISA_AVX512_)) {
         cr_assert(mb_skin_kernel_(MB_ISA_AVX512_) != mb_skin_kernel_(MB_ISA_AVX2_));
         cr_assert(mb_sample_rot_kernel_(MB_ISA_AVX512_) != mb_sample_rot_kernel_(MB_ISA_GENERIC_));
+        cr_assert(mb_sample_rot_kernel_(MB_ISA_AVX512_) != mb_sample_rot_kernel_(MB_ISA_AVX2_));
     }
 #else
     cr_assert_null(mb_skin_kernel_(MB_ISA_AVX512_));

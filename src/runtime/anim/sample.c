@@ -1,41 +1,45 @@
 /* Clip sampling at a time: slerp rotations, lerp translations between two frames. The
- * rotations go through a kernel (sample_internal.h): the portable one here, an AVX-512 one
- * where the CPU has it. */
+ * rotations go through a kernel (sample_internal.h): the portable one here, AVX2 and AVX-512
+ * ones where the CPU has them. */
 #include <math.h>
 #include <string.h>
 
 #include "runtime/anim/clip_internal.h"
 #include "runtime/anim/sample_internal.h"
 
-/* Short-arc slerp of unit quaternions in double, the textbook formula: for frames far
- * apart, where the series below does not hold. */
-static void slerp_far(const float *a, const float *b_in, double t, float *out)
+/* Short-arc slerp in float for frames any distance apart, where the series below does not
+ * hold (sample_internal.h gives the method and the bound). */
+static void slerp_wide(const float *a, const float *b, float ka, float kb, float *out)
 {
-    double b[4], d = 0.0;
-    for (int k = 0; k < 4; ++k)
-        d += (double)a[k] * b_in[k];
-    double sg = d < 0.0 ? -1.0 : 1.0;
-    d *= sg;
-    if (d > 1.0)
-        d = 1.0;
-    for (int k = 0; k < 4; ++k)
-        b[k] = sg * b_in[k];
-    double th = acos(d), s = sin(th), wa, wb;
-    if (s < 1e-12) {
-        wa = 1.0 - t;
-        wb = t;
-    } else {
-        wa = sin((1.0 - t) * th) / s;
-        wb = sin(t * th) / s;
+    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    float sg = d < 0.0f ? -1.0f : 1.0f, m = 0.0f, p = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        float dm = sg * b[k] - a[k], dp = sg * b[k] + a[k];
+        m += dm * dm;
+        p += dp * dp;
     }
-    double r[4], n = 0.0;
+    float z = sqrtf(m / p);                        /* tan(theta / 2), in [0, 1] */
+    float u = z / (1.0f + sqrtf(1.0f + z * z));    /* tan(theta / 4), in [0, 0.4143] */
+    float u2 = u * u, at = MB_SLERP_ATAN_C_[MB_SLERP_ATAN_N_ - 1];
+    for (int i = MB_SLERP_ATAN_N_ - 2; i >= 0; --i)
+        at = MB_SLERP_ATAN_C_[i] + u2 * at;
+    float th = 4.0f * (u * at);
+    float ya = (ka * th) * (ka * th), yb = (kb * th) * (kb * th);
+    float sa = MB_SLERP_SINC_C_[MB_SLERP_SINC_N_ - 1], sb = sa;
+    for (int i = MB_SLERP_SINC_N_ - 2; i >= 0; --i) {
+        sa = MB_SLERP_SINC_C_[i] + ya * sa;
+        sb = MB_SLERP_SINC_C_[i] + yb * sb;
+    }
+    /* sin(k th) / th = k sinc(k th): the common 1 / sin(th) goes with the normalisation */
+    float wa = ka * sa, wb = sg * kb * sb;
+    float r[4], n = 0.0f;
     for (int k = 0; k < 4; ++k) {
         r[k] = wa * a[k] + wb * b[k];
         n += r[k] * r[k];
     }
-    double inv = 1.0 / sqrt(n);
+    float inv = 1.0f / sqrtf(n);
     for (int k = 0; k < 4; ++k)
-        out[k] = (float)(r[k] * inv);
+        out[k] = r[k] * inv;
 }
 
 /* Consecutive mocap frames are close: with theta = acos|a.b| below 0.1 (rotations under
@@ -63,6 +67,13 @@ static int slerp_near(const float *a, const float *b, const mb_series_w_ *w, flo
     return 1;
 }
 
+const float MB_SLERP_ATAN_C_[MB_SLERP_ATAN_N_] = {1.0f,         -1.0f / 3.0f, 1.0f / 5.0f,
+                                                  -1.0f / 7.0f,  1.0f / 9.0f,  -1.0f / 11.0f,
+                                                  1.0f / 13.0f, -1.0f / 15.0f, 1.0f / 17.0f};
+const float MB_SLERP_SINC_C_[MB_SLERP_SINC_N_] = {
+    1.0f, -1.0f / 6.0f, 1.0f / 120.0f, -1.0f / 5040.0f, 1.0f / 362880.0f, -1.0f / 39916800.0f,
+    1.0f / 6227020800.0f};
+
 mb_series_w_ mb_series_weights_(double t)
 {
     double ka = 1.0 - t, kb = t, ea = 1.0 - ka * ka, eb = 1.0 - kb * kb;
@@ -76,18 +87,23 @@ void mb_sample_rot_generic_(const float *r0, const float *r1, int n, double a, m
     mb_series_w_ w = mb_series_weights_(a);
     for (int j = 0; j < n; ++j)
         if (!slerp_near(r0 + 4 * j, r1 + 4 * j, &w, out[j].rot))
-            slerp_far(r0 + 4 * j, r1 + 4 * j, a, out[j].rot);
+            slerp_wide(r0 + 4 * j, r1 + 4 * j, w.ka, w.kb, out[j].rot);
 }
 
 /* ---------- the kernels by ISA (cpu_internal.h's scheme) ---------- */
 
 static const mb_sample_rot_fn_ kernels[MB_ISA_COUNT_] = {
     [MB_ISA_GENERIC_] = mb_sample_rot_generic_,
+#ifdef MB_SAMPLE_HAVE_AVX2_
+    [MB_ISA_AVX2_] = mb_sample_rot_avx2_,
+#endif
 #ifdef MB_SAMPLE_HAVE_AVX512_
     [MB_ISA_AVX512_] = mb_sample_rot_avx512_,
 #endif
 };
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
+#define BUILT_                                                                                \
+    (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX2_] ? MB_ISA_BIT_(MB_ISA_AVX2_) : 0u) | \
+     (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
 
 mb_sample_rot_fn_ mb_sample_rot_kernel_(mb_isa_ isa)
 {

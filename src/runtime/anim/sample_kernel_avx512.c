@@ -3,9 +3,10 @@
  * 16 joints at a time: the rows of both frames are transposed in-lane into x, y, z, w
  * registers (as in fk_kernel_avx512.c), the series slerp of sample.c runs on 16 lanes in
  * the same order of operations, and the inverse transpose gives each joint's quaternion.
- * Lanes whose frames are too far apart for the series (or not finite) are redone one by
- * one by the portable kernel; the last n % 16 joints run as a block padded with
- * identities. */
+ * When some lanes' frames are too far apart for the series, the wide slerp of
+ * sample_internal.h runs on all 16 lanes (same order of operations as sample.c's
+ * slerp_wide) and its weights replace the series' in those lanes; the last n % 16 joints
+ * run as a block padded with identities. */
 #include <string.h>
 
 #include "runtime/anim/sample_internal.h"
@@ -43,16 +44,53 @@ INLINE void load16(const float *r, __m512 q[4])
               _mm512_loadu_ps(r + 48), q);
 }
 
-/* Joints j .. j+15; returns the mask of lanes (element 4l + m) the series does not cover. */
-INLINE __mmask16 slerp16(const float *r0, const float *r1, const mb_series_w_ *w, mb_xform *out)
+INLINE __m512 dot4(const __m512 a[4], const __m512 b[4])
+{
+    return _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(a[0], b[0]), _mm512_mul_ps(a[1], b[1])),
+                                       _mm512_mul_ps(a[2], b[2])),
+                         _mm512_mul_ps(a[3], b[3]));
+}
+
+/* c[0] + y (c[1] + y (...)), Horner as in sample.c */
+INLINE __m512 horner(const float *c, int n, __m512 y)
+{
+    __m512 p = _mm512_set1_ps(c[n - 1]);
+    for (int i = n - 2; i >= 0; --i)
+        p = _mm512_add_ps(_mm512_set1_ps(c[i]), _mm512_mul_ps(y, p));
+    return p;
+}
+
+/* The wide slerp's weights (sample_internal.h) on 16 lanes: *wa and *wb (sign included). */
+INLINE void wide_weights(const __m512 a[4], const __m512 b[4], __m512 sg, const mb_series_w_ *w,
+                         __m512 *wa, __m512 *wb)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 m = _mm512_setzero_ps(), p = _mm512_setzero_ps();
+    for (int k = 0; k < 4; ++k) {
+        __m512 sb = _mm512_mul_ps(sg, b[k]);
+        __m512 dm = _mm512_sub_ps(sb, a[k]), dp = _mm512_add_ps(sb, a[k]);
+        m = _mm512_add_ps(m, _mm512_mul_ps(dm, dm));
+        p = _mm512_add_ps(p, _mm512_mul_ps(dp, dp));
+    }
+    __m512 z = _mm512_sqrt_ps(_mm512_div_ps(m, p));
+    __m512 u = _mm512_div_ps(z, _mm512_add_ps(one, _mm512_sqrt_ps(_mm512_add_ps(one, _mm512_mul_ps(z, z)))));
+    __m512 at = horner(MB_SLERP_ATAN_C_, MB_SLERP_ATAN_N_, _mm512_mul_ps(u, u));
+    __m512 th = _mm512_mul_ps(_mm512_set1_ps(4.0f), _mm512_mul_ps(u, at));
+    __m512 xa = _mm512_mul_ps(_mm512_set1_ps(w->ka), th), xb = _mm512_mul_ps(_mm512_set1_ps(w->kb), th);
+    __m512 sa = horner(MB_SLERP_SINC_C_, MB_SLERP_SINC_N_, _mm512_mul_ps(xa, xa));
+    __m512 sb = horner(MB_SLERP_SINC_C_, MB_SLERP_SINC_N_, _mm512_mul_ps(xb, xb));
+    *wa = _mm512_mul_ps(_mm512_set1_ps(w->ka), sa);
+    *wb = _mm512_mul_ps(_mm512_mul_ps(sg, _mm512_set1_ps(w->kb)), sb);
+}
+
+/* Joints j .. j+15 */
+INLINE void slerp16(const float *r0, const float *r1, const mb_series_w_ *w, mb_xform *out)
 {
     __m512 a[4], b[4];
     load16(r0, a);
     load16(r1, b);
     const __m512 one = _mm512_set1_ps(1.0f);
-    __m512 d = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(a[0], b[0]), _mm512_mul_ps(a[1], b[1])),
-                                           _mm512_mul_ps(a[2], b[2])),
-                             _mm512_mul_ps(a[3], b[3]));
+    __m512 d = dot4(a, b);
     __mmask16 neg = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_LT_OQ);
     __m512 sg = _mm512_mask_mov_ps(one, neg, _mm512_set1_ps(-1.0f));
     __m512 x = _mm512_sub_ps(one, _mm512_mul_ps(sg, d));
@@ -66,13 +104,17 @@ INLINE __mmask16 slerp16(const float *r0, const float *r1, const mb_series_w_ *w
                                                                     _mm512_mul_ps(th2, _mm512_set1_ps(w->b2)))));
     __m512 wa = _mm512_mul_ps(_mm512_set1_ps(w->ka), pa);
     __m512 wb = _mm512_mul_ps(_mm512_mul_ps(sg, _mm512_set1_ps(w->kb)), pb);
+    __mmask16 far = (__mmask16)~near;
+    if (far) {
+        __m512 va, vb;
+        wide_weights(a, b, sg, w, &va, &vb);
+        wa = _mm512_mask_mov_ps(wa, far, va);
+        wb = _mm512_mask_mov_ps(wb, far, vb);
+    }
     __m512 r[4];
     for (int k = 0; k < 4; ++k)
         r[k] = _mm512_add_ps(_mm512_mul_ps(wa, a[k]), _mm512_mul_ps(wb, b[k]));
-    __m512 n = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(r[0], r[0]), _mm512_mul_ps(r[1], r[1])),
-                                           _mm512_mul_ps(r[2], r[2])),
-                             _mm512_mul_ps(r[3], r[3]));
-    __m512 inv = _mm512_div_ps(one, _mm512_sqrt_ps(n));
+    __m512 inv = _mm512_div_ps(one, _mm512_sqrt_ps(dot4(r, r)));
     __m512 o[4];
     transpose(_mm512_mul_ps(r[0], inv), _mm512_mul_ps(r[1], inv), _mm512_mul_ps(r[2], inv),
               _mm512_mul_ps(r[3], inv), o);
@@ -82,21 +124,14 @@ INLINE __mmask16 slerp16(const float *r0, const float *r1, const mb_series_w_ *w
         _mm_storeu_ps(out[4 * g + 2].rot, _mm512_extractf32x4_ps(o[g], 2));
         _mm_storeu_ps(out[4 * g + 3].rot, _mm512_extractf32x4_ps(o[g], 3));
     }
-    return (__mmask16)~near;
 }
 
 void mb_sample_rot_avx512_(const float *r0, const float *r1, int n, double a, mb_xform *out)
 {
     mb_series_w_ w = mb_series_weights_(a);
     int j = 0;
-    for (; j + 16 <= n; j += 16) {
-        unsigned far = slerp16(r0 + 4 * j, r1 + 4 * j, &w, out + j);
-        while (far) {
-            int e = __builtin_ctz(far), i = j + (e >> 2) + 4 * (e & 3); /* element 4l + m */
-            mb_sample_rot_generic_(r0 + 4 * i, r1 + 4 * i, 1, a, out + i);
-            far &= far - 1;
-        }
-    }
+    for (; j + 16 <= n; j += 16)
+        slerp16(r0 + 4 * j, r1 + 4 * j, &w, out + j);
     if (j == n)
         return;
     /* the last n % 16 joints: padded with identities into a block of 16 on the stack */
@@ -107,15 +142,9 @@ void mb_sample_rot_avx512_(const float *r0, const float *r1, int n, double a, mb
         p0[e] = p1[e] = e % 4 == 3 ? 1.0f : 0.0f;
     memcpy(p0, r0 + 4 * j, (size_t)k * 4 * sizeof *p0);
     memcpy(p1, r1 + 4 * j, (size_t)k * 4 * sizeof *p1);
-    unsigned far = slerp16(p0, p1, &w, o);
+    slerp16(p0, p1, &w, o);
     for (int i = 0; i < k; ++i)
         memcpy(out[j + i].rot, o[i].rot, sizeof o[i].rot);
-    while (far) {
-        int e = __builtin_ctz(far), i = (e >> 2) + 4 * (e & 3);
-        if (i < k)
-            mb_sample_rot_generic_(r0 + 4 * (j + i), r1 + 4 * (j + i), 1, a, out + j + i);
-        far &= far - 1;
-    }
 }
 
 #if defined(__clang__)
