@@ -1939,3 +1939,52 @@ Test(blend, two_inputs_closed_form_agrees_with_lapacke)
         }
     }
 }
+
+/* Spread inputs (three and four layers, each within 100 degrees of a per-joint centre, so
+ * pairs up to 180 apart), masked and not: a group with a lane whose first Rayleigh quotient
+ * says the power iteration would be slow starts from the closed form instead
+ * (blend_kernel.inc, cf_poly / cf_newton / cf_finish: M's characteristic polynomial, its
+ * largest root by Newton from the Wolkowicz-Styan bound, q(M) M q_0). That start is
+ * certified as every iterate is, so it can cost time, never accuracy. Every kernel: within
+ * 1e-5 rad of LAPACKE, few lanes to the double path, and a start good enough that almost
+ * every group passes its first check: at most 5.3 products per group (the closed form
+ * counts 4, its check 1; from q_0 the groups of these sets need more, and a broken start,
+ * e.g. a wrong Newton step or filter coefficient, needs more checks). */
+Test(blend, spread_inputs_closed_form_start_certified_and_cheap)
+{
+    static nlerp_case c;
+    static mb_xform want[NL_MAXJ], got[NL_MAXJ];
+    for (int trial = 0; trial < 6; ++trial) {
+        int n = 299, L = 3 + trial % 2;
+        nlerp_case_make(&c, n, L, 0, trial >= 4);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, want);
+        d.method = MB_BLEND_LOGEXP;
+        d.solver = MB_EIGEN_LAPACKE;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.solver = MB_EIGEN_AUTO;
+        d.out.joints = got;
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+                continue;
+            mb_blend_kstats_ st = {0};
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+            double worst = 0;
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(got[j].rot, want[j].rot);
+                worst = e > worst ? e : worst;
+            }
+            double per_group = (double)st.iterations / (double)st.groups;
+            cr_log_info("%s L=%d masked=%d: worst %.2g rad, %ld lanes to the double path, "
+                        "%.2f products per group",
+                        mb_isa_name_((mb_isa_)isa), L, c.masked, worst, st.rejected_lanes,
+                        per_group);
+            cr_assert(worst < 1e-5, "%s: %g rad", mb_isa_name_((mb_isa_)isa), worst);
+            cr_assert_lt(st.rejected_lanes, n / 20, "%s", mb_isa_name_((mb_isa_)isa));
+            cr_assert(per_group <= 5.3, "%s: %.2f products per group",
+                      mb_isa_name_((mb_isa_)isa), per_group);
+        }
+    }
+}
