@@ -1939,3 +1939,95 @@ Test(blend, two_inputs_closed_form_agrees_with_lapacke)
         }
     }
 }
+
+/* Spread inputs (three and four layers, each within 100 degrees of a per-joint centre, so
+ * pairs up to 180 apart), masked and not: a group with a lane whose first Rayleigh quotient
+ * says the power iteration would be slow starts from the closed form instead
+ * (blend_kernel.inc, cf_poly / cf_newton / cf_finish: M's characteristic polynomial, its
+ * largest root by Newton from the Wolkowicz-Styan bound, q(M) M q_0). That start is
+ * certified as every iterate is, so it can cost time, never accuracy. Every kernel: within
+ * 1e-5 rad of LAPACKE, few lanes to the double path, and a start good enough that almost
+ * every group passes its first check: at most 5.3 products per group (the closed form
+ * counts 4, its check 1; from q_0 the groups of these sets need more, and a broken start,
+ * e.g. a wrong Newton step or filter coefficient, needs more checks). */
+Test(blend, spread_inputs_closed_form_start_certified_and_cheap)
+{
+    static nlerp_case c;
+    static mb_xform want[NL_MAXJ], got[NL_MAXJ];
+    for (int trial = 0; trial < 6; ++trial) {
+        int n = 299, L = 3 + trial % 2;
+        nlerp_case_make(&c, n, L, 0, trial >= 4);
+        mb_pose p[5];
+        mb_blend_layer l[5];
+        mb_blend_desc d;
+        nlerp_case_desc(&c, p, l, &d, want);
+        d.method = MB_BLEND_LOGEXP;
+        d.solver = MB_EIGEN_LAPACKE;
+        cr_assert_eq(mb_blend_run(&d), MB_OK);
+        d.solver = MB_EIGEN_AUTO;
+        d.out.joints = got;
+        for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+            if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+                continue;
+            mb_blend_kstats_ st = {0};
+            cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+            double worst = 0;
+            for (int j = 0; j < n; ++j) {
+                double e = qangle(got[j].rot, want[j].rot);
+                worst = e > worst ? e : worst;
+            }
+            double per_group = (double)st.iterations / (double)st.groups;
+            cr_log_info("%s L=%d masked=%d: worst %.2g rad, %ld lanes to the double path, "
+                        "%.2f products per group",
+                        mb_isa_name_((mb_isa_)isa), L, c.masked, worst, st.rejected_lanes,
+                        per_group);
+            cr_assert(worst < 1e-5, "%s: %g rad", mb_isa_name_((mb_isa_)isa), worst);
+            cr_assert_lt(st.rejected_lanes, n / 20, "%s", mb_isa_name_((mb_isa_)isa));
+            cr_assert(per_group <= 5.3, "%s: %.2f products per group",
+                      mb_isa_name_((mb_isa_)isa), per_group);
+        }
+    }
+    /* a spread group whose top eigenvalue is double: three inputs 60 degrees apart in one
+     * plane (rotations 120 degrees apart, equal weights: M is a multiple of the identity
+     * there) and a light fourth, M = diag(.45, .45, .1, 0); Newton meets the double root and
+     * q(M) M q_0 vanishes. No certificate is possible, so every joint goes to the exact path
+     * and agrees with the LAPACKE solver; 37 joints, a partial group on every kernel */
+    const float h = 0.8660254f;
+    const float e4[4][4] = {{1, 0, 0, 0}, {0.5f, h, 0, 0}, {-0.5f, h, 0, 0}, {0, 0, 1, 0}};
+    const float wd[4] = {0.3f, 0.3f, 0.3f, 0.1f};
+    int n = 37;
+    mb_pose p[4];
+    mb_blend_layer l[4];
+    for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < n; ++j) {
+            memcpy(c.x[i][j].rot, e4[i], sizeof e4[i]);
+            for (int q = 0; q < 3; ++q)
+                c.x[i][j].pos[q] = (float)j;
+        }
+        p[i] = (mb_pose){c.x[i], n};
+        l[i] = (mb_blend_layer){&p[i], wd[i], NULL};
+    }
+    mb_blend_desc d;
+    memset(&d, 0, sizeof d);
+    d.layers = l;
+    d.layer_count = 4;
+    d.method = MB_BLEND_LOGEXP;
+    d.solver = MB_EIGEN_LAPACKE;
+    d.out.joints = want;
+    d.out.count = n;
+    cr_assert_eq(mb_blend_run(&d), MB_OK);
+    d.solver = MB_EIGEN_AUTO;
+    d.out.joints = got;
+    for (int isa = MB_ISA_GENERIC_; isa < MB_ISA_COUNT_; ++isa) {
+        if (!mb_blend_kernel_((mb_isa_)isa, NULL))
+            continue;
+        mb_blend_kstats_ st = {0};
+        cr_assert_eq(mb_blend_run_isa_(&d, (mb_isa_)isa, &st), MB_OK);
+        for (int j = 0; j < n; ++j)
+            cr_assert(qangle(got[j].rot, want[j].rot) < 1e-5, "%s joint %d",
+                      mb_isa_name_((mb_isa_)isa), j);
+        cr_log_info("%s double root: %ld products in %ld groups", mb_isa_name_((mb_isa_)isa),
+                    st.iterations, st.groups);
+        cr_assert_eq(st.rejected_lanes, n, "%s", mb_isa_name_((mb_isa_)isa));
+    }
+}
