@@ -130,6 +130,25 @@ static mb_status read_lines(mb_role_map *m, FILE *f, mb_error *err)
     return MB_OK;
 }
 
+/* Reads a map from an open stream; path names it in messages (tools/fuzz: fmemopen). */
+mb_status mb_role_map_read_stream_(FILE *f, const char *path, mb_role_map **out, mb_error *err)
+{
+    mb_error_clear_(err);
+    *out = NULL;
+    mb_role_map *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(path))) {
+        free(m);
+        return mb_error_set_(err, MB_NOMEM, path, "out of memory");
+    }
+    mb_status st = read_lines(m, f, err);
+    if (st != MB_OK) {
+        mb_role_map_destroy(m);
+        return st;
+    }
+    *out = m;
+    return MB_OK;
+}
+
 mb_status mb_role_map_read(const char *path, mb_role_map **out, mb_error *err)
 {
     mb_error_clear_(err);
@@ -138,23 +157,10 @@ mb_status mb_role_map_read(const char *path, mb_role_map **out, mb_error *err)
     if (!path || !out)
         return mb_error_set_(err, MB_INVALID_ARG, "role map", "no %s given",
                              !path ? "path" : "output");
-    mb_role_map *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = strdup(path))) {
-        free(m);
-        return mb_error_set_(err, MB_NOMEM, path, "out of memory");
-    }
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        mb_status st = mb_error_set_(err, MB_IO, path, "cannot open: %s", strerror(errno));
-        mb_role_map_destroy(m);
-        return st;
-    }
-    mb_status st = read_lines(m, f, err);
+    if (!f)
+        return mb_error_set_(err, MB_IO, path, "cannot open: %s", strerror(errno));
+    mb_status st = mb_role_map_read_stream_(f, path, out, err);
     fclose(f);
-    if (st != MB_OK) {
-        mb_role_map_destroy(m);
-        return st;
-    }
-    *out = m;
-    return MB_OK;
+    return st;
 }
