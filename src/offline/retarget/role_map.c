@@ -125,8 +125,8 @@ static mb_status read_lines(mb_role_map *m, FILE *f, mb_error *err)
         if (st != MB_OK)
             return st;
     }
-    if (ferror(f))
-        return mb_error_set_(err, MB_IO, m->path, "read error");
+    if (ferror(f)) /* a directory opens, then fails here with EISDIR: say so */
+        return mb_error_set_(err, MB_IO, m->path, "cannot read: %s", strerror(errno));
     return MB_OK;
 }
 
