@@ -48,6 +48,12 @@ static mb_status check_repeat(const mb_role_map *m, const mb_role_map_entry_ *e,
 static mb_status add_entry(mb_role_map *m, const mb_role_map_entry_ *e, int role_col,
                            mb_error *err)
 {
+    /* Each joint is named once, so a longer map cannot fit any skeleton; the bound also
+     * keeps check_repeat's pairwise scan short (100k lines took 10 s). */
+    if (m->count >= MB_MAX_JOINTS)
+        return mb_error_set_at_(err, MB_LIMIT, m->path, e->line, 1,
+                                "more than %d entries (a skeleton has at most %d joints)",
+                                MB_MAX_JOINTS, MB_MAX_JOINTS);
     mb_status st = check_repeat(m, e, role_col, err);
     if (st != MB_OK)
         return st;
