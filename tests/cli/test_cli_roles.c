@@ -299,3 +299,32 @@ Test(cli_roles, hostile_inputs_write_nothing)
     struct stat st;
     cr_expect_neq(stat(fresh, &st), 0, "nothing written");
 }
+
+/* "file.glb#Anim" -o file.glb: the output would replace the glTF with all its animations;
+ * the check must see the file behind the '#' (it compared the whole argument, which names
+ * no file, and Fox.glb was overwritten). */
+Test(cli_mirror, output_over_its_gltf_named_with_an_animation)
+{
+    need_cli();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("mirror_glb_in");
+    char fox[256], arg[300];
+    snprintf(fox, sizeof fox, "%s/fox.glb", dir);
+    snprintf(arg, sizeof arg, "%s#Walk", fox);
+    size_t n = 0;
+    char *bytes = mb_test_slurp(mb_shared_path("mesh/Fox.glb"), &n);
+    FILE *f = fopen(fox, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", arg, "-o", fox, NULL});
+    cr_expect_eq(r.code, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "would replace it (a glTF file with all its animations)"), "%s", r.err);
+    mb_test_run_free(&r);
+    size_t m = 0;
+    char *kept = mb_test_slurp(fox, &m);
+    cr_expect(m == n && memcmp(kept, bytes, n) == 0, "the input is unchanged");
+    free(kept);
+    free(bytes);
+    remove(fox);
+}

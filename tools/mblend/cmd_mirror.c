@@ -157,6 +157,11 @@ int cmd_mirror(int argc, char **argv)
     rc = cli_clip_open(cmd, o.in, o.lenient, &src);
     int opened = rc == CLI_EXIT_OK;
     mb_clip *mirrored = NULL;
+    if (rc == CLI_EXIT_OK) {
+        /* again with the file itself: "Fox.glb#Walk" -o Fox.glb would replace the glTF */
+        const char *files[1] = {src.file};
+        rc = cli_check_output(cmd, o.out, files, 1);
+    }
     if (rc == CLI_EXIT_OK)
         rc = mirror(&o, &src, map, &mirrored);
     if (rc == CLI_EXIT_OK && cli_ends_with_ci(o.out, ".glb")) {
