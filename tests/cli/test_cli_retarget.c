@@ -121,6 +121,70 @@ Test(cli_retarget, errors_write_nothing)
     rmdir(dir);
 }
 
+/* Hostile inputs (QA of issue 21): each a clear message, exit 2 (input) or 1 (usage), and
+ * nothing written; a role map is never the output. */
+Test(cli_retarget, hostile_inputs_write_nothing)
+{
+    paths();
+    const char *dir = mb_test_scratch("retarget_hostile");
+    char out[512], trunc[512], one[512], map[512], nodir[512];
+    snprintf(out, sizeof out, "%s/out.bvh", dir);
+    snprintf(trunc, sizeof trunc, "%s/trunc.bvh", dir);
+    snprintf(one, sizeof one, "%s/one.bvh", dir);
+    snprintf(map, sizeof map, "%s/map.bvh", dir);
+    snprintf(nodir, sizeof nodir, "%s/missing/out.bvh", dir);
+    char *walk = mb_test_slurp(cmu_walk, NULL);
+    walk[2500] = '\0'; /* inside the hierarchy */
+    write_text(trunc, walk);
+    free(walk);
+    write_text(one, "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition "
+                    "Zposition Zrotation Xrotation Yrotation\n End Site\n {\n OFFSET 0 1 0\n }\n"
+                    "}\nMOTION\nFrames: 2\nFrame Time: 0.03\n0 0 0 0 0 0\n1 0 0 0 0 0\n");
+    write_text(map, "neck Neck1\n");
+    mb_test_run r = RUN("retarget", trunc, "--to", bandai_walk, "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "file ends inside joint"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", one, "-o", out); /* one joint: roles missing */
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "no joint for the roles chest, upper_leg_l"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", dir, "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "it is a directory"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", bandai_walk, "-o", nodir);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "No such file or directory"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", bandai_walk, "-o", out, "--bogus");
+    cr_expect_eq(r.code, 1);
+    cr_expect(strstr(r.err, "unknown option '--bogus'"), "%s", r.err);
+    mb_test_run_free(&r);
+    /* -o naming a role map (here one named .bvh): refused, the map kept */
+    r = RUN("retarget", cmu_walk, "--to", bandai_walk, "--map-src", map, "-o", map);
+    cr_expect_eq(r.code, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "would replace it"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("retarget", cmu_walk, "--to", bandai_walk, "--map-to", map, "-o", map);
+    cr_expect_eq(r.code, 1, "%s", r.err);
+    mb_test_run_free(&r);
+    char *kept = mb_test_slurp(map, NULL);
+    cr_expect_str_eq(kept, "neck Neck1\n");
+    free(kept);
+    /* blend and transition --to a skeleton that cannot be a target */
+    r = RUN("blend", cmu_walk, cmu_run, "--to", one, "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "no joint for the roles chest"), "%s", r.err);
+    mb_test_run_free(&r);
+    r = RUN("transition", cmu_walk, cmu_run, "--at", "auto", "--duration", "0.5", "--to", dir,
+              "-o", out);
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "it is a directory"), "%s", r.err);
+    mb_test_run_free(&r);
+    cr_expect(!exists(out) && !exists(nodir), "nothing written");
+}
+
 /* Local rotation angle (radians) between two frames of a joint. */
 static double step(const mb_clip *c, int nj, int f, int g, int j)
 {

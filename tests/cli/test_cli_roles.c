@@ -247,3 +247,84 @@ Test(cli_mirror, bad_input_writes_nothing)
     mb_test_run_free(&r);
     mb_test_remove_dir(dir);
 }
+
+/* Hostile inputs (QA of issue 21): every one a clear message, exit 2 (input) or 1 (usage),
+ * nothing written; a map given to mirror is never the output (it would be replaced). */
+Test(cli_roles, hostile_inputs_write_nothing)
+{
+    need_cli();
+    const char *dir = mb_test_scratch("roles_hostile");
+    char empty[256], junk[256], one[256], map[256], fresh[256];
+    snprintf(empty, sizeof empty, "%s/empty.bvh", dir);
+    snprintf(junk, sizeof junk, "%s/junk.bvh", dir);
+    snprintf(one, sizeof one, "%s/one.bvh", dir);
+    snprintf(map, sizeof map, "%s/keep.bvh", dir); /* a map file that -o could name */
+    snprintf(fresh, sizeof fresh, "%s/fresh.bvh", dir);
+    const char *cmu = mb_shared_path("bvh/cmu_02_01_walk.bvh");
+    write_text(empty, "");
+    write_text(junk, "\x7f" "ELF\x01\x02\x03 binary junk\n");
+    write_text(one, "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition "
+                    "Zposition Zrotation Xrotation Yrotation\n End Site\n {\n OFFSET 0 1 0\n }\n"
+                    "}\nMOTION\nFrames: 2\nFrame Time: 0.03\n0 0 0 0 0 0\n1 0 0 0 0 0\n");
+    write_text(map, "neck Neck1\n");
+    struct { const char *file, *want; } bad[] = {
+        {empty, "empty file"}, {junk, "binary data"}, {dir, "it is a directory"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        mb_test_run r = mb_test_run_cli((const char *const[]){"roles", bad[i].file, NULL});
+        cr_expect_eq(r.code, 2, "%s", bad[i].file);
+        cr_expect(strstr(r.err, bad[i].want), "%s", r.err);
+        mb_test_run_free(&r);
+        r = mb_test_run_cli((const char *const[]){"mirror", bad[i].file, "-o", fresh, NULL});
+        cr_expect_eq(r.code, 2, "%s", bad[i].file);
+        cr_expect(strstr(r.err, bad[i].want), "%s", r.err);
+        mb_test_run_free(&r);
+    }
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", one, "-o", fresh, NULL});
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "no joint for the roles upper_leg_l, upper_leg_r"), "%s", r.err);
+    mb_test_run_free(&r);
+    /* a directory as the map: the reason, not a bare "read error" */
+    r = mb_test_run_cli((const char *const[]){"roles", "--map", dir, cmu, NULL});
+    cr_expect_eq(r.code, 2);
+    cr_expect(strstr(r.err, "Is a directory"), "%s", r.err);
+    mb_test_run_free(&r);
+    /* -o naming the map: refused before anything is read or written, the map kept */
+    r = mb_test_run_cli((const char *const[]){"mirror", cmu, "--map", map, "-o", map, NULL});
+    cr_expect_eq(r.code, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "would replace it"), "%s", r.err);
+    mb_test_run_free(&r);
+    char *kept = mb_test_slurp(map, NULL);
+    cr_expect_str_eq(kept, "neck Neck1\n");
+    free(kept);
+    struct stat st;
+    cr_expect_neq(stat(fresh, &st), 0, "nothing written");
+}
+
+/* "file.glb#Anim" -o file.glb: the output would replace the glTF with all its animations;
+ * the check must see the file behind the '#' (it compared the whole argument, which names
+ * no file, and Fox.glb was overwritten). */
+Test(cli_mirror, output_over_its_gltf_named_with_an_animation)
+{
+    need_cli();
+    mb_test_need_assimp();
+    const char *dir = mb_test_scratch("mirror_glb_in");
+    char fox[256], arg[300];
+    snprintf(fox, sizeof fox, "%s/fox.glb", dir);
+    snprintf(arg, sizeof arg, "%s#Walk", fox);
+    size_t n = 0;
+    char *bytes = mb_test_slurp(mb_shared_path("mesh/Fox.glb"), &n);
+    FILE *f = fopen(fox, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+    mb_test_run r = mb_test_run_cli((const char *const[]){"mirror", arg, "-o", fox, NULL});
+    cr_expect_eq(r.code, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "would replace it (a glTF file with all its animations)"), "%s", r.err);
+    mb_test_run_free(&r);
+    size_t m = 0;
+    char *kept = mb_test_slurp(fox, &m);
+    cr_expect(m == n && memcmp(kept, bytes, n) == 0, "the input is unchanged");
+    free(kept);
+    free(bytes);
+    remove(fox);
+}

@@ -588,6 +588,20 @@ Test(roles_map, errors_with_position)
     cr_assert_eq(mb_role_map_read(map_file(big), &m, &err), MB_LIMIT);
     cr_assert_eq(err.line, 1);
     free(big);
+    /* More entries than a skeleton has joints: MB_LIMIT at the first one too many (QA of
+     * issue 21: unbounded, 100k lines took 10 s in the pairwise repeat check). 4096 read. */
+    size_t cap = (size_t)(MB_MAX_JOINTS + 1) * 16;
+    char *many = malloc(cap), *p = many;
+    for (int i = 0; i <= MB_MAX_JOINTS; ++i)
+        p += snprintf(p, cap - (size_t)(p - many), "none j%d\n", i);
+    cr_assert_eq(mb_role_map_read(map_file(many), &m, &err), MB_LIMIT, "%s", err.text);
+    cr_assert_null(m);
+    cr_assert_eq(err.line, MB_MAX_JOINTS + 1);
+    cr_assert(strstr(err.text, "more than 4096 entries"), "%s", err.text);
+    *strstr(many, "none j4096\n") = '\0';
+    cr_assert_eq(mb_role_map_read(map_file(many), &m, &err), MB_OK, "%s", err.text);
+    mb_role_map_destroy(m);
+    free(many);
     /* A joint the skeleton lacks: found when the map meets the skeleton, at its place. */
     cr_assert_eq(mb_role_map_read(map_file("# mine\nhips Hips\nhead  NoSuchJoint\n"), &m, &err),
                  MB_OK);

@@ -91,7 +91,9 @@ static int parse_args(const char *cmd, int argc, char **argv, mirror_args *o)
         return cli_usage_error(cmd, "missing -o OUT");
     if (cli_ends_with_ci(o->out, ".gltf"))
         return cli_usage_error(cmd, "-o '%s': glTF is written as binary .glb only", o->out);
-    return cli_check_output(cmd, o->out, &o->in, 1);
+    /* the map too: the output (temporary file + rename) would replace it */
+    const char *files[2] = {o->in, o->map};
+    return cli_check_output(cmd, o->out, files, 2);
 }
 
 /* Mirrors src into *out with the roles of map (nullable); prints the plane. */
@@ -155,6 +157,11 @@ int cmd_mirror(int argc, char **argv)
     rc = cli_clip_open(cmd, o.in, o.lenient, &src);
     int opened = rc == CLI_EXIT_OK;
     mb_clip *mirrored = NULL;
+    if (rc == CLI_EXIT_OK) {
+        /* again with the file itself: "Fox.glb#Walk" -o Fox.glb would replace the glTF */
+        const char *files[1] = {src.file};
+        rc = cli_check_output(cmd, o.out, files, 1);
+    }
     if (rc == CLI_EXIT_OK)
         rc = mirror(&o, &src, map, &mirrored);
     if (rc == CLI_EXIT_OK && cli_ends_with_ci(o.out, ".glb")) {

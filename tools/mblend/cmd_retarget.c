@@ -146,10 +146,11 @@ int cmd_retarget(int argc, char **argv)
         return rc;
     if (o.up != MB_AXIS_DETECT)
         in.up_axis = o.up;
-    const char *files[2] = {in.file, NULL};
+    /* the output must replace neither input nor a map file */
+    const char *files[4] = {in.file, NULL, o.map_src, o.map_to};
     if ((rc = cli_input_open(cmd, o.to, o.lenient, 1, &to)) == CLI_EXIT_OK) {
         files[1] = to.file;
-        rc = cli_check_output(cmd, o.outp, files, 2);
+        rc = cli_check_output(cmd, o.outp, files, 4);
     }
     if (rc == CLI_EXIT_OK)
         rc = cli_retarget_onto(cmd, &in, o.map_src, &to, o.map_to, !o.no_ik, stdout);

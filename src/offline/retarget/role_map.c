@@ -48,6 +48,12 @@ static mb_status check_repeat(const mb_role_map *m, const mb_role_map_entry_ *e,
 static mb_status add_entry(mb_role_map *m, const mb_role_map_entry_ *e, int role_col,
                            mb_error *err)
 {
+    /* Each joint is named once, so a longer map cannot fit any skeleton; the bound also
+     * keeps check_repeat's pairwise scan short (100k lines took 10 s). */
+    if (m->count >= MB_MAX_JOINTS)
+        return mb_error_set_at_(err, MB_LIMIT, m->path, e->line, 1,
+                                "more than %d entries (a skeleton has at most %d joints)",
+                                MB_MAX_JOINTS, MB_MAX_JOINTS);
     mb_status st = check_repeat(m, e, role_col, err);
     if (st != MB_OK)
         return st;
@@ -125,8 +131,27 @@ static mb_status read_lines(mb_role_map *m, FILE *f, mb_error *err)
         if (st != MB_OK)
             return st;
     }
-    if (ferror(f))
-        return mb_error_set_(err, MB_IO, m->path, "read error");
+    if (ferror(f)) /* a directory opens, then fails here with EISDIR: say so */
+        return mb_error_set_(err, MB_IO, m->path, "cannot read: %s", strerror(errno));
+    return MB_OK;
+}
+
+/* Reads a map from an open stream; path names it in messages (tools/fuzz: fmemopen). */
+mb_status mb_role_map_read_stream_(FILE *f, const char *path, mb_role_map **out, mb_error *err)
+{
+    mb_error_clear_(err);
+    *out = NULL;
+    mb_role_map *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(path))) {
+        free(m);
+        return mb_error_set_(err, MB_NOMEM, path, "out of memory");
+    }
+    mb_status st = read_lines(m, f, err);
+    if (st != MB_OK) {
+        mb_role_map_destroy(m);
+        return st;
+    }
+    *out = m;
     return MB_OK;
 }
 
@@ -138,23 +163,10 @@ mb_status mb_role_map_read(const char *path, mb_role_map **out, mb_error *err)
     if (!path || !out)
         return mb_error_set_(err, MB_INVALID_ARG, "role map", "no %s given",
                              !path ? "path" : "output");
-    mb_role_map *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = strdup(path))) {
-        free(m);
-        return mb_error_set_(err, MB_NOMEM, path, "out of memory");
-    }
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        mb_status st = mb_error_set_(err, MB_IO, path, "cannot open: %s", strerror(errno));
-        mb_role_map_destroy(m);
-        return st;
-    }
-    mb_status st = read_lines(m, f, err);
+    if (!f)
+        return mb_error_set_(err, MB_IO, path, "cannot open: %s", strerror(errno));
+    mb_status st = mb_role_map_read_stream_(f, path, out, err);
     fclose(f);
-    if (st != MB_OK) {
-        mb_role_map_destroy(m);
-        return st;
-    }
-    *out = m;
-    return MB_OK;
+    return st;
 }

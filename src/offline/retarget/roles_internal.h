@@ -2,6 +2,8 @@
 #ifndef MB_ROLES_INTERNAL_H
 #define MB_ROLES_INTERNAL_H
 
+#include <stdio.h>
+
 #include "mblend/offline/roles.h"
 
 /* What a joint's name says, before the topology decides (role_names.c). */
@@ -53,5 +55,8 @@ struct mb_role_map {
     mb_role_map_entry_ *entries;
     int count;
 };
+
+/* mb_role_map_read on an open stream (f is read, not closed); path names it in messages. */
+mb_status mb_role_map_read_stream_(FILE *f, const char *path, mb_role_map **out, mb_error *err);
 
 #endif
