@@ -488,6 +488,14 @@ static const char *map_file(const char *text)
     return path;
 }
 
+/* The path map_file writes. */
+static const char *map_file_path(void)
+{
+    static char path[128];
+    snprintf(path, sizeof path, "%s/map.txt", tmp_dir_);
+    return path;
+}
+
 static void remove_map(void)
 {
     char path[128];
@@ -588,6 +596,29 @@ Test(roles_map, errors_with_position)
     cr_assert_eq(mb_role_map_read(map_file(big), &m, &err), MB_LIMIT);
     cr_assert_eq(err.line, 1);
     free(big);
+    /* A NUL byte, in a last line without a newline too (fgets + strlen cut the line there and
+     * read "hips Hi" as a map); a line of exactly 4096 bytes ended by CR LF is not over-long. */
+    static const char nul_last[] = "spine Spine\nhips Hi\0ps";
+    FILE *f = fopen(map_file(""), "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(nul_last, 1, sizeof nul_last - 1, f), sizeof nul_last - 1);
+    fclose(f);
+    m = (mb_role_map *)&m;
+    cr_assert_eq(mb_role_map_read(map_file_path(), &m, &err), MB_PARSE);
+    cr_assert_null(m);
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 8);
+    cr_assert(strstr(err.text, "NUL byte"), "%s", err.text);
+    char *full = malloc(4096 + 4);
+    memset(full, ' ', 4096);
+    memcpy(full, "hips Hips", 9);
+    memcpy(full + 4096, "\r\n", 3);
+    cr_assert_eq(mb_role_map_read(map_file(full), &m, &err), MB_OK, "%s", err.text);
+    mb_role_map_destroy(m);
+    full[4095] = 'x'; /* 4097 bytes before the CR: over-long */
+    memcpy(full + 4096, "x\r\n", 4);
+    cr_assert_eq(mb_role_map_read(map_file(full), &m, &err), MB_LIMIT);
+    free(full);
     /* More entries than a skeleton has joints: MB_LIMIT at the first one too many (QA of
      * issue 21: unbounded, 100k lines took 10 s in the pairwise repeat check). 4096 read. */
     size_t cap = (size_t)(MB_MAX_JOINTS + 1) * 16;

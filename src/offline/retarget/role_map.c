@@ -108,19 +108,43 @@ static mb_status parse_line(mb_role_map *m, char *s, int line, mb_error *err)
     return add_entry(m, &e, role_at + 1, err);
 }
 
+/* One line of f into buf (MAP_LINE_MAX + 2 bytes), its end of line dropped (LF, or CR LF).
+ * Returns its length; -1 at the end of the file; -2 for a line over MAP_LINE_MAX bytes; -3
+ * for a NUL byte, *col its column. Byte by byte (getc) so that a NUL is seen, not taken for
+ * the end of the line as fgets + strlen would. */
+static int map_getline(FILE *f, char *buf, int *col)
+{
+    int n = 0, c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0') {
+            *col = n + 1;
+            return -3;
+        }
+        if (n > MAP_LINE_MAX) /* room for a CR after MAP_LINE_MAX bytes */
+            return -2;
+        buf[n++] = (char)c;
+    }
+    if (c == EOF && n == 0)
+        return -1;
+    if (n > 0 && buf[n - 1] == '\r')
+        --n;
+    if (n > MAP_LINE_MAX)
+        return -2;
+    buf[n] = '\0';
+    return n;
+}
+
 /* Reads the lines of f into m; a NUL byte or an over-long line is an error. */
 static mb_status read_lines(mb_role_map *m, FILE *f, mb_error *err)
 {
     char buf[MAP_LINE_MAX + 2];
-    for (int line = 1; fgets(buf, sizeof buf, f); ++line) {
-        size_t n = strlen(buf);
-        int complete = n > 0 && buf[n - 1] == '\n';
-        if (!complete && !feof(f))
+    int n, col = 0;
+    for (int line = 1; (n = map_getline(f, buf, &col)) != -1; ++line) {
+        if (n == -2)
             return mb_error_set_at_(err, MB_LIMIT, m->path, line, MAP_LINE_MAX + 1,
-                                    "line longer than %d bytes (or holds a NUL byte)",
-                                    MAP_LINE_MAX);
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-            buf[--n] = '\0';
+                                    "line longer than %d bytes", MAP_LINE_MAX);
+        if (n == -3)
+            return mb_error_set_at_(err, MB_PARSE, m->path, line, col, "NUL byte");
         if (line == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0)
             memmove(buf, buf + 3, strlen(buf + 3) + 1); /* a UTF-8 byte order mark */
         for (size_t k = 0; buf[k]; ++k)
