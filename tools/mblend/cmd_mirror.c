@@ -96,16 +96,14 @@ static int parse_args(const char *cmd, int argc, char **argv, mirror_args *o)
     return cli_check_output(cmd, o->out, files, 2);
 }
 
-/* Mirrors src into *out with the roles of map (nullable); prints the plane. */
-static int mirror(const mirror_args *o, const cli_clip *src, const mb_role_map *map,
-                  mb_clip **out)
+/* Mirrors src into *out with the roles of o->map (nullable); prints the plane. */
+static int mirror(const mirror_args *o, const cli_clip *src, mb_clip **out)
 {
     mb_error err;
     mb_roles roles;
-    if (mb_roles_find(src->s, map, &roles, &err) != MB_OK) {
-        cli_print_error(&err);
-        return CLI_EXIT_INPUT;
-    }
+    int rc = cli_roles("mblend mirror", src->s, o->map, &roles);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     mb_mirror_desc d;
     memset(&d, 0, sizeof d);
     d.skeleton = src->s;
@@ -114,9 +112,7 @@ static int mirror(const mirror_args *o, const cli_clip *src, const mb_role_map *
     d.up_axis = o->up ? o->up : src->up_axis;
     d.plane_from_clip = o->plane_from_clip;
     d.source = o->in;
-    const mb_mesh *mesh = src->scene ? mb_scene_mesh(src->scene) : NULL;
-    if (mesh && mb_mesh_skeleton_joint_count(mesh) == mb_skeleton_joint_count(src->s))
-        d.reference = mb_mesh_bind_pose(mesh); /* a skin's bind pose: its rest pose */
+    d.reference = cli_bind_pose(src); /* a skin's bind pose: its rest pose */
     mb_mirror_plane plane;
     mb_status st = mb_clip_mirror(&d, out, &plane, &err);
     int pairs = 0, n = mb_skeleton_joint_count(src->s);
@@ -148,11 +144,6 @@ int cmd_mirror(int argc, char **argv)
     if (rc != CLI_EXIT_OK || o.help)
         return rc;
     mb_error err;
-    mb_role_map *map = NULL;
-    if (o.map && mb_role_map_read(o.map, &map, &err) != MB_OK) {
-        cli_print_error(&err);
-        return CLI_EXIT_INPUT;
-    }
     cli_clip src;
     rc = cli_clip_open(cmd, o.in, o.lenient, &src);
     int opened = rc == CLI_EXIT_OK;
@@ -163,7 +154,7 @@ int cmd_mirror(int argc, char **argv)
         rc = cli_check_output(cmd, o.out, files, 1);
     }
     if (rc == CLI_EXIT_OK)
-        rc = mirror(&o, &src, map, &mirrored);
+        rc = mirror(&o, &src, &mirrored);
     if (rc == CLI_EXIT_OK && cli_ends_with_ci(o.out, ".glb")) {
         rc = cli_write_glb(cmd, o.out, &src, mirrored, "mirror", o.up ? o.up : src.up_axis, 0.0f);
     } else if (rc == CLI_EXIT_OK) {
@@ -176,6 +167,5 @@ int cmd_mirror(int argc, char **argv)
     mb_clip_destroy(mirrored);
     if (opened)
         cli_clip_close(&src);
-    mb_role_map_destroy(map);
     return rc;
 }

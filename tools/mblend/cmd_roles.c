@@ -109,27 +109,16 @@ int cmd_roles(int argc, char **argv)
     int rc = parse_args(cmd, argc, argv, &o);
     if (rc != CLI_EXIT_OK || o.help)
         return rc;
-    mb_error err;
-    mb_role_map *map = NULL;
-    if (o.map && mb_role_map_read(o.map, &map, &err) != MB_OK) {
-        cli_print_error(&err);
-        return CLI_EXIT_INPUT;
-    }
     cli_clip in;
     rc = cli_input_open(cmd, o.path, o.lenient, 1, &in);
-    if (rc != CLI_EXIT_OK) {
-        mb_role_map_destroy(map);
+    if (rc != CLI_EXIT_OK)
         return rc;
-    }
     mb_roles roles;
-    if (mb_roles_find(in.s, map, &roles, &err) != MB_OK) {
-        cli_print_error(&err);
-        rc = CLI_EXIT_INPUT;
-    } else {
+    rc = cli_roles(cmd, in.s, o.map, &roles);
+    if (rc == CLI_EXIT_OK) {
         print_roles(o.path, in.s, &roles);
         mb_roles_free(&roles);
     }
     cli_clip_close(&in);
-    mb_role_map_destroy(map);
     return rc;
 }
