@@ -133,10 +133,6 @@ static const char *not_bvh_hint(const char *p, const char *end)
 
 /* ---------- lexing ---------- */
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /* Skips whitespace, counting lines: LF, CRLF and lone CR each end one line. */
 static void skip_space(parser *ps)
@@ -167,7 +163,7 @@ static void skip_space(parser *ps)
     ps->p = p;
 }
 
-/* The whitespace of is_space as a table, for the motion loop. */
+/* The whitespace of mb_bvh_is_space_ as a table, for the motion loop. */
 static const unsigned char space_tab[256] = {['\t'] = 1, ['\n'] = 1, ['\v'] = 1,
                                              ['\f'] = 1, ['\r'] = 1, [' '] = 1};
 
@@ -213,7 +209,7 @@ static token next_token(parser *ps)
         ps->p = p + 1;
         return t;
     }
-    while (p < ps->end && !is_space(*p) && *p != '{' && *p != '}')
+    while (p < ps->end && !mb_bvh_is_space_(*p) && *p != '{' && *p != '}')
         ++p;
     t.n = (size_t)(p - t.s);
     ps->p = p;
@@ -365,7 +361,7 @@ static mb_status read_name(parser *ps, token kw, char out[MB_MAX_NAME + 1], int 
     while (p < ps->end && *p != '\n' && *p != '\r' && *p != '{' && *p != '}')
         ++p;
     const char *e = p;
-    while (e > s && is_space(e[-1]))
+    while (e > s && mb_bvh_is_space_(e[-1]))
         --e;
     const char *kwname = kw.s[0] == 'R' || kw.s[0] == 'r' ? "ROOT" : "JOINT";
     if (e == s)
@@ -755,20 +751,6 @@ static void store_frame(const mb_skeleton *s, const joint_map *maps, const euler
     }
 }
 
-#if defined(__SSE2__) && defined(__GNUC__)
-#include <emmintrin.h>
-#define MB_SPACE_MASK16_ 1
-/* Bit i set when byte i of the 16 at p is whitespace for is_space: ' ' or 9..13 (tab,
- * LF, VT, FF, CR; an unsigned range test done as a signed one on bytes offset by 0x80). */
-static inline unsigned space_mask16_(const char *p)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
-    __m128i t = _mm_xor_si128(_mm_sub_epi8(v, _mm_set1_epi8(9)), _mm_set1_epi8((char)0x80));
-    __m128i ctl = _mm_cmplt_epi8(t, _mm_set1_epi8((char)(0x80 + 5)));
-    return (unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl));
-}
-#endif
 
 /* Reads the nch values of one frame, each after optional whitespace, into row. Returns
  * nch when all were read, *at then just past the last one; else the index of the value
@@ -784,14 +766,14 @@ static inline int read_row(const char **at, const char *end, float *row, int nch
     for (int c = 0; c < nch; ++c) {
         while (p < end && space_tab[(unsigned char)*p])
             ++p;
-#ifdef MB_SPACE_MASK16_
+#ifdef MB_BVH_SPACE_MASK16_
         /* Where the next value starts comes from one 16-byte whitespace mask (the first
          * non-space byte after a space), not from the end of the parse: the parse of one
          * value and the search for the next then overlap instead of forming one long
          * chain of dependent loads. The parse must end exactly at the first whitespace,
          * else the value takes the path below (which also makes the messages). */
         if (end - p >= 32) {
-            unsigned sm = space_mask16_(p);
+            unsigned sm = mb_bvh_space_mask16_(p);
             unsigned starts = ~sm & (sm << 1) & 0xffffu;
             if (starts && mb_parse_float_swar_(p, end, &row[c]) == p + __builtin_ctz(sm)) {
                 p += __builtin_ctz(starts);
@@ -1082,7 +1064,7 @@ static mb_status read_motion(parser *ps, const mb_skeleton *s, int lenient, mb_e
             r = mb_parse_float_(p, ps->end, &row[c], &q);
             sync_to(ps, p);
             const char *e = p;
-            while (e < ps->end && !is_space(*e))
+            while (e < ps->end && !mb_bvh_is_space_(*e))
                 ++e;
             char what[300];
             describe_channel(s, c, what, sizeof what);

@@ -7,6 +7,24 @@
 
 #include "base/cpu_internal.h"
 
+/* The reader's whitespace: ' ' and 9..13 (tab, LF, VT, FF, CR). */
+static inline int mb_bvh_is_space_(char c) { return c == ' ' || (unsigned char)(c - 9) < 5u; }
+
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define MB_BVH_SPACE_MASK16_ 1
+/* Bit i set when byte i of the 16 at p is whitespace for mb_bvh_is_space_ (the range 9..13
+ * tested as a signed comparison on bytes offset by 0x80). */
+static inline unsigned mb_bvh_space_mask16_(const char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+    __m128i t = _mm_xor_si128(_mm_sub_epi8(v, _mm_set1_epi8(9)), _mm_set1_epi8((char)0x80));
+    __m128i ctl = _mm_cmplt_epi8(t, _mm_set1_epi8((char)(0x80 + 5)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl));
+}
+#endif
+
 /* Bytes of text one refill of the token window covers, and the window's capacity: a chunk
  * holds at most one token per two bytes; the slack takes the unconditional writes of the
  * index loops (up to 16 past the last real entry). */
@@ -15,7 +33,7 @@
 
 /* A window of whitespace-separated tokens of the motion section: token k spans
  * [base + start[k], base + end[k]), end[k] being its first whitespace byte (whitespace as
- * the reader's is_space: ' ', '\t', '\n', '\v', '\f', '\r'). next is the first token not
+ * mb_bvh_is_space_: ' ', '\t', '\n', '\v', '\f', '\r'). next is the first token not
  * consumed; count the tokens found (only whole ones: a token cut by the chunk's end is
  * left for the next refill). count = next = 0: empty, refilled on the next call. */
 typedef struct mb_bvh_tokens_ {

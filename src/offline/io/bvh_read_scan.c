@@ -6,22 +6,6 @@
 
 #include "offline/io/number_internal.h"
 
-static inline int is_ws(char c) { return c == ' ' || (unsigned char)(c - 9) < 5u; }
-
-#if defined(__SSE2__) && defined(__GNUC__)
-#include <emmintrin.h>
-#define HAVE_MASK16_ 1
-/* Bit i set when byte i of the 16 at p is whitespace: ' ' or 9..13 (an unsigned range
- * test done as a signed one on bytes offset by 0x80). */
-static inline unsigned ws_mask16(const char *p)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
-    __m128i t = _mm_xor_si128(_mm_sub_epi8(v, _mm_set1_epi8(9)), _mm_set1_epi8((char)0x80));
-    __m128i ctl = _mm_cmplt_epi8(t, _mm_set1_epi8((char)(0x80 + 5)));
-    return (unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl));
-}
-#endif
 
 /* The portable kernel: one value after another, as the scalar loop of the reader, without
  * the token window (measured: a portable 64-byte mask in a 64-bit word and the window cost
@@ -40,12 +24,12 @@ static int mb_bvh_values_generic_(mb_bvh_tokens_ *tk, const char *begin, const c
     int c = 0;
     for (; c < n; ++c) {
         const char *s = p;
-        while (s < end && is_ws(*s))
+        while (s < end && mb_bvh_is_space_(*s))
             ++s;
         if (end - s < 32)
             break;
-#ifdef HAVE_MASK16_
-        unsigned sm = ws_mask16(s);
+#ifdef MB_BVH_SPACE_MASK16_
+        unsigned sm = mb_bvh_space_mask16_(s);
         unsigned starts = ~sm & (sm << 1) & 0xffffu;
         if (starts && mb_parse_float_swar_(s, end, &out[c]) == s + __builtin_ctz(sm)) {
             p = s + __builtin_ctz(starts);
@@ -55,7 +39,7 @@ static int mb_bvh_values_generic_(mb_bvh_tokens_ *tk, const char *begin, const c
         const char *q = mb_parse_float_swar_(s, end, &out[c]);
         if (!q && mb_parse_float_(s, end, &out[c], &q) != MB_NUM_OK)
             break;
-        if (q == end || !is_ws(*q))
+        if (q == end || !mb_bvh_is_space_(*q))
             break;
         p = q;
     }
