@@ -105,6 +105,13 @@ static inline mb_isa_ mb_cpu_auto_isa_(void)
  * or below mb_cpu_auto_isa_(); MB_ISA_AUTO_ (0) when there is none, so that a job's table
  * of kernels indexed by ISA, with a NULL entry 0, gives NULL. */
 #define MB_ISA_BIT_(isa) (1u << (unsigned)(isa))
+/* The built mask of a job whose kernels are a table of function pointers indexed by
+ * mb_isa_ (gaps NULL): one bit per entry that is set. */
+#define MB_ISA_BUILT_(table)                                                               \
+    (((table)[MB_ISA_GENERIC_] ? MB_ISA_BIT_(MB_ISA_GENERIC_) : 0u) |                      \
+     ((table)[MB_ISA_SSE2_] ? MB_ISA_BIT_(MB_ISA_SSE2_) : 0u) |                            \
+     ((table)[MB_ISA_AVX2_] ? MB_ISA_BIT_(MB_ISA_AVX2_) : 0u) |                            \
+     ((table)[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
 static inline mb_isa_ mb_isa_select_(mb_isa_ isa, unsigned built)
 {
     if (isa == MB_ISA_AUTO_) {

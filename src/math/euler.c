@@ -101,17 +101,7 @@ static const compose_fn compose_kernels[MB_ISA_COUNT_] = {
     [MB_ISA_AVX512_] = mb_euler_compose_avx512_,
 #endif
 };
-#ifdef MB_EULER_HAVE_AVX2_
-#define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
-#else
-#define BUILT_AVX2_ 0u
-#endif
-#ifdef MB_EULER_HAVE_AVX512_
-#define BUILT_AVX512_ MB_ISA_BIT_(MB_ISA_AVX512_)
-#else
-#define BUILT_AVX512_ 0u
-#endif
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_AVX2_ | BUILT_AVX512_)
+#define BUILT_ MB_ISA_BUILT_(sincos_kernels) /* compose_kernels has the same entries */
 
 mb_euler_sincos_fn_ mb_euler_sincos_kernel_(mb_isa_ isa)
 {

@@ -56,18 +56,7 @@ static const mb_bvh_values_fn_ values_kernels[MB_ISA_COUNT_] = {
     [MB_ISA_AVX512_] = mb_bvh_values_avx512_,
 #endif
 };
-#ifdef MB_BVH_HAVE_AVX2_
-#define BUILT_AVX2_ MB_ISA_BIT_(MB_ISA_AVX2_)
-#else
-#define BUILT_AVX2_ 0u
-#endif
-#ifdef MB_BVH_HAVE_AVX512_
-#define BUILT_AVX512_ MB_ISA_BIT_(MB_ISA_AVX512_)
-#else
-#define BUILT_AVX512_ 0u
-#endif
-
-#define BUILT_ (MB_ISA_BIT_(MB_ISA_GENERIC_) | BUILT_AVX2_ | BUILT_AVX512_)
+#define BUILT_ MB_ISA_BUILT_(values_kernels)
 
 mb_bvh_values_fn_ mb_bvh_values_kernel_(mb_isa_ isa)
 {

@@ -194,9 +194,7 @@ static const mb_skin_kernel_fn_ kernels[MB_ISA_COUNT_] = {
     [MB_ISA_AVX512_] = mb_skin_kernel_avx512_,
 #endif
 };
-#define BUILT_                                                                             \
-    (MB_ISA_BIT_(MB_ISA_GENERIC_) | (kernels[MB_ISA_AVX2_] ? MB_ISA_BIT_(MB_ISA_AVX2_) : 0u) | \
-     (kernels[MB_ISA_AVX512_] ? MB_ISA_BIT_(MB_ISA_AVX512_) : 0u))
+#define BUILT_ MB_ISA_BUILT_(kernels)
 
 mb_skin_kernel_fn_ mb_skin_kernel_(mb_isa_ isa)
 {
