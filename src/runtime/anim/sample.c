@@ -7,6 +7,19 @@
 #include "runtime/anim/clip_internal.h"
 #include "runtime/anim/sample_internal.h"
 
+/* out = (wa a + wb b) / |wa a + wb b|: the last step of both slerps. */
+static inline void weighted_unit(const float *a, const float *b, float wa, float wb, float *out)
+{
+    float r[4], n = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        r[k] = wa * a[k] + wb * b[k];
+        n += r[k] * r[k];
+    }
+    float inv = 1.0f / sqrtf(n);
+    for (int k = 0; k < 4; ++k)
+        out[k] = r[k] * inv;
+}
+
 /* Short-arc slerp in float for frames any distance apart, where the series below does not
  * hold (sample_internal.h gives the method and the bound). */
 static void slerp_wide(const float *a, const float *b, float ka, float kb, float *out)
@@ -32,14 +45,7 @@ static void slerp_wide(const float *a, const float *b, float ka, float kb, float
     }
     /* sin(k th) / th = k sinc(k th): the common 1 / sin(th) goes with the normalisation */
     float wa = ka * sa, wb = sg * kb * sb;
-    float r[4], n = 0.0f;
-    for (int k = 0; k < 4; ++k) {
-        r[k] = wa * a[k] + wb * b[k];
-        n += r[k] * r[k];
-    }
-    float inv = 1.0f / sqrtf(n);
-    for (int k = 0; k < 4; ++k)
-        out[k] = r[k] * inv;
+    weighted_unit(a, b, wa, wb, out);
 }
 
 /* Consecutive mocap frames are close: with theta = acos|a.b| below 0.1 (rotations under
@@ -56,14 +62,7 @@ static int slerp_near(const float *a, const float *b, const mb_series_w_ *w, flo
     float th2 = x * (2.0f + x * (1.0f / 3.0f + x * (8.0f / 45.0f)));
     float wa = w->ka * (1.0f + th2 * (w->a1 + th2 * w->a2));
     float wb = sg * w->kb * (1.0f + th2 * (w->b1 + th2 * w->b2));
-    float r[4], n = 0.0f;
-    for (int k = 0; k < 4; ++k) {
-        r[k] = wa * a[k] + wb * b[k];
-        n += r[k] * r[k];
-    }
-    float inv = 1.0f / sqrtf(n);
-    for (int k = 0; k < 4; ++k)
-        out[k] = r[k] * inv;
+    weighted_unit(a, b, wa, wb, out);
     return 1;
 }
 
